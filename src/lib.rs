@@ -1,0 +1,10 @@
+//! sendledger: custody of messages sent into a chat tab, at most once per profile.
+//!
+//! Arrows point one way: the CLI and the app call the bridge and the ledger; the
+//! ledger imports neither the bridge nor the provider.
+
+pub mod clock;
+pub mod ledger;
+pub mod profile;
+pub mod provider;
+pub mod send_text;

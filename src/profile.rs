@@ -1,0 +1,1 @@
+//! Profile directory and owner lock: work in progress.
