@@ -1,1 +1,381 @@
-//! The ledger: work in progress.
+//! The ledger: one SQLite file per profile, one owner process, every transition durable
+//! before it is acknowledged.
+//!
+//! [`Ledger`] is the owner's handle (the only writer); [`LedgerReader`] is a read-only
+//! handle that works while another process owns the profile. The ledger knows nothing
+//! of HTTP, browsers or chat formats.
+
+mod epochs;
+mod error;
+mod expiry;
+pub mod migrations;
+mod read;
+mod record;
+mod recovery;
+mod remote_stop;
+mod sends;
+mod state;
+mod store;
+mod tool_calls;
+
+pub use epochs::{canonical_binding, epoch_of, unbound_epoch, Lease, TabBinding, STOPPED_EPOCHS_KEPT};
+pub use error::{LedgerError, Result};
+pub use expiry::{Bounds, Expired};
+pub use read::{ListFilter, Status};
+pub use record::{Answer, Event, EventKind, Receipt, Send};
+pub use recovery::{RecoveryReport, IN_FLIGHT_AT_RESTART, QUEUED_AT_RESTART, RECOVERY_ACTOR};
+pub use remote_stop::{RemotePhase, RemoteStop};
+pub use sends::{
+    prepare_text, Decision, FailStage, QueueRequest, Resolution, Resolved, MAX_NOTE_BYTES,
+    MAX_OP_ID_BYTES,
+};
+pub use state::SendState;
+pub use tool_calls::{Admission, ToolCall, ToolState, TOOL_RECEIPTS_CAP};
+
+use crate::clock::{Clock, Millis};
+use crate::profile::{OwnerLock, Profile};
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What Stop did, committed before this value exists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StopReport {
+    /// Epochs recorded as stopped.
+    pub epochs: Vec<String>,
+    /// Sends moved queued/claimed → stopped.
+    pub stopped: Vec<String>,
+    /// Sends already clicked, now with a pending remote stop.
+    pub remote_stops: Vec<String>,
+}
+
+/// The owner's handle: holds the owner lock and the only writing connection.
+pub struct Ledger {
+    conn: Connection,
+    path: PathBuf,
+    clock: Arc<dyn Clock>,
+    _lock: OwnerLock,
+}
+
+impl std::fmt::Debug for Ledger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ledger").field("path", &self.path).finish()
+    }
+}
+
+impl Ledger {
+    /// Takes the profile (owner lock), opens or creates the ledger, migrates it, and runs
+    /// recovery before returning. Errors: [`LedgerError::Profile`] naming the owner's pid
+    /// when another process holds it; `NewerSchema`, `MigrationEdited`, `Corrupt`, `DiskFull`.
+    pub fn open(profile: &Profile, clock: Arc<dyn Clock>) -> Result<(Self, RecoveryReport)> {
+        let mut ledger = Self::open_at_version(profile, clock, migrations::CURRENT_VERSION)?;
+        let report = ledger.write(recovery::recover)?;
+        Ok((ledger, report))
+    }
+
+    /// Opens the ledger migrated only up to `version`, without recovery. For upgrade tests
+    /// that need a file at an older schema.
+    #[doc(hidden)]
+    pub fn open_at_version(profile: &Profile, clock: Arc<dyn Clock>, version: i64) -> Result<Self> {
+        let lock = profile.lock_owner()?;
+        let path = profile.ledger_path()?;
+        let conn = store::open_writer(&path, version)?;
+        Ok(Self {
+            conn,
+            path,
+            clock,
+            _lock: lock,
+        })
+    }
+
+    /// The raw connection, for tests that check what SQL itself refuses.
+    #[doc(hidden)]
+    pub fn raw_connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// The ledger file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The clock this ledger stamps transitions with.
+    pub fn now_ms(&self) -> Millis {
+        self.clock.now_ms()
+    }
+
+    /// Runs `f` in one immediate transaction stamped with the current time; commits before
+    /// returning, so a returned `Ok` is on disk (`synchronous=FULL`).
+    fn write<T>(&mut self, f: impl FnOnce(&Transaction, Millis) -> Result<T>) -> Result<T> {
+        let now = self.clock.now_ms();
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| error::from_sqlite(e, &path))?;
+        let out = f(&tx, now).map_err(|e| match e {
+            LedgerError::Sqlite(e) => error::from_sqlite(e, &path),
+            other => other,
+        })?;
+        tx.commit().map_err(|e| error::from_sqlite(e, &path))?;
+        Ok(out)
+    }
+
+    /// Queues a send (idempotent per operation id). Returns the send and whether it is new.
+    /// Errors: `PayloadChanged`, `EpochStopped`, `Invalid`.
+    pub fn queue(&mut self, req: &QueueRequest, actor: &str) -> Result<(Send, bool)> {
+        self.write(|tx, now| sends::queue(tx, req, actor, None, now))
+    }
+
+    /// Takes a lease on a tab: a new epoch. Errors: `EpochStopped` while the gate is closed.
+    pub fn lease(&mut self, binding: &TabBinding) -> Result<Lease> {
+        self.write(|tx, now| epochs::lease(tx, binding, now))
+    }
+
+    /// Ends a lease (the tab closed or navigated away).
+    pub fn end_lease(&mut self, lease_id: &str, reason: &str) -> Result<()> {
+        self.write(|tx, now| epochs::end_lease(tx, lease_id, reason, now))
+    }
+
+    /// Reads a lease.
+    pub fn get_lease(&mut self, lease_id: &str) -> Result<Lease> {
+        self.write(|tx, _| epochs::get_lease(tx, lease_id))
+    }
+
+    /// Claims the next send for `lease_id`; `None` while another send is in flight or
+    /// nothing is queued. Errors: `EpochStopped`, `UnknownLease`, `NotGranted` (lease ended).
+    pub fn claim_next(&mut self, lease_id: &str) -> Result<Option<Send>> {
+        self.write(|tx, now| sends::claim_next(tx, lease_id, now))
+    }
+
+    /// The dispatch grant. `Ok` means `dispatched` is on disk and the extension may click.
+    /// Errors: `NotGranted` (not claimed by this lease, or asked twice), `EpochStopped`.
+    pub fn dispatch(&mut self, op_id: &str, lease_id: &str) -> Result<Send> {
+        self.write(|tx, now| sends::dispatch(tx, op_id, lease_id, now))
+    }
+
+    /// A failure the caller witnessed: claimed → rejected, dispatched → uncertain.
+    pub fn fail(&mut self, op_id: &str, reason: &str, actor: &str) -> Result<Send> {
+        self.write(|tx, now| sends::fail(tx, op_id, reason, actor, now))
+    }
+
+    /// Records the native receipt. Errors: `ReceiptBeforeDispatch`, `ReceiptOwnerChanged`,
+    /// `ReceiptTaken`, `WrongState`.
+    pub fn accept(&mut self, op_id: &str, receipt: &Receipt, actor: &str) -> Result<Send> {
+        self.write(|tx, now| sends::accept(tx, op_id, receipt, actor, now))
+    }
+
+    /// Records the final answer (accepted → completed).
+    pub fn complete(&mut self, op_id: &str, message_id: &str, text: &str, actor: &str) -> Result<Send> {
+        self.write(|tx, now| sends::complete(tx, op_id, message_id, text, actor, now))
+    }
+
+    /// A person's decision on an uncertain send.
+    pub fn resolve(&mut self, op_id: &str, resolution: &Resolution) -> Result<Resolved> {
+        self.write(|tx, now| sends::resolve(tx, op_id, resolution, now))
+    }
+
+    /// Queue again a stopped or rejected send, as a new operation linked to it.
+    pub fn requeue(&mut self, op_id: &str, by: &str) -> Result<Send> {
+        self.write(|tx, now| sends::requeue(tx, op_id, by, now))
+    }
+
+    /// Stop: fence the current epochs, stop every queued or claimed send, request remote
+    /// stops for clicked ones and close the gate — one transaction, committed on return.
+    pub fn stop(&mut self, by: &str) -> Result<StopReport> {
+        sends::validate_note("who stops (--by)", by)?;
+        self.write(|tx, now| {
+            let epochs = epochs::fence(tx, by, now)?;
+            let mut stmt = tx.prepare(
+                "SELECT op_id FROM sends WHERE state IN ('queued', 'claimed') ORDER BY seq",
+            )?;
+            let stopped: Vec<String> = stmt
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            tx.execute(
+                "UPDATE sends SET state = 'stopped', updated_at = ?1, actor = ?2, \
+                 evidence = 'Stop: the epoch was fenced before dispatch' WHERE state IN ('queued', 'claimed')",
+                rusqlite::params![now, by],
+            )?;
+            let remote_stops = remote_stop::request_for_clicked(tx, by, now)?;
+            Ok(StopReport {
+                epochs,
+                stopped,
+                remote_stops,
+            })
+        })
+    }
+
+    /// Resume: a person's decision. Opens the gate under a new generation and ends old
+    /// leases. Returns `false` when the gate was open already.
+    pub fn resume(&mut self, by: &str) -> Result<bool> {
+        sends::validate_note("who resumes (--by)", by)?;
+        self.write(|tx, now| epochs::resume(tx, by, now))
+    }
+
+    /// Open remote stops (pending or dispatched).
+    pub fn remote_stops(&self) -> Result<Vec<RemoteStop>> {
+        remote_stop::list_open(&self.conn)
+    }
+
+    /// Moves a remote stop to its next phase.
+    pub fn remote_stop_phase(&mut self, op_id: &str, phase: RemotePhase, evidence: Option<&str>) -> Result<()> {
+        self.write(|tx, now| remote_stop::set_phase(tx, op_id, phase, evidence, now))
+    }
+
+    /// Applies the expiry bounds at the current time.
+    pub fn expire(&mut self, bounds: &Bounds) -> Result<Expired> {
+        self.write(|tx, now| expiry::sweep(tx, bounds, now))
+    }
+
+    /// Uncertain sends unresolved for at least `threshold_ms` and never notified.
+    pub fn stale_uncertain(&self, threshold_ms: Millis) -> Result<Vec<Send>> {
+        let cutoff = self.clock.now_ms() - threshold_ms;
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {} FROM {} WHERE s.state = 'uncertain' AND s.notified_at IS NULL \
+             AND s.updated_at <= ?1 ORDER BY s.seq",
+            read::SEND_COLUMNS,
+            read::SEND_FROM
+        ))?;
+        let rows = stmt.query_map([cutoff], read::send_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Records that a person was notified about an uncertain send (once).
+    pub fn mark_notified(&mut self, op_id: &str) -> Result<bool> {
+        self.write(|tx, now| {
+            let send = sends::load(tx, op_id)?;
+            if send.notified_at.is_some() {
+                return Ok(false);
+            }
+            tx.execute(
+                "UPDATE sends SET notified_at = ?1 WHERE op_id = ?2",
+                rusqlite::params![now, op_id],
+            )?;
+            sends::note(tx, &send, "owner", "a person was notified that this send is uncertain", now)?;
+            Ok(true)
+        })
+    }
+
+    /// Admits a tool call by its native call id (see [`Admission`]).
+    pub fn tool_admit(&mut self, call_id: &str) -> Result<Admission> {
+        self.write(|tx, now| tool_calls::admit(tx, call_id, now))
+    }
+
+    /// Marks a tool call started: the one gate before its side effect.
+    pub fn tool_start(&mut self, call_id: &str) -> Result<ToolCall> {
+        self.write(|tx, now| tool_calls::start(tx, call_id, now))
+    }
+
+    /// Records a tool call's outcome, once.
+    pub fn tool_settle(&mut self, call_id: &str, outcome: &str) -> Result<ToolCall> {
+        self.write(|tx, now| tool_calls::settle(tx, call_id, outcome, now))
+    }
+
+    /// Archives a settled receipt (frees a place under the cap; the row is kept).
+    pub fn tool_archive(&mut self, call_id: &str, by: &str) -> Result<ToolCall> {
+        self.write(|tx, now| tool_calls::archive(tx, call_id, by, now))
+    }
+
+    /// Reads a tool call.
+    pub fn tool_show(&self, call_id: &str) -> Result<Option<ToolCall>> {
+        tool_calls::get(&self.conn, call_id)
+    }
+
+    /// Reads one send.
+    pub fn get(&self, op_id: &str) -> Result<Option<Send>> {
+        Ok(read::get(&self.conn, op_id)?)
+    }
+
+    /// Lists sends, newest first.
+    pub fn list(&self, filter: &ListFilter) -> Result<Vec<Send>> {
+        Ok(read::list(&self.conn, filter)?)
+    }
+
+    /// A send's audit trail, oldest first.
+    pub fn timeline(&self, op_id: &str) -> Result<Vec<Event>> {
+        Ok(read::timeline(&self.conn, op_id)?)
+    }
+
+    /// Audit events after `after_id` (the change feed), at most `limit`.
+    pub fn events_since(&self, after_id: i64, limit: u32) -> Result<Vec<Event>> {
+        Ok(read::events_since(&self.conn, after_id, limit)?)
+    }
+
+    /// The profile at a glance.
+    pub fn status(&self) -> Result<Status> {
+        Ok(read::status(&self.conn)?)
+    }
+
+    /// `PRAGMA integrity_check` and `foreign_key_check`; empty when healthy.
+    pub fn integrity_problems(&self) -> Result<Vec<String>> {
+        integrity(&self.conn)
+    }
+}
+
+fn integrity(conn: &Connection) -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    let mut stmt = conn.prepare("PRAGMA integrity_check")?;
+    for row in stmt.query_map([], |r| r.get::<_, String>(0))? {
+        let row = row?;
+        if row != "ok" {
+            problems.push(row);
+        }
+    }
+    let mut stmt = conn.prepare("PRAGMA foreign_key_check")?;
+    for row in stmt.query_map([], |r| r.get::<_, String>(0))? {
+        problems.push(format!("foreign key broken in table {}", row?));
+    }
+    Ok(problems)
+}
+
+/// A read-only handle: works while another process owns the profile, and takes no lock.
+pub struct LedgerReader {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl LedgerReader {
+    /// Opens the profile's ledger read-only. Errors: `NoLedger`, `NewerSchema`, `Corrupt`.
+    pub fn open(profile: &Profile) -> Result<Self> {
+        let path = profile.ledger_path()?;
+        let conn = store::open_reader(&path)?;
+        Ok(Self { conn, path })
+    }
+
+    /// The ledger file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Reads one send.
+    pub fn get(&self, op_id: &str) -> Result<Option<Send>> {
+        read::get(&self.conn, op_id).map_err(|e| error::from_sqlite(e, &self.path))
+    }
+
+    /// Lists sends, newest first.
+    pub fn list(&self, filter: &ListFilter) -> Result<Vec<Send>> {
+        read::list(&self.conn, filter).map_err(|e| error::from_sqlite(e, &self.path))
+    }
+
+    /// A send's audit trail, oldest first.
+    pub fn timeline(&self, op_id: &str) -> Result<Vec<Event>> {
+        read::timeline(&self.conn, op_id).map_err(|e| error::from_sqlite(e, &self.path))
+    }
+
+    /// The profile at a glance.
+    pub fn status(&self) -> Result<Status> {
+        read::status(&self.conn).map_err(|e| error::from_sqlite(e, &self.path))
+    }
+
+    /// Reads a tool call.
+    pub fn tool_show(&self, call_id: &str) -> Result<Option<ToolCall>> {
+        tool_calls::get(&self.conn, call_id)
+    }
+
+    /// `PRAGMA integrity_check` and `foreign_key_check`; empty when healthy.
+    pub fn integrity_problems(&self) -> Result<Vec<String>> {
+        integrity(&self.conn)
+    }
+}

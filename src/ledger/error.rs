@@ -1,0 +1,134 @@
+//! The ledger's typed errors. Each message says what happened and what a person can do;
+//! when one is returned, nothing was written.
+
+use crate::profile::ProfileError;
+use std::path::PathBuf;
+
+/// Everything the ledger can refuse or fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum LedgerError {
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    #[error("no ledger at {0} yet: queue a send (`sendledger send TEXT`) or start the owner (`sendledger serve`) first")]
+    NoLedger(PathBuf),
+    #[error("the ledger at {path} was written by a newer sendledger (schema {found}, this binary knows up to {known}): upgrade sendledger; the file was not touched")]
+    NewerSchema {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error("migration {version} ({name}) differs from the one applied to this ledger: shipped migrations are never edited; reinstall the matching sendledger")]
+    MigrationEdited { version: i64, name: String },
+    #[error("the ledger file {path} is damaged ({detail}): keep a copy of it and run `sendledger doctor`; nothing was written")]
+    Corrupt { path: PathBuf, detail: String },
+    #[error("the disk holding {path} is full: free some space and retry; nothing was written")]
+    DiskFull { path: PathBuf },
+    #[error("the ledger is busy (another writer held it for too long): retry in a moment; nothing was written")]
+    Busy,
+    #[error("invalid input: {0}")]
+    Invalid(String),
+    #[error("no send with operation id {0:?}: check the id with `sendledger list`")]
+    UnknownSend(String),
+    #[error("operation identity payload changed: operation id {0:?} was first queued with another text or binding; use a new operation id for a new send")]
+    PayloadChanged(String),
+    #[error("epoch stopped: resume first (a person stopped sends; `sendledger resume --by WHO`)")]
+    EpochStopped,
+    #[error("send {op_id} is {state}, so it cannot be {action}")]
+    WrongState {
+        op_id: String,
+        state: String,
+        action: &'static str,
+    },
+    #[error("one browser send at a time: {0} is still in flight; wait for it to settle")]
+    SendInFlight(String),
+    #[error("not granted: {0}")]
+    NotGranted(String),
+    #[error("receipt precedes durable dispatch: send {0} was never recorded as dispatched, so a receipt cannot belong to it")]
+    ReceiptBeforeDispatch(String),
+    #[error("native receipt owner changed: send {0} already has a different receipt; a receipt is written once")]
+    ReceiptOwnerChanged(String),
+    #[error("native receipt already belongs to send {owner}; one receipt belongs to one send")]
+    ReceiptTaken { owner: String },
+    #[error("unknown lease {0:?}: lease the tab again")]
+    UnknownLease(String),
+    #[error("tool outcome is uncertain after restart; do not retry the side effect")]
+    ToolUncertain,
+    #[error("tool receipts full: 1000 receipts are retained; archive settled ones (`sendledger tool archive ID --by WHO`) before admitting more")]
+    ToolReceiptsFull,
+    #[error("unknown tool call {0:?}: admit it first")]
+    UnknownToolCall(String),
+    #[error("ledger refused the change: {0}")]
+    Refused(String),
+    #[error("ledger error: {0}")]
+    Sqlite(rusqlite::Error),
+}
+
+impl LedgerError {
+    /// A stable machine-readable code for the JSON error shape `{code, message}`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Profile(ProfileError::Owned { .. }) => "profile_owned",
+            Self::Profile(_) => "profile",
+            Self::NoLedger(_) => "no_ledger",
+            Self::NewerSchema { .. } => "newer_schema",
+            Self::MigrationEdited { .. } => "migration_edited",
+            Self::Corrupt { .. } => "corrupt",
+            Self::DiskFull { .. } => "disk_full",
+            Self::Busy => "busy",
+            Self::Invalid(_) => "invalid",
+            Self::UnknownSend(_) => "unknown_send",
+            Self::PayloadChanged(_) => "payload_changed",
+            Self::EpochStopped => "epoch_stopped",
+            Self::WrongState { .. } => "wrong_state",
+            Self::SendInFlight(_) => "send_in_flight",
+            Self::NotGranted(_) => "not_granted",
+            Self::ReceiptBeforeDispatch(_) => "receipt_before_dispatch",
+            Self::ReceiptOwnerChanged(_) => "receipt_owner_changed",
+            Self::ReceiptTaken { .. } => "receipt_taken",
+            Self::UnknownLease(_) => "unknown_lease",
+            Self::ToolUncertain => "tool_uncertain",
+            Self::ToolReceiptsFull => "tool_receipts_full",
+            Self::UnknownToolCall(_) => "unknown_tool_call",
+            Self::Refused(_) => "refused",
+            Self::Sqlite(_) => "sqlite",
+        }
+    }
+}
+
+/// Maps SQLite failures to what a person can act on. `path` is the ledger file.
+pub(crate) fn from_sqlite(e: rusqlite::Error, path: &std::path::Path) -> LedgerError {
+    use rusqlite::ErrorCode as C;
+    if let rusqlite::Error::SqliteFailure(f, msg) = &e {
+        match f.code {
+            C::DiskFull => return LedgerError::DiskFull { path: path.into() },
+            C::DatabaseCorrupt | C::NotADatabase => {
+                return LedgerError::Corrupt {
+                    path: path.into(),
+                    detail: msg.clone().unwrap_or_else(|| f.to_string()),
+                }
+            }
+            C::DatabaseBusy | C::DatabaseLocked => return LedgerError::Busy,
+            C::ConstraintViolation => {
+                let m = msg.clone().unwrap_or_default();
+                if m.contains("epoch stopped") {
+                    return LedgerError::EpochStopped;
+                }
+                if m.contains("tool receipts full") {
+                    return LedgerError::ToolReceiptsFull;
+                }
+                return LedgerError::Refused(m);
+            }
+            _ => {}
+        }
+    }
+    LedgerError::Sqlite(e)
+}
+
+/// Result alias for ledger calls.
+pub type Result<T, E = LedgerError> = std::result::Result<T, E>;
+
+impl From<rusqlite::Error> for LedgerError {
+    fn from(e: rusqlite::Error) -> Self {
+        LedgerError::Sqlite(e)
+    }
+}

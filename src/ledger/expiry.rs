@@ -1,0 +1,102 @@
+//! Bounds that keep the queue from stalling behind a send nobody is working on.
+//! Each expiry is an audit event with actor `owner`.
+
+use super::error::Result;
+use super::sends;
+use crate::clock::Millis;
+use rusqlite::{params, Transaction};
+use serde::{Deserialize, Serialize};
+
+/// The bounds, in ms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bounds {
+    /// A claim with no grant asked within this is failed: claimed → rejected (no grant was
+    /// issued, so nothing was clicked). Default 60,000 ms.
+    pub claim_ms: Millis,
+    /// A dispatched send with no receipt within this becomes uncertain. Default 60,000 ms.
+    pub receipt_ms: Millis,
+    /// An accepted send whose answer is not seen within this stops holding the queue; it
+    /// stays accepted, marked "answer not observed". Default 600,000 ms.
+    pub answer_ms: Millis,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Self {
+            claim_ms: 60_000,
+            receipt_ms: 60_000,
+            answer_ms: 600_000,
+        }
+    }
+}
+
+/// What one sweep expired.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Expired {
+    /// Claims failed (→ rejected).
+    pub claims: Vec<String>,
+    /// Dispatches with no receipt (→ uncertain).
+    pub receipts: Vec<String>,
+    /// Accepted sends marked "answer not observed".
+    pub answers: Vec<String>,
+}
+
+impl Expired {
+    /// Whether nothing expired.
+    pub fn is_empty(&self) -> bool {
+        self.claims.is_empty() && self.receipts.is_empty() && self.answers.is_empty()
+    }
+}
+
+fn due(tx: &Transaction, sql: &str, cutoff: Millis) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = tx.prepare(sql)?;
+    let rows = stmt.query_map([cutoff], |r| r.get(0))?;
+    rows.collect()
+}
+
+pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis) -> Result<Expired> {
+    let mut out = Expired::default();
+    for op_id in due(
+        tx,
+        "SELECT op_id FROM sends WHERE state = 'claimed' AND claimed_at <= ?1",
+        now - b.claim_ms,
+    )? {
+        let why = format!(
+            "claim expired: no dispatch grant asked within {} ms, so nothing was clicked",
+            b.claim_ms
+        );
+        sends::fail(tx, &op_id, &why, "owner", now)?;
+        out.claims.push(op_id);
+    }
+    for op_id in due(
+        tx,
+        "SELECT op_id FROM sends WHERE state = 'dispatched' AND dispatched_at <= ?1",
+        now - b.receipt_ms,
+    )? {
+        let why = format!(
+            "no receipt within {} ms of the dispatch grant: it may or may not have been sent",
+            b.receipt_ms
+        );
+        sends::fail(tx, &op_id, &why, "owner", now)?;
+        out.receipts.push(op_id);
+    }
+    for op_id in due(
+        tx,
+        "SELECT s.op_id FROM sends s JOIN receipts r ON r.op_id = s.op_id WHERE s.state = 'accepted' \
+         AND s.answered_at IS NULL AND s.answer_not_observed_at IS NULL AND r.observed_at <= ?1",
+        now - b.answer_ms,
+    )? {
+        tx.execute(
+            "UPDATE sends SET answer_not_observed_at = ?1 WHERE op_id = ?2",
+            params![now, op_id],
+        )?;
+        let send = sends::load(tx, &op_id)?;
+        let why = format!(
+            "answer not observed within {} ms: it no longer holds the queue; a later observation can still complete it",
+            b.answer_ms
+        );
+        sends::note(tx, &send, "owner", &why, now)?;
+        out.answers.push(op_id);
+    }
+    Ok(out)
+}

@@ -1,0 +1,105 @@
+//! Numbered migrations, embedded at build time from `migrations/`.
+//!
+//! Each is applied in its own immediate transaction, recorded with its SHA-256 in
+//! `schema_migrations`, and `PRAGMA user_version` follows. A ledger whose version is
+//! above the newest known one is refused untouched; an applied migration whose text
+//! changed since is refused (shipped migrations are never edited).
+
+use super::error::{from_sqlite, LedgerError, Result};
+use rusqlite::{Connection, TransactionBehavior};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+/// One embedded migration.
+#[derive(Debug, Clone, Copy)]
+pub struct Migration {
+    /// 1-based version this migration brings the ledger to.
+    pub version: i64,
+    /// File name under `migrations/`.
+    pub name: &'static str,
+    /// The SQL.
+    pub sql: &'static str,
+}
+
+/// Every migration, in order.
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "0001_sends.sql",
+        sql: include_str!("../../migrations/0001_sends.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "0002_tool_admissions_generation_wide.sql",
+        sql: include_str!("../../migrations/0002_tool_admissions_generation_wide.sql"),
+    },
+    Migration {
+        version: 3,
+        name: "0003_tool_call_receipts.sql",
+        sql: include_str!("../../migrations/0003_tool_call_receipts.sql"),
+    },
+];
+
+/// The schema version this binary writes.
+pub const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
+
+fn checksum(sql: &str) -> String {
+    let digest = Sha256::digest(sql.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The ledger's schema version (`PRAGMA user_version`).
+pub fn version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+}
+
+/// Checks the applied migrations and applies the missing ones up to `target`.
+pub fn migrate(conn: &mut Connection, path: &Path, target: i64) -> Result<()> {
+    let sql = |e| from_sqlite(e, path);
+    let found = version(conn).map_err(sql)?;
+    if found > CURRENT_VERSION {
+        return Err(LedgerError::NewerSchema {
+            path: path.into(),
+            found,
+            known: CURRENT_VERSION,
+        });
+    }
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (
+           version INTEGER PRIMARY KEY, name TEXT NOT NULL, sha256 TEXT NOT NULL)",
+    )
+    .map_err(sql)?;
+    for m in MIGRATIONS.iter().filter(|m| m.version <= found) {
+        let applied: Option<String> = conn
+            .query_row(
+                "SELECT sha256 FROM schema_migrations WHERE version = ?1",
+                [m.version],
+                |r| r.get(0),
+            )
+            .ok();
+        if applied.as_deref() != Some(checksum(m.sql).as_str()) {
+            return Err(LedgerError::MigrationEdited {
+                version: m.version,
+                name: m.name.into(),
+            });
+        }
+    }
+    for m in MIGRATIONS
+        .iter()
+        .filter(|m| m.version > found && m.version <= target)
+    {
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql)?;
+        tx.execute_batch(m.sql).map_err(sql)?;
+        tx.execute(
+            "INSERT INTO schema_migrations(version, name, sha256) VALUES (?1, ?2, ?3)",
+            rusqlite::params![m.version, m.name, checksum(m.sql)],
+        )
+        .map_err(sql)?;
+        tx.pragma_update(None, "user_version", m.version)
+            .map_err(sql)?;
+        tx.commit().map_err(sql)?;
+    }
+    Ok(())
+}

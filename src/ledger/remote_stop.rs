@@ -1,0 +1,123 @@
+//! Remote Stop: for a send of a stopped epoch that was already clicked, the page's own
+//! stop button is clicked by the extension, in durable phases
+//! pending → dispatched → confirmed | uncertain. Nothing invents a confirmation.
+
+use super::error::{LedgerError, Result};
+use crate::clock::Millis;
+use rusqlite::{params, Transaction};
+use serde::{Deserialize, Serialize};
+
+/// A remote stop's phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RemotePhase {
+    /// Recorded by Stop; nobody has clicked yet.
+    Pending,
+    /// The extension is about to click the page's stop button.
+    Dispatched,
+    /// The page showed the answer stopped.
+    Confirmed,
+    /// Nobody knows whether the click worked.
+    Uncertain,
+}
+
+impl RemotePhase {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Dispatched => "dispatched",
+            Self::Confirmed => "confirmed",
+            Self::Uncertain => "uncertain",
+        }
+    }
+}
+
+/// A remote stop request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoteStop {
+    /// The send whose answer is to be stopped.
+    pub op_id: String,
+    /// The conversation of the send (from its receipt or its target), if known.
+    pub conversation_id: Option<String>,
+    /// The stopped epoch it belongs to.
+    pub epoch: String,
+    /// Phase.
+    pub phase: RemotePhase,
+    /// Requested when and by whom.
+    pub requested_at: Millis,
+    pub requested_by: String,
+    /// Last change.
+    pub updated_at: Millis,
+    /// What the last phase rests on.
+    pub evidence: Option<String>,
+}
+
+/// Records a pending remote stop for every dispatched, or accepted and unanswered, send.
+pub(crate) fn request_for_clicked(tx: &Transaction, by: &str, now: Millis) -> Result<Vec<String>> {
+    let mut stmt = tx.prepare(
+        "SELECT op_id, epoch FROM sends WHERE state = 'dispatched' \
+         OR (state = 'accepted' AND answered_at IS NULL)",
+    )?;
+    let clicked: Vec<(String, String)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut out = Vec::new();
+    for (op_id, epoch) in clicked {
+        let n = tx.execute(
+            "INSERT OR IGNORE INTO remote_stops(op_id, epoch, phase, requested_at, requested_by, updated_at) \
+             VALUES (?1, ?2, 'pending', ?3, ?4, ?3)",
+            params![op_id, epoch, now, by],
+        )?;
+        if n == 1 {
+            out.push(op_id);
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn list_open(conn: &rusqlite::Connection) -> Result<Vec<RemoteStop>> {
+    let mut stmt = conn.prepare(
+        "SELECT rs.op_id, coalesce(r.conversation_id, s.conversation_id), rs.epoch, rs.phase, \
+         rs.requested_at, rs.requested_by, rs.updated_at, rs.evidence \
+         FROM remote_stops rs JOIN sends s ON s.op_id = rs.op_id LEFT JOIN receipts r ON r.op_id = rs.op_id \
+         WHERE rs.phase IN ('pending', 'dispatched') ORDER BY rs.requested_at, rs.op_id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        let phase: String = r.get(3)?;
+        Ok(RemoteStop {
+            op_id: r.get(0)?,
+            conversation_id: r.get(1)?,
+            epoch: r.get(2)?,
+            phase: if phase == "pending" {
+                RemotePhase::Pending
+            } else {
+                RemotePhase::Dispatched
+            },
+            requested_at: r.get(4)?,
+            requested_by: r.get(5)?,
+            updated_at: r.get(6)?,
+            evidence: r.get(7)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Moves a remote stop to `phase` (legal: pending → dispatched → confirmed | uncertain).
+pub(crate) fn set_phase(
+    tx: &Transaction,
+    op_id: &str,
+    phase: RemotePhase,
+    evidence: Option<&str>,
+    now: Millis,
+) -> Result<()> {
+    let n = tx.execute(
+        "UPDATE remote_stops SET phase = ?1, updated_at = ?2, evidence = ?3 WHERE op_id = ?4",
+        params![phase.as_str(), now, evidence, op_id],
+    )?;
+    if n == 0 {
+        return Err(LedgerError::Refused(format!(
+            "no remote stop for send {op_id}"
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,398 @@
+//! The send lifecycle: queue, claim, dispatch, fail, accept, complete, resolve, requeue.
+//! Each function runs inside the caller's immediate transaction; the triggers of
+//! migration 0001 re-check the same rules in SQL.
+
+use super::epochs;
+use super::error::{LedgerError, Result};
+use super::read;
+use super::record::{Receipt, Send};
+use super::state::SendState;
+use crate::clock::Millis;
+use crate::send_text;
+use rusqlite::{params, OptionalExtension, Transaction};
+use serde::{Deserialize, Serialize};
+
+/// Longest operation id, in bytes.
+pub const MAX_OP_ID_BYTES: usize = 128;
+/// Longest actor name or evidence, in bytes.
+pub const MAX_NOTE_BYTES: usize = 4096;
+
+/// A request to queue a send.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueRequest {
+    /// Operation id; a UUID v4 is made when absent. Letters, digits and `._:-`, 1–128 bytes.
+    #[serde(default)]
+    pub op_id: Option<String>,
+    /// The text, 1 byte to [`send_text::MAX_TEXT_BYTES`] after normalisation.
+    pub text: String,
+    /// The conversation it is meant for; `None`: whichever tab is leased.
+    #[serde(default)]
+    pub conversation_id: Option<String>,
+}
+
+/// What a person decided about an uncertain send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// It was sent.
+    Confirmed,
+    /// It was not (or should be treated as not) sent.
+    Abandoned,
+    /// Abandon it and queue the same text as a new operation linked to it.
+    Resend,
+}
+
+/// A person's decision with its provenance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resolution {
+    /// The decision.
+    pub decision: Decision,
+    /// Who decided (required).
+    pub by: String,
+    /// What it rests on (required): the observed matching message, or a short note.
+    pub evidence: String,
+}
+
+/// Outcome of [`resolve`]: the resolved send, and the new one for a resend.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resolved {
+    /// The send after the decision.
+    pub send: Send,
+    /// The new operation queued by a resend.
+    pub resent_as: Option<Send>,
+}
+
+pub(crate) fn validate_op_id(op_id: &str) -> Result<()> {
+    let ok = !op_id.is_empty()
+        && op_id.len() <= MAX_OP_ID_BYTES
+        && op_id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._:-".contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        Err(LedgerError::Invalid(format!(
+            "operation id {op_id:?} is malformed: use 1 to {MAX_OP_ID_BYTES} letters, digits or . _ : -"
+        )))
+    }
+}
+
+pub(crate) fn validate_note(what: &str, value: &str) -> Result<()> {
+    if value.trim().is_empty() {
+        return Err(LedgerError::Invalid(format!("{what} is required")));
+    }
+    if value.len() > MAX_NOTE_BYTES {
+        return Err(LedgerError::Invalid(format!(
+            "{what} is longer than {MAX_NOTE_BYTES} bytes: shorten it"
+        )));
+    }
+    Ok(())
+}
+
+fn validate_conversation(id: Option<&str>) -> Result<()> {
+    match id {
+        Some(c) if c.is_empty() || c.len() > 128 || c.chars().any(|ch| ch.is_control()) => {
+            Err(LedgerError::Invalid(
+                "conversation id must be 1 to 128 printable characters".into(),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Normalises and checks a send's text (see [`send_text`]).
+pub fn prepare_text(text: &str) -> Result<String> {
+    let text = send_text::normalise(text);
+    if text.is_empty() {
+        return Err(LedgerError::Invalid(
+            "the text is empty: give the message to send".into(),
+        ));
+    }
+    if text.len() > send_text::MAX_TEXT_BYTES {
+        return Err(LedgerError::Invalid(format!(
+            "the text is {} bytes, over the limit of {} bytes: split it into several sends",
+            text.len(),
+            send_text::MAX_TEXT_BYTES
+        )));
+    }
+    Ok(text)
+}
+
+pub(crate) fn load(tx: &Transaction, op_id: &str) -> Result<Send> {
+    read::get(tx, op_id)?.ok_or_else(|| LedgerError::UnknownSend(op_id.into()))
+}
+
+fn wrong(send: &Send, action: &'static str) -> LedgerError {
+    LedgerError::WrongState {
+        op_id: send.op_id.clone(),
+        state: send.state.to_string(),
+        action,
+    }
+}
+
+/// Moves a send to `to`, recording actor and evidence (the audit trigger appends the event).
+fn transition(
+    tx: &Transaction,
+    op_id: &str,
+    to: SendState,
+    actor: &str,
+    evidence: Option<&str>,
+    now: Millis,
+) -> Result<()> {
+    tx.execute(
+        "UPDATE sends SET state = ?1, updated_at = ?2, actor = ?3, evidence = ?4 WHERE op_id = ?5",
+        params![to.as_str(), now, actor, evidence, op_id],
+    )?;
+    Ok(())
+}
+
+/// Appends a note (an event without a state change).
+pub(crate) fn note(tx: &Transaction, send: &Send, actor: &str, evidence: &str, now: Millis) -> Result<()> {
+    tx.execute(
+        "INSERT INTO events(op_id, kind, from_state, to_state, at, actor, evidence) \
+         VALUES (?1, 'note', ?2, ?2, ?3, ?4, ?5)",
+        params![send.op_id, send.state.as_str(), now, actor, evidence],
+    )?;
+    Ok(())
+}
+
+/// Queues a send. Returns it and whether it was new (`false`: the same operation was
+/// already queued with the same payload — idempotent).
+pub(crate) fn queue(
+    tx: &Transaction,
+    req: &QueueRequest,
+    actor: &str,
+    resend_of: Option<&str>,
+    now: Millis,
+) -> Result<(Send, bool)> {
+    let text = prepare_text(&req.text)?;
+    validate_note("actor", actor)?;
+    validate_conversation(req.conversation_id.as_deref())?;
+    let op_id = match &req.op_id {
+        Some(id) => {
+            validate_op_id(id)?;
+            id.clone()
+        }
+        None => uuid::Uuid::new_v4().to_string(),
+    };
+    if let Some(existing) = read::get(tx, &op_id)? {
+        if existing.text == text
+            && existing.conversation_id == req.conversation_id
+            && existing.resend_of.as_deref() == resend_of
+        {
+            return Ok((existing, false));
+        }
+        return Err(LedgerError::PayloadChanged(op_id));
+    }
+    let (closed, generation) = epochs::gate(tx)?;
+    if closed {
+        return Err(LedgerError::EpochStopped);
+    }
+    let epoch = epochs::admission_epoch(tx, generation, req.conversation_id.as_deref())?;
+    tx.execute(
+        "INSERT INTO sends(op_id, text, conversation_id, epoch, resend_of, created_at, state, updated_at, actor) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?6, ?7)",
+        params![op_id, text, req.conversation_id, epoch, resend_of, now, actor],
+    )?;
+    Ok((load(tx, &op_id)?, true))
+}
+
+/// Claims the oldest queued send that fits `lease_id`, unless another send holds the
+/// profile's one-at-a-time slot. `Ok(None)`: nothing to do now.
+pub(crate) fn claim_next(tx: &Transaction, lease_id: &str, now: Millis) -> Result<Option<Send>> {
+    let lease = epochs::usable_lease(tx, lease_id)?;
+    if read::in_flight(tx)?.is_some() {
+        return Ok(None);
+    }
+    let next: Option<String> = tx
+        .query_row(
+            "SELECT op_id FROM sends WHERE state = 'queued' \
+             AND (conversation_id IS NULL OR conversation_id = ?1) \
+             AND epoch NOT IN (SELECT epoch FROM stopped_epochs) ORDER BY seq LIMIT 1",
+            [lease.binding.conversation_id.as_deref()],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(op_id) = next else { return Ok(None) };
+    tx.execute(
+        "UPDATE sends SET state = 'claimed', updated_at = ?1, actor = 'extension', evidence = ?2, \
+         lease_id = ?3, claimed_at = ?1 WHERE op_id = ?4",
+        params![now, format!("claimed by lease {lease_id}"), lease_id, op_id],
+    )?;
+    Ok(Some(load(tx, &op_id)?))
+}
+
+/// The dispatch grant: claimed by this lease → dispatched, only once, only while the
+/// epoch is not stopped — all checked in this transaction.
+pub(crate) fn dispatch(tx: &Transaction, op_id: &str, lease_id: &str, now: Millis) -> Result<Send> {
+    let send = load(tx, op_id)?;
+    if send.state != SendState::Claimed {
+        return Err(LedgerError::NotGranted(format!(
+            "send {op_id} is {}, not claimed: do not click",
+            send.state
+        )));
+    }
+    if send.lease_id.as_deref() != Some(lease_id) {
+        return Err(LedgerError::NotGranted(format!(
+            "send {op_id} is claimed by another lease: do not click"
+        )));
+    }
+    epochs::usable_lease(tx, lease_id)?;
+    if epochs::is_stopped(tx, &send.epoch)? {
+        return Err(LedgerError::EpochStopped);
+    }
+    tx.execute(
+        "UPDATE sends SET state = 'dispatched', updated_at = ?1, actor = 'extension', \
+         evidence = 'dispatch granted', dispatched_at = ?1 WHERE op_id = ?2",
+        params![now, op_id],
+    )?;
+    load(tx, op_id)
+}
+
+/// Where a failure was witnessed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailStage {
+    /// Before the grant was asked: nothing was clicked.
+    BeforeDispatch,
+    /// After the grant: the click may have happened.
+    AfterDispatch,
+}
+
+/// A failure witnessed by the caller: claimed → rejected, dispatched → uncertain.
+pub(crate) fn fail(tx: &Transaction, op_id: &str, reason: &str, actor: &str, now: Millis) -> Result<Send> {
+    validate_note("reason", reason)?;
+    let send = load(tx, op_id)?;
+    let to = match send.state {
+        SendState::Claimed => SendState::Rejected,
+        SendState::Dispatched => SendState::Uncertain,
+        _ => return Err(wrong(&send, "failed")),
+    };
+    transition(tx, op_id, to, actor, Some(reason), now)?;
+    load(tx, op_id)
+}
+
+/// Records the native receipt: dispatched or uncertain → accepted. Reobserving the same
+/// receipt is a no-op; it grants nothing.
+pub(crate) fn accept(tx: &Transaction, op_id: &str, receipt: &Receipt, actor: &str, now: Millis) -> Result<Send> {
+    let send = load(tx, op_id)?;
+    if let Some(existing) = &send.receipt {
+        if existing == receipt {
+            return Ok(send);
+        }
+        return Err(LedgerError::ReceiptOwnerChanged(op_id.into()));
+    }
+    if send.dispatched_at.is_none() {
+        return Err(LedgerError::ReceiptBeforeDispatch(op_id.into()));
+    }
+    let owner: Option<String> = tx
+        .query_row(
+            "SELECT op_id FROM receipts WHERE conversation_id = ?1 AND user_message_id = ?2",
+            params![receipt.conversation_id, receipt.user_message_id],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if let Some(owner) = owner {
+        return Err(LedgerError::ReceiptTaken { owner });
+    }
+    if !matches!(send.state, SendState::Dispatched | SendState::Uncertain) {
+        return Err(wrong(&send, "accepted"));
+    }
+    tx.execute(
+        "INSERT INTO receipts(op_id, conversation_id, user_message_id, turn_id, observed_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![op_id, receipt.conversation_id, receipt.user_message_id, receipt.turn_id, now],
+    )?;
+    let evidence = format!(
+        "native receipt: conversation {}, user message {}, turn {}",
+        receipt.conversation_id, receipt.user_message_id, receipt.turn_id
+    );
+    transition(tx, op_id, SendState::Accepted, actor, Some(&evidence), now)?;
+    load(tx, op_id)
+}
+
+/// Records the final answer: accepted → completed.
+pub(crate) fn complete(
+    tx: &Transaction,
+    op_id: &str,
+    message_id: &str,
+    text: &str,
+    actor: &str,
+    now: Millis,
+) -> Result<Send> {
+    let send = load(tx, op_id)?;
+    if send.state == SendState::Completed
+        && send.answer.as_ref().map(|a| a.message_id.as_str()) == Some(message_id)
+    {
+        return Ok(send);
+    }
+    if send.state != SendState::Accepted {
+        return Err(wrong(&send, "completed"));
+    }
+    if message_id.is_empty() {
+        return Err(LedgerError::Invalid("the answer's message id is empty".into()));
+    }
+    tx.execute(
+        "UPDATE sends SET state = 'completed', updated_at = ?1, actor = ?2, evidence = ?3, \
+         answer_message_id = ?4, answer_text = ?5, answered_at = ?1 WHERE op_id = ?6",
+        params![now, actor, format!("final answer {message_id}"), message_id, text, op_id],
+    )?;
+    load(tx, op_id)
+}
+
+/// A person's decision on an uncertain send.
+pub(crate) fn resolve(tx: &Transaction, op_id: &str, r: &Resolution, now: Millis) -> Result<Resolved> {
+    validate_note("who decided (--by)", &r.by)?;
+    validate_note("evidence", &r.evidence)?;
+    let send = load(tx, op_id)?;
+    if send.state != SendState::Uncertain {
+        return Err(wrong(&send, "resolved"));
+    }
+    let to = match r.decision {
+        Decision::Confirmed => SendState::Confirmed,
+        Decision::Abandoned | Decision::Resend => SendState::Abandoned,
+    };
+    let evidence = match r.decision {
+        Decision::Resend => format!("resend as new: {}", r.evidence),
+        _ => r.evidence.clone(),
+    };
+    transition(tx, op_id, to, &r.by, Some(&evidence), now)?;
+    let resent_as = match r.decision {
+        Decision::Resend => Some(queue_again_unchecked(tx, &send, &r.by, now)?),
+        _ => None,
+    };
+    Ok(Resolved {
+        send: load(tx, op_id)?,
+        resent_as,
+    })
+}
+
+/// "Queue again" for a stopped or rejected send: a new operation linked to the old one.
+/// Asking twice returns the same new operation.
+pub(crate) fn requeue(tx: &Transaction, op_id: &str, by: &str, now: Millis) -> Result<Send> {
+    validate_note("who decided (--by)", by)?;
+    let send = load(tx, op_id)?;
+    if !matches!(send.state, SendState::Stopped | SendState::Rejected) {
+        return Err(wrong(&send, "queued again (only stopped or rejected sends are)"));
+    }
+    queue_again_unchecked(tx, &send, by, now)
+}
+
+fn queue_again_unchecked(tx: &Transaction, old: &Send, by: &str, now: Millis) -> Result<Send> {
+    let existing: Option<String> = tx
+        .query_row(
+            "SELECT op_id FROM sends WHERE resend_of = ?1 ORDER BY seq LIMIT 1",
+            [&old.op_id],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if let Some(id) = existing {
+        return load(tx, &id);
+    }
+    let req = QueueRequest {
+        op_id: None,
+        text: old.text.clone(),
+        conversation_id: old.conversation_id.clone(),
+    };
+    let (send, _) = queue(tx, &req, by, Some(&old.op_id), now)?;
+    Ok(send)
+}

@@ -1,1 +1,0 @@
-//! Profile directory and owner lock: work in progress.

@@ -1,0 +1,158 @@
+//! The profile: one directory holding one ledger, its owner lock and its tokens.
+//!
+//! The directory is created 0700 and every file in it 0600. Paths are checked to stay
+//! inside the directory after canonicalisation, so a symlinked ledger cannot send the
+//! custody record somewhere else.
+
+mod owner_lock;
+
+pub use owner_lock::{OwnerInfo, OwnerLock};
+
+use std::fs::{self, OpenOptions};
+use std::io;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// File name of the ledger inside a profile.
+pub const LEDGER_FILE: &str = "ledger.sqlite3";
+/// File name of the owner lock inside a profile.
+pub const LOCK_FILE: &str = "owner.lock";
+/// Environment variable that overrides the default profile directory.
+pub const PROFILE_ENV: &str = "SENDLEDGER_PROFILE";
+
+/// Errors about the profile directory and its owner.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    /// No home directory to derive the default profile from.
+    #[error("no home directory to put the profile in: pass --profile DIR or set {PROFILE_ENV}")]
+    NoDefaultDirectory,
+    /// A path inside the profile resolves outside it (a symlink).
+    #[error("{path} resolves to {target}, outside the profile {profile}: remove the link and let sendledger create the file")]
+    Escapes {
+        path: PathBuf,
+        target: PathBuf,
+        profile: PathBuf,
+    },
+    /// Another live process owns the profile.
+    #[error("the profile {profile} is owned by another process ({owner}): stop it, or use read-only commands (list, show, status)")]
+    Owned { profile: PathBuf, owner: OwnerInfo },
+    /// The directory or a file could not be created or read.
+    #[error("cannot use {path}: {source}; check that it is a directory you own")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// A profile directory, created with mode 0700.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    dir: PathBuf,
+}
+
+impl Profile {
+    /// The profile at `explicit` (from `--profile`), else `$SENDLEDGER_PROFILE`, else the
+    /// platform data directory (`~/.local/share/sendledger` on Linux). Creates it 0700.
+    pub fn resolve(explicit: Option<&Path>) -> Result<Self, ProfileError> {
+        let dir = match explicit {
+            Some(p) => p.to_path_buf(),
+            None => match std::env::var_os(PROFILE_ENV) {
+                Some(p) if !p.is_empty() => PathBuf::from(p),
+                _ => directories::ProjectDirs::from("", "", "sendledger")
+                    .ok_or(ProfileError::NoDefaultDirectory)?
+                    .data_dir()
+                    .to_path_buf(),
+            },
+        };
+        Self::at(dir)
+    }
+
+    /// The profile at `dir`, created 0700 if missing (an existing one keeps its mode
+    /// unless it is group- or world-accessible, which is tightened to 0700).
+    pub fn at(dir: impl Into<PathBuf>) -> Result<Self, ProfileError> {
+        let dir = dir.into();
+        let io_err = |source| ProfileError::Io {
+            path: dir.clone(),
+            source,
+        };
+        fs::create_dir_all(&dir).map_err(io_err)?;
+        let meta = fs::metadata(&dir).map_err(io_err)?;
+        if meta.permissions().mode() & 0o077 != 0 {
+            fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).map_err(io_err)?;
+        }
+        let dir = dir.canonicalize().map_err(io_err)?;
+        Ok(Self { dir })
+    }
+
+    /// The canonical profile directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Path of `name` inside the profile, refused if it resolves outside the directory.
+    pub fn file(&self, name: &str) -> Result<PathBuf, ProfileError> {
+        let path = self.dir.join(name);
+        match path.canonicalize() {
+            Ok(target) if target.parent() != Some(self.dir.as_path()) => {
+                Err(ProfileError::Escapes {
+                    path,
+                    target,
+                    profile: self.dir.clone(),
+                })
+            }
+            Ok(_) => Ok(path),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                // A dangling symlink also canonicalises to NotFound: refuse it too.
+                match fs::symlink_metadata(&path) {
+                    Ok(m) if m.file_type().is_symlink() => Err(ProfileError::Escapes {
+                        target: fs::read_link(&path).unwrap_or_default(),
+                        path,
+                        profile: self.dir.clone(),
+                    }),
+                    _ => Ok(path),
+                }
+            }
+            Err(source) => Err(ProfileError::Io { path, source }),
+        }
+    }
+
+    /// The ledger file's path (see [`LEDGER_FILE`]).
+    pub fn ledger_path(&self) -> Result<PathBuf, ProfileError> {
+        self.file(LEDGER_FILE)
+    }
+
+    /// Writes `contents` to `name` with mode 0600 (created or replaced atomically).
+    pub fn write_private(&self, name: &str, contents: &[u8]) -> Result<PathBuf, ProfileError> {
+        let path = self.file(name)?;
+        let tmp = self.dir.join(format!(".{name}.tmp"));
+        let io_err = |source| ProfileError::Io {
+            path: path.clone(),
+            source,
+        };
+        let _ = fs::remove_file(&tmp);
+        {
+            use std::io::Write;
+            let mut f = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&tmp)
+                .map_err(io_err)?;
+            f.write_all(contents).map_err(io_err)?;
+            f.sync_all().map_err(io_err)?;
+        }
+        fs::rename(&tmp, &path).map_err(io_err)?;
+        Ok(path)
+    }
+
+    /// Takes the owner lock, or says who holds it.
+    pub fn lock_owner(&self) -> Result<OwnerLock, ProfileError> {
+        OwnerLock::acquire(self)
+    }
+
+    /// Who owns the profile now, if anyone (reads the lock file; takes no lock).
+    pub fn current_owner(&self) -> Option<OwnerInfo> {
+        OwnerLock::holder(self)
+    }
+}

@@ -1,0 +1,103 @@
+//! The owner lock: an exclusive `flock` on an open descriptor of `owner.lock`.
+//!
+//! The kernel drops it when the process dies, so a crashed owner never wedges the
+//! profile. It is an open-file-description lock (not a POSIX record lock), so closing
+//! some other descriptor of the same file in this process does not release it.
+//! The file holds the owner's pid and command line, for the refusal message.
+
+use super::{Profile, ProfileError, LOCK_FILE};
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
+
+/// Who holds a profile: pid and command line, as written by the holder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnerInfo {
+    /// Process id of the owner.
+    pub pid: u32,
+    /// The owner's command line, arguments joined by spaces.
+    pub command: String,
+}
+
+impl std::fmt::Display for OwnerInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "pid {}: {}", self.pid, self.command)
+    }
+}
+
+/// Held while this process owns the profile; released on drop or process death.
+#[derive(Debug)]
+pub struct OwnerLock {
+    _file: File,
+    path: PathBuf,
+}
+
+impl OwnerLock {
+    pub(super) fn acquire(profile: &Profile) -> Result<Self, ProfileError> {
+        let path = profile.file(LOCK_FILE)?;
+        let io_err = |source| ProfileError::Io {
+            path: path.clone(),
+            source,
+        };
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(&path)
+            .map_err(io_err)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                let owner = read_owner(&mut file).unwrap_or(OwnerInfo {
+                    pid: 0,
+                    command: "unknown (the owner has not written its name yet)".into(),
+                });
+                return Err(ProfileError::Owned {
+                    profile: profile.dir().to_path_buf(),
+                    owner,
+                });
+            }
+            Err(TryLockError::Error(e)) => return Err(io_err(e)),
+        }
+        let me = OwnerInfo {
+            pid: std::process::id(),
+            command: std::env::args().collect::<Vec<_>>().join(" "),
+        };
+        let body = serde_json::to_vec(&me).expect("owner info serialises");
+        file.set_len(0).map_err(io_err)?;
+        file.seek(SeekFrom::Start(0)).map_err(io_err)?;
+        file.write_all(&body).map_err(io_err)?;
+        file.sync_data().map_err(io_err)?;
+        Ok(Self { _file: file, path })
+    }
+
+    pub(super) fn holder(profile: &Profile) -> Option<OwnerInfo> {
+        let path = profile.file(LOCK_FILE).ok()?;
+        let mut file = File::open(path).ok()?;
+        // Probing with a shared lock tells a live owner from a stale file. The probe is on
+        // our own descriptor; flock locks of other descriptors are unaffected by it.
+        match file.try_lock_shared() {
+            Ok(()) => {
+                let _ = file.unlock();
+                None
+            }
+            Err(_) => read_owner(&mut file),
+        }
+    }
+
+    /// Path of the lock file.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+fn read_owner(file: &mut File) -> Option<OwnerInfo> {
+    let mut s = String::new();
+    file.seek(SeekFrom::Start(0)).ok()?;
+    file.read_to_string(&mut s).ok()?;
+    serde_json::from_str(&s).ok()
+}
