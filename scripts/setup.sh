@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what sendledger needs on a fresh Debian/Ubuntu machine (apt, with sudo when
+# not root). Idempotent: packages already present are skipped.
+#   scripts/setup.sh          build + run dependencies (core, tray app)
+#   scripts/setup.sh --test   also what the test suites need (Xvfb, D-Bus, Chromium, drivers)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkgs=(build-essential pkg-config libssl-dev curl ca-certificates
+      libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev)
+if [[ "${1:-}" == "--test" ]]; then
+  pkgs+=(xvfb xauth webkit2gtk-driver dbus dbus-x11 at-spi2-core python3-dbus python3-gi
+         chromium sqlite3 nodejs npm)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v cargo >/dev/null; then
+  echo "setup: cargo not found: install Rust (https://rustup.rs) and run this again" >&2
+  exit 1
+fi
