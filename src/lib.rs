@@ -3,8 +3,12 @@
 //! Arrows point one way: the CLI and the app call the bridge and the ledger; the
 //! ledger imports neither the bridge nor the provider.
 
+pub mod api;
+pub mod bridge;
+pub mod cli;
 pub mod clock;
 pub mod ledger;
+pub mod owner;
 pub mod profile;
 pub mod provider;
 pub mod send_text;

@@ -1,1 +1,5 @@
-fn main() {}
+//! The `sendledger` command line (see `sendledger --help` and the README).
+
+fn main() -> std::process::ExitCode {
+    sendledger::cli::main()
+}

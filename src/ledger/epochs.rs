@@ -87,9 +87,11 @@ pub fn unbound_epoch(generation: i64) -> String {
 }
 
 pub(crate) fn gate(tx: &Transaction) -> rusqlite::Result<(bool, i64)> {
-    tx.query_row("SELECT closed, generation FROM gate WHERE id = 1", [], |r| {
-        Ok((r.get::<_, i64>(0)? == 1, r.get(1)?))
-    })
+    tx.query_row(
+        "SELECT closed, generation FROM gate WHERE id = 1",
+        [],
+        |r| Ok((r.get::<_, i64>(0)? == 1, r.get(1)?)),
+    )
 }
 
 pub(crate) fn is_stopped(tx: &Transaction, epoch: &str) -> rusqlite::Result<bool> {
@@ -135,7 +137,11 @@ pub(crate) fn lease(tx: &Transaction, binding: &TabBinding, now: Millis) -> Resu
         params![now, binding.tab_id],
     )?;
     let lease_id = uuid::Uuid::new_v4().to_string();
-    let epoch = epoch_of(&canonical_binding(generation, Some(&lease_id), Some(binding)));
+    let epoch = epoch_of(&canonical_binding(
+        generation,
+        Some(&lease_id),
+        Some(binding),
+    ));
     tx.execute(
         "INSERT INTO leases(lease_id, tab_id, conversation_id, thread_id, workspace_id, generation, epoch, created_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",

@@ -18,7 +18,9 @@ mod state;
 mod store;
 mod tool_calls;
 
-pub use epochs::{canonical_binding, epoch_of, unbound_epoch, Lease, TabBinding, STOPPED_EPOCHS_KEPT};
+pub use epochs::{
+    canonical_binding, epoch_of, unbound_epoch, Lease, TabBinding, STOPPED_EPOCHS_KEPT,
+};
 pub use error::{LedgerError, Result};
 pub use expiry::{Bounds, Expired};
 pub use read::{ListFilter, Status};
@@ -167,7 +169,13 @@ impl Ledger {
     }
 
     /// Records the final answer (accepted → completed).
-    pub fn complete(&mut self, op_id: &str, message_id: &str, text: &str, actor: &str) -> Result<Send> {
+    pub fn complete(
+        &mut self,
+        op_id: &str,
+        message_id: &str,
+        text: &str,
+        actor: &str,
+    ) -> Result<Send> {
         self.write(|tx, now| sends::complete(tx, op_id, message_id, text, actor, now))
     }
 
@@ -220,7 +228,12 @@ impl Ledger {
     }
 
     /// Moves a remote stop to its next phase.
-    pub fn remote_stop_phase(&mut self, op_id: &str, phase: RemotePhase, evidence: Option<&str>) -> Result<()> {
+    pub fn remote_stop_phase(
+        &mut self,
+        op_id: &str,
+        phase: RemotePhase,
+        evidence: Option<&str>,
+    ) -> Result<()> {
         self.write(|tx, now| remote_stop::set_phase(tx, op_id, phase, evidence, now))
     }
 
@@ -253,7 +266,35 @@ impl Ledger {
                 "UPDATE sends SET notified_at = ?1 WHERE op_id = ?2",
                 rusqlite::params![now, op_id],
             )?;
-            sends::note(tx, &send, "owner", "a person was notified that this send is uncertain", now)?;
+            sends::note(
+                tx,
+                &send,
+                "owner",
+                "a person was notified that this send is uncertain",
+                now,
+            )?;
+            Ok(true)
+        })
+    }
+
+    /// Records evidence for a person on a send (a note; its state does not change).
+    /// Repeating the latest evidence writes nothing. Returns whether a note was written.
+    pub fn note_evidence(&mut self, op_id: &str, evidence: &str) -> Result<bool> {
+        sends::validate_note("evidence", evidence)?;
+        self.write(|tx, now| {
+            let send = sends::load(tx, op_id)?;
+            let last: Option<String> = tx
+                .query_row(
+                    "SELECT evidence FROM events WHERE op_id = ?1 AND kind = 'note' ORDER BY id DESC LIMIT 1",
+                    [op_id],
+                    |r| r.get(0),
+                )
+                .ok()
+                .flatten();
+            if last.as_deref() == Some(evidence) {
+                return Ok(false);
+            }
+            sends::note(tx, &send, "owner", evidence, now)?;
             Ok(true)
         })
     }

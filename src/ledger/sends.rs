@@ -91,11 +91,9 @@ pub(crate) fn validate_note(what: &str, value: &str) -> Result<()> {
 
 fn validate_conversation(id: Option<&str>) -> Result<()> {
     match id {
-        Some(c) if c.is_empty() || c.len() > 128 || c.chars().any(|ch| ch.is_control()) => {
-            Err(LedgerError::Invalid(
-                "conversation id must be 1 to 128 printable characters".into(),
-            ))
-        }
+        Some(c) if c.is_empty() || c.len() > 128 || c.chars().any(|ch| ch.is_control()) => Err(
+            LedgerError::Invalid("conversation id must be 1 to 128 printable characters".into()),
+        ),
         _ => Ok(()),
     }
 }
@@ -147,7 +145,13 @@ fn transition(
 }
 
 /// Appends a note (an event without a state change).
-pub(crate) fn note(tx: &Transaction, send: &Send, actor: &str, evidence: &str, now: Millis) -> Result<()> {
+pub(crate) fn note(
+    tx: &Transaction,
+    send: &Send,
+    actor: &str,
+    evidence: &str,
+    now: Millis,
+) -> Result<()> {
     tx.execute(
         "INSERT INTO events(op_id, kind, from_state, to_state, at, actor, evidence) \
          VALUES (?1, 'note', ?2, ?2, ?3, ?4, ?5)",
@@ -260,7 +264,13 @@ pub enum FailStage {
 }
 
 /// A failure witnessed by the caller: claimed → rejected, dispatched → uncertain.
-pub(crate) fn fail(tx: &Transaction, op_id: &str, reason: &str, actor: &str, now: Millis) -> Result<Send> {
+pub(crate) fn fail(
+    tx: &Transaction,
+    op_id: &str,
+    reason: &str,
+    actor: &str,
+    now: Millis,
+) -> Result<Send> {
     validate_note("reason", reason)?;
     let send = load(tx, op_id)?;
     let to = match send.state {
@@ -274,7 +284,13 @@ pub(crate) fn fail(tx: &Transaction, op_id: &str, reason: &str, actor: &str, now
 
 /// Records the native receipt: dispatched or uncertain → accepted. Reobserving the same
 /// receipt is a no-op; it grants nothing.
-pub(crate) fn accept(tx: &Transaction, op_id: &str, receipt: &Receipt, actor: &str, now: Millis) -> Result<Send> {
+pub(crate) fn accept(
+    tx: &Transaction,
+    op_id: &str,
+    receipt: &Receipt,
+    actor: &str,
+    now: Millis,
+) -> Result<Send> {
     let send = load(tx, op_id)?;
     if let Some(existing) = &send.receipt {
         if existing == receipt {
@@ -329,18 +345,32 @@ pub(crate) fn complete(
         return Err(wrong(&send, "completed"));
     }
     if message_id.is_empty() {
-        return Err(LedgerError::Invalid("the answer's message id is empty".into()));
+        return Err(LedgerError::Invalid(
+            "the answer's message id is empty".into(),
+        ));
     }
     tx.execute(
         "UPDATE sends SET state = 'completed', updated_at = ?1, actor = ?2, evidence = ?3, \
          answer_message_id = ?4, answer_text = ?5, answered_at = ?1 WHERE op_id = ?6",
-        params![now, actor, format!("final answer {message_id}"), message_id, text, op_id],
+        params![
+            now,
+            actor,
+            format!("final answer {message_id}"),
+            message_id,
+            text,
+            op_id
+        ],
     )?;
     load(tx, op_id)
 }
 
 /// A person's decision on an uncertain send.
-pub(crate) fn resolve(tx: &Transaction, op_id: &str, r: &Resolution, now: Millis) -> Result<Resolved> {
+pub(crate) fn resolve(
+    tx: &Transaction,
+    op_id: &str,
+    r: &Resolution,
+    now: Millis,
+) -> Result<Resolved> {
     validate_note("who decided (--by)", &r.by)?;
     validate_note("evidence", &r.evidence)?;
     let send = load(tx, op_id)?;
@@ -372,7 +402,10 @@ pub(crate) fn requeue(tx: &Transaction, op_id: &str, by: &str, now: Millis) -> R
     validate_note("who decided (--by)", by)?;
     let send = load(tx, op_id)?;
     if !matches!(send.state, SendState::Stopped | SendState::Rejected) {
-        return Err(wrong(&send, "queued again (only stopped or rejected sends are)"));
+        return Err(wrong(
+            &send,
+            "queued again (only stopped or rejected sends are)",
+        ));
     }
     queue_again_unchecked(tx, &send, by, now)
 }

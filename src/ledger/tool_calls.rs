@@ -143,7 +143,12 @@ pub(crate) fn start(tx: &Transaction, call_id: &str, now: Millis) -> Result<Tool
     existing(tx, call_id)
 }
 
-pub(crate) fn settle(tx: &Transaction, call_id: &str, outcome: &str, now: Millis) -> Result<ToolCall> {
+pub(crate) fn settle(
+    tx: &Transaction,
+    call_id: &str,
+    outcome: &str,
+    now: Millis,
+) -> Result<ToolCall> {
     let call = existing(tx, call_id)?;
     match call.state {
         ToolState::Started => {}
@@ -171,11 +176,13 @@ pub(crate) fn archive(tx: &Transaction, call_id: &str, by: &str, now: Millis) ->
     super::sends::validate_note("who archives (--by)", by)?;
     let call = existing(tx, call_id)?;
     if call.state != ToolState::Settled {
-        return Err(LedgerError::Refused(format!(
-            "tool call {call_id} is {:?}, not settled: only settled receipts can be archived",
-            call.state
-        )
-        .to_lowercase()));
+        return Err(LedgerError::Refused(
+            format!(
+                "tool call {call_id} is {:?}, not settled: only settled receipts can be archived",
+                call.state
+            )
+            .to_lowercase(),
+        ));
     }
     if call.archived_at.is_some() {
         return Ok(call);

@@ -1,0 +1,129 @@
+//! Every request is checked before it reaches a route: Host (loopback names and the
+//! bridge's port only: no DNS rebinding), Origin (none for local clients, the paired
+//! extension's `chrome-extension://` origin for extension routes; web pages never),
+//! and the bearer token of the route's scope. Tokens are compared by SHA-256.
+
+use super::error::ApiError;
+use super::pairing::token_hash;
+use super::BridgeState;
+use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+/// Which token a route needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// CLI and companions: `client.token`.
+    Client,
+    /// The paired extension.
+    Extension,
+    /// Pairing itself: no token, an extension origin.
+    Pairing,
+}
+
+/// The scope of a path.
+pub fn scope_of(path: &str) -> Scope {
+    if path == "/v1/pair" {
+        Scope::Pairing
+    } else if path.starts_with("/v1/ext/") {
+        Scope::Extension
+    } else {
+        Scope::Client
+    }
+}
+
+fn host_ok(host: &str, port: u16) -> bool {
+    ["127.0.0.1", "localhost", "[::1]"]
+        .iter()
+        .any(|name| host.eq_ignore_ascii_case(&format!("{name}:{port}")))
+}
+
+/// Whether `origin` is a browser extension's origin.
+pub fn is_extension_origin(origin: &str) -> bool {
+    origin
+        .strip_prefix("chrome-extension://")
+        .is_some_and(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_lowercase()))
+}
+
+pub(crate) async fn guard(State(st): State<BridgeState>, req: Request, next: Next) -> Response {
+    match check(&st, &req) {
+        Ok(()) => next.run(req).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+fn check(st: &BridgeState, req: &Request) -> Result<(), ApiError> {
+    let headers = req.headers();
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if !host_ok(host, st.port()) {
+        return Err(ApiError::new(
+            StatusCode::MISDIRECTED_REQUEST,
+            "bad_host",
+            format!("the Host header must name 127.0.0.1:{} (or localhost): requests through other names are refused", st.port()),
+        ));
+    }
+    let origin = headers.get(header::ORIGIN).and_then(|h| h.to_str().ok());
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.strip_prefix("Bearer "));
+    let bad_origin =
+        |why: &str| ApiError::new(StatusCode::FORBIDDEN, "bad_origin", why.to_string());
+    let unauthorized = || {
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "missing or wrong bearer token: clients use the token in the profile's client.token; the extension must be paired",
+        )
+    };
+    match scope_of(req.uri().path()) {
+        Scope::Pairing => match origin {
+            Some(o) if is_extension_origin(o) => Ok(()),
+            _ => Err(bad_origin("pairing is only for the browser extension")),
+        },
+        Scope::Client => {
+            if origin.is_some() {
+                return Err(bad_origin(
+                    "requests from web pages are refused: local clients send no Origin",
+                ));
+            }
+            let token = bearer.ok_or_else(unauthorized)?;
+            if token_hash(token) == st.client_token_hash() {
+                Ok(())
+            } else if st.is_extension_token(token) {
+                Err(ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    "wrong_scope",
+                    "the extension's token cannot use client routes",
+                ))
+            } else {
+                Err(unauthorized())
+            }
+        }
+        Scope::Extension => {
+            let token = bearer.ok_or_else(unauthorized)?;
+            if token_hash(token) == st.client_token_hash() {
+                return Err(ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    "wrong_scope",
+                    "the client token cannot use extension routes",
+                ));
+            }
+            let paired = st.paired_origin().ok_or_else(unauthorized)?;
+            if origin != Some(paired.as_str()) {
+                return Err(bad_origin(
+                    "only the paired extension may use extension routes",
+                ));
+            }
+            if st.is_extension_token(token) {
+                Ok(())
+            } else {
+                Err(unauthorized())
+            }
+        }
+    }
+}

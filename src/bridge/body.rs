@@ -1,0 +1,53 @@
+//! Request bodies: read within the route's size limit, parsed with serde, refused with
+//! `{code, message}` — and the message never echoes the body (it may hold a send's text).
+
+use super::error::ApiError;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+use axum::http::StatusCode;
+use serde::de::DeserializeOwned;
+
+/// Default body limit, in bytes (16 KiB).
+pub const DEFAULT_LIMIT: usize = 16 * 1024;
+/// Limit for `POST /v1/sends`, in bytes (160 KiB: the 64 KiB text limit, JSON-escaped).
+pub const SEND_LIMIT: usize = 160 * 1024;
+/// Limit for `POST /v1/ext/observations`, in bytes (1 MiB).
+pub const OBSERVATION_LIMIT: usize = 1024 * 1024;
+
+/// A JSON body of type `T`.
+pub struct Body<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(req, state).await.map_err(|r| {
+            if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "too_large",
+                    "the body is larger than this route accepts (see docs/bridge-api.md): send less",
+                )
+            } else {
+                ApiError::new(StatusCode::BAD_REQUEST, "malformed", "the body could not be read")
+            }
+        })?;
+        serde_json::from_slice(&bytes).map(Body).map_err(|e| {
+            let what = match e.classify() {
+                serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                    "is not valid JSON"
+                }
+                _ => "does not match this route's schema",
+            };
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "malformed",
+                format!(
+                    "the body {what} (line {}, column {}): check it against docs/bridge-api.md",
+                    e.line(),
+                    e.column()
+                ),
+            )
+        })
+    }
+}

@@ -1,0 +1,83 @@
+//! A blocking client of the bridge's client routes (used by the CLI), found through
+//! `bridge.json` and authenticated with `client.token`.
+
+use super::discovery::{self, BridgeInfo, CLIENT_TOKEN_FILE};
+use crate::api::Request;
+use crate::cli::CliError;
+use crate::profile::Profile;
+use serde_json::Value;
+use std::time::Duration;
+
+/// Per-request timeout, in ms.
+pub const TIMEOUT_MS: u64 = 30_000;
+
+/// A client of a live owner's bridge.
+pub struct BridgeClient {
+    base: String,
+    token: String,
+    agent: ureq::Agent,
+}
+
+impl BridgeClient {
+    /// The live owner's bridge, or `None` when no owner runs (or `bridge.json` is stale).
+    pub fn discover(profile: &Profile) -> Result<Option<Self>, CliError> {
+        let Some(BridgeInfo { address, .. }) = discovery::live_bridge(profile) else {
+            return Ok(None);
+        };
+        let token = std::fs::read_to_string(profile.file(CLIENT_TOKEN_FILE)?).map_err(|e| {
+            CliError::Unreachable(format!(
+                "an owner runs at {address} but its client token could not be read ({e}): check the profile's permissions"
+            ))
+        })?;
+        Ok(Some(Self::new(&address.to_string(), token.trim())))
+    }
+
+    /// A client of `address` (`127.0.0.1:PORT`) with `token`.
+    pub fn new(address: &str, token: &str) -> Self {
+        Self {
+            base: format!("http://{address}"),
+            token: token.to_string(),
+            agent: ureq::AgentBuilder::new()
+                .timeout(Duration::from_millis(TIMEOUT_MS))
+                .build(),
+        }
+    }
+
+    /// Sends `req` to its route.
+    pub fn apply(&self, req: &Request) -> Result<Value, CliError> {
+        let (method, path, body) = req.route();
+        self.call(method, &path, &body)
+    }
+
+    /// One request; a refusal comes back as [`CliError::Bridge`] with its code and message.
+    pub fn call(&self, method: &str, path: &str, body: &Value) -> Result<Value, CliError> {
+        let r = self
+            .agent
+            .request(method, &format!("{}{path}", self.base))
+            .set("Authorization", &format!("Bearer {}", self.token));
+        let r = if method == "GET" {
+            r.call()
+        } else {
+            r.send_json(body)
+        };
+        match r {
+            Ok(resp) => resp.into_json().map_err(|e| {
+                CliError::Unreachable(format!("the owner answered something unreadable: {e}"))
+            }),
+            Err(ureq::Error::Status(_, resp)) => {
+                let v: Value = resp.into_json().unwrap_or_default();
+                Err(CliError::Bridge {
+                    code: v["code"].as_str().unwrap_or("internal").to_string(),
+                    message: v["message"]
+                        .as_str()
+                        .unwrap_or("the owner refused without saying why")
+                        .to_string(),
+                })
+            }
+            Err(e) => Err(CliError::Unreachable(format!(
+                "the owner at {} could not be reached ({e}): is `sendledger serve` (or the app) still running?",
+                self.base
+            ))),
+        }
+    }
+}

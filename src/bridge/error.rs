@@ -1,0 +1,55 @@
+//! The bridge's error answer: `{"code": "...", "message": "..."}` with an HTTP status.
+
+use crate::ledger::LedgerError;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+/// A refusal or failure, answered as JSON.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// Stable machine code (see docs/bridge-api.md).
+    pub code: &'static str,
+    /// A sentence a person can act on.
+    pub message: String,
+}
+
+impl ApiError {
+    /// A new error.
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({ "code": self.code, "message": self.message });
+        (self.status, Json(body)).into_response()
+    }
+}
+
+impl From<LedgerError> for ApiError {
+    fn from(e: LedgerError) -> Self {
+        let status = match &e {
+            LedgerError::Invalid(_) => StatusCode::BAD_REQUEST,
+            LedgerError::UnknownSend(_) | LedgerError::UnknownToolCall(_) => StatusCode::NOT_FOUND,
+            LedgerError::UnknownLease(_) => StatusCode::GONE,
+            LedgerError::Corrupt { .. }
+            | LedgerError::DiskFull { .. }
+            | LedgerError::Busy
+            | LedgerError::Sqlite(_)
+            | LedgerError::Profile(_)
+            | LedgerError::NoLedger(_)
+            | LedgerError::NewerSchema { .. }
+            | LedgerError::MigrationEdited { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            _ => StatusCode::CONFLICT,
+        };
+        Self::new(status, e.code(), e.to_string())
+    }
+}

@@ -1,0 +1,248 @@
+//! Extension-scope routes: lease a tab, take the next send (long-poll), ask for the
+//! dispatch grant, report failures, forward observations, and run remote stops.
+//!
+//! **Architecture Invariant**: `POST /v1/ext/dispatch` answers `granted` only after the
+//! ledger committed `dispatched` (the answer is built from the committed row).
+
+use super::body::{Body, OBSERVATION_LIMIT};
+use super::error::ApiError;
+use super::BridgeState;
+use crate::ledger::{FailStage, LedgerError, RemotePhase, Send, SendState, TabBinding};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// Longest long-poll, in ms.
+pub const MAX_WAIT_MS: u64 = 25_000;
+
+type Answer = Result<Json<Value>, ApiError>;
+
+pub(super) fn routes() -> Router<BridgeState> {
+    Router::new()
+        .route("/v1/pair", post(pair))
+        .route("/v1/ext/lease", post(lease))
+        .route("/v1/ext/next", post(next))
+        .route("/v1/ext/dispatch", post(dispatch))
+        .route("/v1/ext/fail", post(fail))
+        .route(
+            "/v1/ext/observations",
+            post(observe).layer(DefaultBodyLimit::max(OBSERVATION_LIMIT)),
+        )
+        .route("/v1/ext/remote-stops", get(remote_stops))
+        .route("/v1/ext/remote-stops/{op_id}", post(remote_stop_phase))
+        .route("/v1/ext/release", post(release))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PairBody {
+    code: String,
+}
+
+async fn pair(
+    State(st): State<BridgeState>,
+    headers: axum::http::HeaderMap,
+    Body(b): Body<PairBody>,
+) -> Answer {
+    let origin = headers
+        .get("origin")
+        .and_then(|o| o.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let token = st.pair(&b.code, &origin)?;
+    Ok(Json(json!({ "token": token })))
+}
+
+async fn lease(State(st): State<BridgeState>, Body(binding): Body<TabBinding>) -> Answer {
+    let lease = st.ledger().call(move |l| l.lease(&binding)).await?;
+    st.ledger().poke();
+    Ok(Json(
+        json!({ "lease_id": lease.lease_id, "epoch": lease.epoch }),
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NextBody {
+    lease_id: String,
+    #[serde(default)]
+    wait_ms: Option<u64>,
+}
+
+fn handed(send: &Send) -> Value {
+    json!({ "op_id": send.op_id, "text": send.text, "conversation_id": send.conversation_id })
+}
+
+/// The send this lease already holds as claimed (re-delivered after a lost answer:
+/// claimed means no grant was issued, so nothing was clicked), or a new claim.
+fn take(l: &mut crate::ledger::Ledger, lease_id: &str) -> Result<Option<Send>, LedgerError> {
+    if l.get_lease(lease_id)?.ended_at.is_some() {
+        return Err(LedgerError::NotGranted(format!(
+            "lease {lease_id} has ended: lease the tab again"
+        )));
+    }
+    let held = l
+        .list(&crate::ledger::ListFilter {
+            states: vec![SendState::Claimed],
+            limit: Some(1),
+        })?
+        .into_iter()
+        .find(|s| s.lease_id.as_deref() == Some(lease_id));
+    match held {
+        Some(s) => Ok(Some(s)),
+        None => l.claim_next(lease_id),
+    }
+}
+
+async fn next(State(st): State<BridgeState>, Body(b): Body<NextBody>) -> Answer {
+    let wait = Duration::from_millis(b.wait_ms.unwrap_or(MAX_WAIT_MS).min(MAX_WAIT_MS));
+    let deadline = tokio::time::Instant::now() + wait;
+    let changed = st.ledger().changed();
+    loop {
+        let notified = changed.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        let lease_id = b.lease_id.clone();
+        if let Some(send) = st.ledger().call(move |l| take(l, &lease_id)).await? {
+            return Ok(Json(json!({ "send": handed(&send) })));
+        }
+        if tokio::time::timeout_at(deadline, notified).await.is_err() {
+            return Ok(Json(json!({ "send": null })));
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DispatchBody {
+    lease_id: String,
+    op_id: String,
+}
+
+async fn dispatch(State(st): State<BridgeState>, Body(b): Body<DispatchBody>) -> Answer {
+    let (op_id, lease_id) = (b.op_id.clone(), b.lease_id.clone());
+    let send = st
+        .ledger()
+        .call(move |l| l.dispatch(&op_id, &lease_id))
+        .await?;
+    debug_assert_eq!(
+        send.state,
+        SendState::Dispatched,
+        "granted only from the committed row"
+    );
+    Ok(Json(
+        json!({ "granted": true, "dispatched_at": send.dispatched_at }),
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FailBody {
+    lease_id: String,
+    op_id: String,
+    stage: FailStage,
+    reason: String,
+}
+
+fn owned_by(l: &crate::ledger::Ledger, op_id: &str, lease_id: &str) -> Result<(), LedgerError> {
+    let send = l
+        .get(op_id)?
+        .ok_or_else(|| LedgerError::UnknownSend(op_id.into()))?;
+    if send.lease_id.as_deref() != Some(lease_id) {
+        return Err(LedgerError::NotGranted(format!(
+            "send {op_id} was not handed to lease {lease_id}"
+        )));
+    }
+    Ok(())
+}
+
+async fn fail(State(st): State<BridgeState>, Body(b): Body<FailBody>) -> Answer {
+    let reason = match b.stage {
+        FailStage::BeforeDispatch => format!("failed before dispatch: {}", b.reason),
+        FailStage::AfterDispatch => format!("failed after dispatch: {}", b.reason),
+    };
+    let send = st
+        .ledger()
+        .call(move |l| {
+            owned_by(l, &b.op_id, &b.lease_id)?;
+            l.fail(&b.op_id, &reason, "extension")
+        })
+        .await?;
+    Ok(Json(json!({ "send": send })))
+}
+
+async fn observe(State(_st): State<BridgeState>, Body(_o): Body<Value>) -> Answer {
+    Err(ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "internal",
+        "PROVIDER-PENDING",
+    ))
+}
+
+#[derive(Deserialize)]
+struct LeaseQuery {
+    lease_id: String,
+}
+
+async fn remote_stops(State(st): State<BridgeState>, Query(q): Query<LeaseQuery>) -> Answer {
+    let stops = st
+        .ledger()
+        .call(move |l| {
+            l.get_lease(&q.lease_id)?;
+            l.remote_stops()
+        })
+        .await?;
+    Ok(Json(json!({ "remote_stops": stops })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PhaseBody {
+    lease_id: String,
+    phase: RemotePhase,
+    #[serde(default)]
+    evidence: Option<String>,
+}
+
+async fn remote_stop_phase(
+    State(st): State<BridgeState>,
+    Path(op_id): Path<String>,
+    Body(b): Body<PhaseBody>,
+) -> Answer {
+    if b.phase == RemotePhase::Pending {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "malformed",
+            "phase must be dispatched, confirmed or uncertain",
+        ));
+    }
+    st.ledger()
+        .call(move |l| {
+            l.get_lease(&b.lease_id)?;
+            l.remote_stop_phase(&op_id, b.phase, b.evidence.as_deref())
+        })
+        .await?;
+    Ok(Json(json!({})))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReleaseBody {
+    lease_id: String,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+async fn release(State(st): State<BridgeState>, Body(b): Body<ReleaseBody>) -> Answer {
+    let reason = b
+        .reason
+        .unwrap_or_else(|| "released by the extension".into());
+    st.ledger()
+        .call(move |l| l.end_lease(&b.lease_id, &reason))
+        .await?;
+    Ok(Json(json!({})))
+}

@@ -1,0 +1,187 @@
+//! The loopback bridge (tokio + axum): the only part that speaks JSON over HTTP.
+//! Clients queue and read sends, stop and resume, resolve, and admit tool calls; the
+//! paired extension leases a tab, takes the next send, asks for the dispatch grant and
+//! forwards what the page's traffic showed. Routes: docs/bridge-api.md.
+//!
+//! **API Boundary**: every route goes through [`auth::guard`] first; a refused request
+//! never reaches the ledger.
+
+pub mod auth;
+pub mod body;
+pub mod client;
+mod client_routes;
+pub mod discovery;
+pub mod error;
+mod events;
+mod extension_routes;
+// PROVIDER-PENDING mod observations;
+pub mod pairing;
+
+use crate::clock::{Clock, Millis};
+use crate::owner::SharedLedger;
+use crate::profile::{Profile, ProfileError};
+use axum::http::StatusCode;
+use axum::Router;
+use error::ApiError;
+use pairing::{new_token, token_hash, Pairing, PairingCode};
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use tokio::sync::watch;
+
+/// The paired extension, as stored in `extension.json` (0600).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct PairedExtension {
+    token_sha256: String,
+    origin: String,
+    paired_at: Millis,
+}
+
+const EXTENSION_FILE: &str = "extension.json";
+
+struct Inner {
+    profile: Profile,
+    ledger: SharedLedger,
+    port: u16,
+    client_token_sha256: String,
+    extension: Mutex<Option<PairedExtension>>,
+    pairing: Mutex<Pairing>,
+    clock: Arc<dyn Clock>,
+}
+
+/// What every route shares.
+#[derive(Clone)]
+pub struct BridgeState(Arc<Inner>);
+
+impl BridgeState {
+    /// Writes a fresh `client.token` (0600) and loads the paired extension, if any.
+    pub fn new(
+        profile: Profile,
+        ledger: SharedLedger,
+        address: SocketAddr,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, ProfileError> {
+        let token = new_token();
+        profile.write_private(discovery::CLIENT_TOKEN_FILE, token.as_bytes())?;
+        let extension = profile
+            .file(EXTENSION_FILE)
+            .ok()
+            .and_then(|p| std::fs::read(p).ok())
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        Ok(Self(Arc::new(Inner {
+            profile,
+            ledger,
+            port: address.port(),
+            client_token_sha256: token_hash(&token),
+            extension: Mutex::new(extension),
+            pairing: Mutex::new(Pairing::default()),
+            clock,
+        })))
+    }
+
+    pub(crate) fn port(&self) -> u16 {
+        self.0.port
+    }
+    pub(crate) fn ledger(&self) -> &SharedLedger {
+        &self.0.ledger
+    }
+    pub(crate) fn now(&self) -> Millis {
+        self.0.clock.now_ms()
+    }
+    pub(crate) fn client_token_hash(&self) -> &str {
+        &self.0.client_token_sha256
+    }
+    pub(crate) fn paired_origin(&self) -> Option<String> {
+        lock(&self.0.extension).as_ref().map(|e| e.origin.clone())
+    }
+    pub(crate) fn is_extension_token(&self, token: &str) -> bool {
+        lock(&self.0.extension)
+            .as_ref()
+            .is_some_and(|e| e.token_sha256 == token_hash(token))
+    }
+
+    /// Issues a one-time pairing code.
+    pub fn new_pairing_code(&self) -> PairingCode {
+        let now = self.now();
+        lock(&self.0.pairing).issue(now)
+    }
+
+    /// Exchanges a pairing code for a new extension token; replaces any earlier pairing.
+    pub(crate) fn pair(&self, code: &str, origin: &str) -> Result<String, ApiError> {
+        let now = self.now();
+        lock(&self.0.pairing).redeem(code, now).map_err(|r| match r {
+            pairing::PairingRefusal::WrongCode => ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "wrong_code",
+                "wrong or expired pairing code: run `sendledger pair` (or the tray's Pair extension…) for a new one",
+            ),
+            pairing::PairingRefusal::Locked { until } => ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                format!("too many wrong pairing codes: wait {} s and try again", ((until - now) / 1000).max(1)),
+            ),
+        })?;
+        let token = new_token();
+        let paired = PairedExtension {
+            token_sha256: token_hash(&token),
+            origin: origin.to_string(),
+            paired_at: now,
+        };
+        self.0
+            .profile
+            .write_private(
+                EXTENSION_FILE,
+                &serde_json::to_vec(&paired).expect("serialises"),
+            )
+            .map_err(|e| {
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "storage", e.to_string())
+            })?;
+        *lock(&self.0.extension) = Some(paired);
+        Ok(token)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The bridge's router, every route behind the guard.
+pub fn router(state: BridgeState) -> Router {
+    Router::new()
+        .merge(client_routes::routes())
+        .merge(extension_routes::routes())
+        .fallback(|| async {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "unknown_route",
+                "no such route: see docs/bridge-api.md",
+            )
+        })
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            auth::guard,
+        ))
+        .with_state(state)
+}
+
+/// Serves until `stop` turns true, then finishes in-flight requests.
+pub(crate) async fn serve(
+    listener: tokio::net::TcpListener,
+    state: BridgeState,
+    mut stop: watch::Receiver<bool>,
+) {
+    let app = router(state);
+    let shutdown = async move {
+        while !*stop.borrow() {
+            if stop.changed().await.is_err() {
+                break;
+            }
+        }
+    };
+    if let Err(e) = axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+    {
+        tracing::error!(error = %e, "bridge stopped with an error");
+    }
+}

@@ -1,0 +1,251 @@
+//! Observations forwarded by the extension: the raw conversation request, its response
+//! stream in chunks, WebSocket frames after a hand-off, and conversation listings.
+//! The provider parser turns them into facts; only then does the ledger act:
+//! a receipt accepts the send, a final answer completes it, a listing yields evidence
+//! for a person (a note on the uncertain send, never a decision).
+
+use super::error::ApiError;
+use super::BridgeState;
+use crate::ledger::{LedgerError, Receipt, SendState};
+use crate::provider::chatgpt::{self, conversation, evidence, request, stream::StreamDecoder};
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+/// Streams tracked at once at most (oldest dropped first).
+const MAX_TRACKS: usize = 16;
+
+/// One observation from the page.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Observation {
+    lease_id: String,
+    #[serde(default)]
+    op_id: Option<String>,
+    #[serde(flatten)]
+    kind: Kind,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Kind {
+    Request { stream_id: String, url: String, body: String },
+    StreamChunk { stream_id: String, seq: u64, chunk: String },
+    StreamEnd { stream_id: String },
+    Websocket { stream_id: String, message: String },
+    Listing { url: String, body: String },
+}
+
+/// What an observation led to.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(tag = "fact", rename_all = "snake_case")]
+pub(crate) enum Applied {
+    Tracking { op_id: String },
+    NotTracked { reason: String },
+    Accepted { op_id: String, receipt: Receipt },
+    Completed { op_id: String, message_id: String },
+    Outcome { op_id: String, outcome: String },
+    Evidence { op_id: String, matching: usize, exactly_one: bool },
+}
+
+struct Track {
+    op_id: String,
+    text: String,
+    request: request::ConversationRequest,
+    decoder: StreamDecoder,
+    next_seq: u64,
+    early: BTreeMap<u64, String>,
+    accepted: bool,
+    completed: bool,
+    order: u64,
+}
+
+/// Streams being followed, by the extension's stream id.
+#[derive(Default)]
+pub(crate) struct Tracker {
+    tracks: HashMap<String, Track>,
+    counter: u64,
+}
+
+enum Fact {
+    Receipt(String, Receipt),
+    Answer(String, String, String),
+}
+
+fn refused(msg: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, "malformed", msg)
+}
+
+impl Tracker {
+    fn start(&mut self, stream_id: String, op_id: String, text: String, req: request::ConversationRequest) {
+        if self.tracks.len() >= MAX_TRACKS {
+            if let Some(oldest) = self.tracks.iter().min_by_key(|(_, t)| t.order).map(|(k, _)| k.clone()) {
+                self.tracks.remove(&oldest);
+            }
+        }
+        self.counter += 1;
+        self.tracks.insert(
+            stream_id,
+            Track {
+                op_id,
+                text,
+                request: req,
+                decoder: StreamDecoder::new(),
+                next_seq: 0,
+                early: BTreeMap::new(),
+                accepted: false,
+                completed: false,
+                order: self.counter,
+            },
+        );
+    }
+
+    /// Feeds what arrived and returns the facts it newly shows.
+    fn feed(&mut self, stream_id: &str, input: Input) -> Result<(Vec<Fact>, Option<(String, String)>), ApiError> {
+        let Some(t) = self.tracks.get_mut(stream_id) else {
+            return Ok((Vec::new(), None));
+        };
+        let mut ended = false;
+        match input {
+            Input::Chunk(seq, chunk) => {
+                if seq >= t.next_seq {
+                    t.early.insert(seq, chunk);
+                }
+                while let Some(chunk) = t.early.remove(&t.next_seq) {
+                    t.decoder.feed(chunk.as_bytes());
+                    t.next_seq += 1;
+                }
+            }
+            Input::Websocket(message) => t.decoder.feed_websocket_item(&message),
+            Input::End => ended = true,
+        }
+        let obs = t.decoder.snapshot();
+        let mut facts = Vec::new();
+        if !t.accepted {
+            if let Some(r) = chatgpt::receipt_for(&t.request, &obs, &t.text) {
+                t.accepted = true;
+                facts.push(Fact::Receipt(
+                    t.op_id.clone(),
+                    Receipt {
+                        conversation_id: r.conversation_id,
+                        user_message_id: r.user_message_id,
+                        turn_id: r.turn_id,
+                    },
+                ));
+            }
+        }
+        let outcome = chatgpt::answer_outcome(&obs, &t.request.user_message_id);
+        if t.accepted && !t.completed {
+            if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
+                t.completed = true;
+                facts.push(Fact::Answer(t.op_id.clone(), message_id.clone(), text.clone()));
+            }
+        }
+        let end = ended.then(|| (t.op_id.clone(), outcome.to_string()));
+        if ended {
+            self.tracks.remove(stream_id);
+        }
+        Ok((facts, end))
+    }
+}
+
+enum Input {
+    Chunk(u64, String),
+    Websocket(String),
+    End,
+}
+
+pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applied>, ApiError> {
+    let lease_id = o.lease_id.clone();
+    st.ledger().call(move |l| l.get_lease(&lease_id)).await?;
+    let (stream_id, input) = match o.kind {
+        Kind::Request { stream_id, url, body } => return start(st, o.op_id, stream_id, &url, &body).await,
+        Kind::Listing { body, .. } => return listing(st, &body).await,
+        Kind::StreamChunk { stream_id, seq, chunk } => (stream_id, Input::Chunk(seq, chunk)),
+        Kind::Websocket { stream_id, message } => (stream_id, Input::Websocket(message)),
+        Kind::StreamEnd { stream_id } => (stream_id, Input::End),
+    };
+    let (facts, end) = st.observations().feed(&stream_id, input)?;
+    let mut applied = Vec::new();
+    for fact in facts {
+        applied.push(match fact {
+            Fact::Receipt(op_id, receipt) => {
+                let (id, r) = (op_id.clone(), receipt.clone());
+                st.ledger().call(move |l| l.accept(&id, &r, "extension")).await?;
+                Applied::Accepted { op_id, receipt }
+            }
+            Fact::Answer(op_id, message_id, text) => {
+                let (id, m) = (op_id.clone(), message_id.clone());
+                st.ledger().call(move |l| l.complete(&id, &m, &text, "extension")).await?;
+                Applied::Completed { op_id, message_id }
+            }
+        });
+    }
+    if let Some((op_id, outcome)) = end {
+        applied.push(Applied::Outcome { op_id, outcome });
+    }
+    Ok(applied)
+}
+
+async fn start(
+    st: &BridgeState,
+    op_id: Option<String>,
+    stream_id: String,
+    url: &str,
+    body: &str,
+) -> Result<Vec<Applied>, ApiError> {
+    if !url.contains("/backend-api/") || !url.contains("conversation") {
+        return Ok(vec![Applied::NotTracked { reason: "not a conversation request".into() }]);
+    }
+    let Some(op_id) = op_id else {
+        return Ok(vec![Applied::NotTracked { reason: "no granted send in this tab".into() }]);
+    };
+    let req = request::parse_request(body.as_bytes())
+        .map_err(|e| refused(format!("the conversation request could not be read: {e}")))?;
+    let id = op_id.clone();
+    let send = st
+        .ledger()
+        .call(move |l| l.get(&id)?.ok_or(LedgerError::UnknownSend(id)))
+        .await?;
+    if send.dispatched_at.is_none() || !matches!(send.state, SendState::Dispatched | SendState::Uncertain) {
+        return Ok(vec![Applied::NotTracked {
+            reason: format!("send {op_id} is {}, not awaiting its receipt", send.state),
+        }]);
+    }
+    if crate::send_text::normalise(&req.text) != send.text {
+        return Ok(vec![Applied::NotTracked {
+            reason: format!("the page's request does not carry the text of send {op_id}"),
+        }]);
+    }
+    st.observations().start(stream_id, op_id.clone(), send.text, req);
+    Ok(vec![Applied::Tracking { op_id }])
+}
+
+async fn listing(st: &BridgeState, body: &str) -> Result<Vec<Applied>, ApiError> {
+    let listing = conversation::parse_listing(body.as_bytes())
+        .map_err(|e| refused(format!("the conversation listing could not be read: {e}")))?;
+    let uncertain = st
+        .ledger()
+        .call(|l| {
+            l.list(&crate::ledger::ListFilter {
+                states: vec![SendState::Uncertain],
+                limit: Some(100),
+            })
+        })
+        .await?;
+    let mut applied = Vec::new();
+    for send in uncertain {
+        let ev = evidence::for_uncertain_send(&listing, &send.text, send.dispatched_at.unwrap_or(send.created_at));
+        let note = match (ev.matches.len(), ev.exactly_one) {
+            (0, _) => "observed the conversation: no user message with this text after the dispatch".to_string(),
+            (_, true) => format!(
+                "observed the conversation: exactly one user message with this text after the dispatch ({})",
+                ev.matches[0].id
+            ),
+            (n, false) => format!("observed the conversation: {n} user messages with this text after the dispatch"),
+        };
+        let (op_id, n) = (send.op_id.clone(), ev.matches.len());
+        st.ledger().call(move |l| l.note_evidence(&op_id, &note)).await?;
+        applied.push(Applied::Evidence { op_id: send.op_id, matching: n, exactly_one: ev.exactly_one });
+    }
+    Ok(applied)
+}

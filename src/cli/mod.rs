@@ -1,0 +1,97 @@
+//! The `sendledger` command line: one file per command group, all over [`crate::api`]
+//! and the ledger's readers. Every command takes `--json`.
+//!
+//! Exit codes: 0 done; 1 the ledger refused (a custody rule: payload changed, epoch
+//! stopped, wrong state…); 2 bad input; 3 the profile is owned by another process or
+//! busy; 4 storage trouble (damaged file, disk full, newer schema, I/O); 5 the owner's
+//! bridge could not be reached or answered unexpectedly.
+
+mod backend;
+mod gate;
+mod output;
+mod sends;
+mod serve;
+mod status;
+mod tool;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+pub use output::CliError;
+
+/// Keeps custody of messages sent into a chat tab: at most once per profile.
+#[derive(Debug, Parser)]
+#[command(name = "sendledger", version, about, long_about = None)]
+pub struct Cli {
+    /// Profile directory (default: the platform data directory, e.g. ~/.local/share/sendledger).
+    #[arg(long, global = true, env = crate::profile::PROFILE_ENV)]
+    pub profile: Option<PathBuf>,
+    /// Print machine-readable JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Queue a send (idempotent per --id).
+    Send(sends::SendArgs),
+    /// List sends, newest first.
+    List(sends::ListArgs),
+    /// Show one send with its timeline.
+    Show(sends::ShowArgs),
+    /// A person's decision on an uncertain send.
+    Resolve(sends::ResolveArgs),
+    /// Queue again a stopped or rejected send (a new operation linked to it).
+    Requeue(sends::RequeueArgs),
+    /// Stop: fence the current epoch, stop every send not yet dispatched, close the gate.
+    Stop(gate::StopArgs),
+    /// Resume after a Stop (a person's decision).
+    Resume(gate::ResumeArgs),
+    /// At-most-once tool-call receipts.
+    #[command(subcommand)]
+    Tool(tool::ToolCommand),
+    /// The profile at a glance: gate, epoch, counts, owner.
+    Status,
+    /// Checks the ledger's integrity, file permissions and owner.
+    Doctor,
+    /// Runs the owner: takes the profile, recovers, serves the loopback bridge.
+    Serve(serve::ServeArgs),
+    /// Shows a one-time code to pair the browser extension (valid 5 minutes).
+    Pair,
+}
+
+/// Runs the CLI with the process's arguments.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let json = cli.json;
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            output::print_error(&e, json);
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    let profile = cli.profile.as_deref();
+    let json = cli.json;
+    match cli.command {
+        Command::Send(a) => sends::send(profile, json, a),
+        Command::List(a) => sends::list(profile, json, a),
+        Command::Show(a) => sends::show(profile, json, a),
+        Command::Resolve(a) => sends::resolve(profile, json, a),
+        Command::Requeue(a) => sends::requeue(profile, json, a),
+        Command::Stop(a) => gate::stop(profile, json, a),
+        Command::Resume(a) => gate::resume(profile, json, a),
+        Command::Tool(t) => tool::run(profile, json, t),
+        Command::Status => status::status(profile, json),
+        Command::Doctor => status::doctor(profile, json),
+        Command::Serve(a) => serve::serve(profile, a),
+        Command::Pair => gate::pair(profile, json),
+    }
+}

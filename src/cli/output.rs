@@ -1,0 +1,66 @@
+//! Errors and output of the CLI: text for people, JSON with `--json`.
+
+use crate::ledger::LedgerError;
+use crate::profile::ProfileError;
+use serde_json::Value;
+
+/// A CLI failure, with its exit code (see the module docs of `cli`).
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    #[error("{0}")]
+    Usage(String),
+    /// The owner's bridge refused: its `{code, message}`.
+    #[error("{message}")]
+    Bridge { code: String, message: String },
+    #[error("{0}")]
+    Unreachable(String),
+}
+
+impl CliError {
+    /// The stable code printed with `--json`.
+    pub fn code(&self) -> String {
+        match self {
+            Self::Ledger(e) => e.code().into(),
+            Self::Profile(ProfileError::Owned { .. }) => "profile_owned".into(),
+            Self::Profile(_) => "profile".into(),
+            Self::Usage(_) => "usage".into(),
+            Self::Bridge { code, .. } => code.clone(),
+            Self::Unreachable(_) => "owner_unreachable".into(),
+        }
+    }
+
+    /// The process exit code.
+    pub fn exit_code(&self) -> u8 {
+        match self.code().as_str() {
+            "invalid" | "usage" | "malformed" | "too_large" => 2,
+            "profile_owned" | "busy" => 3,
+            "corrupt" | "disk_full" | "newer_schema" | "migration_edited" | "profile"
+            | "sqlite" | "no_ledger" | "storage" => 4,
+            "owner_unreachable" | "unauthorized" | "wrong_scope" | "bad_host" | "bad_origin"
+            | "unknown_route" | "internal" => 5,
+            _ => 1,
+        }
+    }
+}
+
+pub(crate) fn print_error(e: &CliError, json: bool) {
+    if json {
+        let v = serde_json::json!({ "error": { "code": e.code(), "message": e.to_string() } });
+        println!("{v}");
+    } else {
+        eprintln!("sendledger: {e}");
+    }
+}
+
+/// Prints `value` as JSON, or `text` for people.
+pub(crate) fn emit(json: bool, value: &Value, text: impl FnOnce() -> String) {
+    if json {
+        println!("{value}");
+    } else {
+        println!("{}", text());
+    }
+}

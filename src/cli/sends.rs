@@ -1,0 +1,227 @@
+//! `send`, `list`, `show`, `resolve`, `requeue`.
+
+use super::backend;
+use super::output::{emit, CliError};
+use crate::api::Request;
+use crate::ledger::{Decision, Event, ListFilter, QueueRequest, Resolution, Send, SendState};
+use serde_json::json;
+use std::path::Path;
+
+#[derive(Debug, clap::Args)]
+pub struct SendArgs {
+    /// The message text (CRLF and CR become LF; nothing else changes).
+    pub text: String,
+    /// Operation id (idempotency key); a UUID is made when absent.
+    #[arg(long)]
+    pub id: Option<String>,
+    /// The conversation it is meant for (default: whichever tab is leased).
+    #[arg(long)]
+    pub conversation: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    /// Only sends in this state (repeatable): queued, claimed, dispatched, accepted,
+    /// completed, rejected, uncertain, stopped, confirmed, abandoned.
+    #[arg(long = "state")]
+    pub states: Vec<String>,
+    /// At most this many (newest first).
+    #[arg(long, default_value_t = 100)]
+    pub limit: u32,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// Operation id.
+    pub id: String,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("decision").required(true).args(["confirmed", "abandoned", "resend"])))]
+pub struct ResolveArgs {
+    /// Operation id of the uncertain send.
+    pub id: String,
+    /// It was sent.
+    #[arg(long)]
+    pub confirmed: bool,
+    /// It was not sent, or should be treated as not sent.
+    #[arg(long)]
+    pub abandoned: bool,
+    /// Abandon it and queue the same text as a new operation.
+    #[arg(long)]
+    pub resend: bool,
+    /// Who decides.
+    #[arg(long)]
+    pub by: String,
+    /// What the decision rests on (default: a note that none was given).
+    #[arg(long)]
+    pub evidence: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RequeueArgs {
+    /// Operation id of the stopped or rejected send.
+    pub id: String,
+    /// Who decides (default: the OS user).
+    #[arg(long)]
+    pub by: Option<String>,
+}
+
+fn one_line(s: &Send) -> String {
+    let preview: String = s
+        .text
+        .chars()
+        .take(48)
+        .collect::<String>()
+        .replace('\n', "⏎");
+    let more = if s.text.chars().count() > 48 {
+        "…"
+    } else {
+        ""
+    };
+    format!("{:<36}  {:<10}  {preview}{more}", s.op_id, s.state)
+}
+
+fn describe(s: &Send, timeline: &[Event]) -> String {
+    let mut out = format!(
+        "operation {}\nstate      {}\nconversation {}\ntext       {}\n",
+        s.op_id,
+        s.state,
+        s.conversation_id.as_deref().unwrap_or("(any leased tab)"),
+        s.text.replace('\n', "\n           ")
+    );
+    if let Some(r) = &s.receipt {
+        out.push_str(&format!(
+            "receipt    conversation {} / user message {} / turn {}\n",
+            r.conversation_id, r.user_message_id, r.turn_id
+        ));
+    }
+    if let Some(a) = &s.answer {
+        out.push_str(&format!(
+            "answer     {} ({} chars)\n",
+            a.message_id,
+            a.text.chars().count()
+        ));
+    }
+    out.push_str("timeline\n");
+    for e in timeline {
+        let from = e.from.map(|f| f.to_string()).unwrap_or_else(|| "·".into());
+        out.push_str(&format!(
+            "  {}  {from} → {}  by {}{}\n",
+            e.at,
+            e.to,
+            e.actor,
+            e.evidence
+                .as_deref()
+                .map(|v| format!(": {v}"))
+                .unwrap_or_default()
+        ));
+    }
+    out.trim_end().to_string()
+}
+
+pub(crate) fn send(profile: Option<&Path>, json: bool, a: SendArgs) -> Result<(), CliError> {
+    let req = Request::Queue {
+        send: QueueRequest {
+            op_id: a.id,
+            text: a.text,
+            conversation_id: a.conversation,
+        },
+        actor: format!("cli:{}", backend::os_user()),
+    };
+    let v = backend::apply(profile, &req)?;
+    emit(json, &v, || {
+        let created = v["created"].as_bool().unwrap_or(false);
+        let id = v["send"]["op_id"].as_str().unwrap_or_default();
+        let state = v["send"]["state"].as_str().unwrap_or_default();
+        if created {
+            format!("queued {id}")
+        } else {
+            format!("already queued as {id} ({state}): nothing new written")
+        }
+    });
+    Ok(())
+}
+
+pub(crate) fn list(profile: Option<&Path>, json: bool, a: ListArgs) -> Result<(), CliError> {
+    let states = a
+        .states
+        .iter()
+        .map(|s| s.parse::<SendState>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(CliError::Usage)?;
+    let sends = backend::reader(profile)?.list(&ListFilter {
+        states,
+        limit: Some(a.limit),
+    })?;
+    emit(json, &json!({ "sends": sends }), || {
+        if sends.is_empty() {
+            "no sends".into()
+        } else {
+            sends.iter().map(one_line).collect::<Vec<_>>().join("\n")
+        }
+    });
+    Ok(())
+}
+
+pub(crate) fn show(profile: Option<&Path>, json: bool, a: ShowArgs) -> Result<(), CliError> {
+    let reader = backend::reader(profile)?;
+    let send = reader
+        .get(&a.id)?
+        .ok_or_else(|| crate::ledger::LedgerError::UnknownSend(a.id.clone()))?;
+    let timeline = reader.timeline(&a.id)?;
+    emit(json, &json!({ "send": send, "timeline": timeline }), || {
+        describe(&send, &timeline)
+    });
+    Ok(())
+}
+
+pub(crate) fn resolve(profile: Option<&Path>, json: bool, a: ResolveArgs) -> Result<(), CliError> {
+    let decision = if a.confirmed {
+        Decision::Confirmed
+    } else if a.abandoned {
+        Decision::Abandoned
+    } else {
+        Decision::Resend
+    };
+    let evidence = a
+        .evidence
+        .unwrap_or_else(|| "no evidence given: decided from the command line".into());
+    let req = Request::Resolve {
+        op_id: a.id,
+        resolution: Resolution {
+            decision,
+            by: a.by,
+            evidence,
+        },
+    };
+    let v = backend::apply(profile, &req)?;
+    emit(json, &v, || {
+        let r = &v["resolved"];
+        let mut s = format!(
+            "{} is now {}",
+            r["send"]["op_id"].as_str().unwrap_or_default(),
+            r["send"]["state"].as_str().unwrap_or_default()
+        );
+        if let Some(id) = r["resent_as"]["op_id"].as_str() {
+            s.push_str(&format!("; resent as {id}"));
+        }
+        s
+    });
+    Ok(())
+}
+
+pub(crate) fn requeue(profile: Option<&Path>, json: bool, a: RequeueArgs) -> Result<(), CliError> {
+    let req = Request::Requeue {
+        op_id: a.id,
+        by: a.by.unwrap_or_else(backend::os_user),
+    };
+    let v = backend::apply(profile, &req)?;
+    emit(json, &v, || {
+        format!(
+            "queued again as {}",
+            v["send"]["op_id"].as_str().unwrap_or_default()
+        )
+    });
+    Ok(())
+}

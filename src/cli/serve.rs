@@ -1,0 +1,78 @@
+//! `serve`: the headless owner.
+
+use super::backend;
+use super::output::CliError;
+use crate::clock::SystemClock;
+use crate::ledger::Bounds;
+use crate::owner::{Owner, OwnerConfig};
+use std::path::Path;
+use std::sync::Arc;
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Bridge port on 127.0.0.1 (default: config.json's port, else 47615; 0 = any free port).
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Claim bound: a claim with no grant asked within this many ms is failed.
+    #[arg(long, default_value_t = Bounds::default().claim_ms)]
+    pub claim_ms: i64,
+    /// Receipt bound: a dispatched send with no receipt within this many ms becomes uncertain.
+    #[arg(long, default_value_t = Bounds::default().receipt_ms)]
+    pub receipt_ms: i64,
+    /// Answer bound: an accepted send stops holding the queue after this many ms.
+    #[arg(long, default_value_t = Bounds::default().answer_ms)]
+    pub answer_ms: i64,
+}
+
+pub(crate) fn serve(profile: Option<&Path>, a: ServeArgs) -> Result<(), CliError> {
+    let profile = backend::profile(profile)?;
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SENDLEDGER_LOG")
+                .unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let rt = tokio::runtime::Runtime::new()
+        .map_err(|e| CliError::Unreachable(format!("cannot start the runtime: {e}")))?;
+    rt.block_on(async move {
+        let cfg = OwnerConfig {
+            profile,
+            port: a.port,
+            bounds: Bounds {
+                claim_ms: a.claim_ms,
+                receipt_ms: a.receipt_ms,
+                answer_ms: a.answer_ms,
+            },
+            clock: Arc::new(SystemClock),
+        };
+        let owner = Owner::start(cfg).await.map_err(|e| match e {
+            crate::owner::OwnerError::Ledger(l) => CliError::Ledger(l),
+            other => CliError::Unreachable(other.to_string()),
+        })?;
+        let r = owner.recovered();
+        println!("listening on {}", owner.address());
+        println!("port {}", owner.address().port());
+        if !r.rejected.is_empty() || !r.uncertain.is_empty() {
+            println!(
+                "recovered: {} queued send(s) rejected, {} in-flight send(s) uncertain (see `sendledger list --state uncertain`)",
+                r.rejected.len(),
+                r.uncertain.len()
+            );
+        }
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        wait_for_signal().await;
+        owner.shutdown().await;
+        Ok(())
+    })
+}
+
+async fn wait_for_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}

@@ -1,0 +1,72 @@
+//! `tool admit|start|settle|show|archive`: at-most-once side effects.
+
+use super::backend;
+use super::output::{emit, CliError};
+use crate::api::Request;
+use serde_json::json;
+use std::path::Path;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum ToolCommand {
+    /// Admit a call id: admitted, already_settled (with outcome), in_flight or uncertain.
+    Admit { call_id: String },
+    /// Mark it started: the one gate before the side effect.
+    Start { call_id: String },
+    /// Record its outcome (once).
+    Settle {
+        call_id: String,
+        #[arg(long)]
+        outcome: String,
+    },
+    /// Show its receipt.
+    Show { call_id: String },
+    /// Archive a settled receipt (frees a place under the 1,000 cap; recorded).
+    Archive {
+        call_id: String,
+        #[arg(long)]
+        by: String,
+    },
+}
+
+pub(crate) fn run(profile: Option<&Path>, json: bool, cmd: ToolCommand) -> Result<(), CliError> {
+    let req = match cmd {
+        ToolCommand::Show { call_id } => {
+            let call = backend::reader(profile)?
+                .tool_show(&call_id)?
+                .ok_or_else(|| crate::ledger::LedgerError::UnknownToolCall(call_id.clone()))?;
+            let v = json!({ "tool_call": call });
+            emit(json, &v, || {
+                let mut s = format!("{call_id}: {:?}", call.state).to_lowercase();
+                if let Some(o) = &call.outcome {
+                    s.push_str(&format!(", outcome: {o}"));
+                }
+                if call.state == crate::ledger::ToolState::Uncertain {
+                    s.push_str(&format!("\n{}", crate::ledger::LedgerError::ToolUncertain));
+                }
+                s
+            });
+            return Ok(());
+        }
+        ToolCommand::Admit { call_id } => Request::ToolAdmit { call_id },
+        ToolCommand::Start { call_id } => Request::ToolStart { call_id },
+        ToolCommand::Settle { call_id, outcome } => Request::ToolSettle { call_id, outcome },
+        ToolCommand::Archive { call_id, by } => Request::ToolArchive { call_id, by },
+    };
+    let v = backend::apply(profile, &req)?;
+    emit(json, &v, || {
+        match v.get("admission").and_then(|a| a.as_str()) {
+            Some("uncertain") => v["message"].as_str().unwrap_or_default().to_string(),
+            Some("already_settled") => format!(
+                "already settled: {}",
+                v["outcome"].as_str().unwrap_or_default()
+            ),
+            Some(other) => other.replace('_', " "),
+            None => format!(
+                "{}: {}",
+                v["tool_call"]["call_id"].as_str().unwrap_or_default(),
+                v["tool_call"]["state"].as_str().unwrap_or_default()
+            ),
+        }
+    });
+    Ok(())
+}

@@ -1,0 +1,182 @@
+//! The owner runtime: what `sendledger serve` and the tray app both run.
+//!
+//! Start-up order is the custody order: take the profile (owner lock), open and migrate
+//! the ledger, run recovery, and only then bind the loopback bridge and write
+//! `bridge.json`. An expiry sweep applies the [`Bounds`] once a second.
+
+mod shared;
+
+pub use shared::SharedLedger;
+
+use crate::bridge::{self, discovery, pairing::PairingCode, BridgeState};
+use crate::clock::Clock;
+use crate::ledger::{Bounds, Event, Ledger, LedgerError, RecoveryReport};
+use crate::profile::Profile;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::sync::{broadcast, watch};
+use tokio::task::JoinHandle;
+
+/// Default bridge port when the profile's `config.json` names none.
+pub const DEFAULT_PORT: u16 = 47615;
+/// How long shutdown waits for in-flight requests, in ms.
+pub const SHUTDOWN_GRACE_MS: u64 = 5_000;
+
+/// How to run the owner.
+#[derive(Clone)]
+pub struct OwnerConfig {
+    /// The profile to own.
+    pub profile: Profile,
+    /// Bridge port: `None` = the profile's config or [`DEFAULT_PORT`]; `Some(0)` = any free port.
+    pub port: Option<u16>,
+    /// Expiry bounds.
+    pub bounds: Bounds,
+    /// The clock transitions are stamped with.
+    pub clock: Arc<dyn Clock>,
+}
+
+/// Why the owner could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum OwnerError {
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+    #[error("port {port} on 127.0.0.1 is in use ({source}): stop what uses it, or set another port in {config}")]
+    PortInUse {
+        port: u16,
+        config: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {what} into the profile: {source}")]
+    Profile {
+        what: &'static str,
+        #[source]
+        source: crate::profile::ProfileError,
+    },
+}
+
+/// A running owner: ledger, bridge and sweeps.
+pub struct Owner {
+    ledger: SharedLedger,
+    state: BridgeState,
+    address: SocketAddr,
+    recovered: RecoveryReport,
+    stop_tx: watch::Sender<bool>,
+    server: JoinHandle<()>,
+    sweeper: JoinHandle<()>,
+    profile: Profile,
+}
+
+impl Owner {
+    /// Takes the profile, recovers, binds the bridge on 127.0.0.1 and writes `bridge.json`
+    /// and `client.token` (0600). Errors name what to do (profile owned: the pid; port in use).
+    pub async fn start(cfg: OwnerConfig) -> Result<Owner, OwnerError> {
+        let profile = cfg.profile.clone();
+        let clock = cfg.clock.clone();
+        let (ledger, recovered) = {
+            let profile = profile.clone();
+            tokio::task::spawn_blocking(move || Ledger::open(&profile, clock))
+                .await
+                .expect("opening the ledger panicked")?
+        };
+        let ledger = SharedLedger::new(ledger)?;
+        let port = match cfg.port {
+            Some(p) => p,
+            None => discovery::configured_port(&profile).unwrap_or(DEFAULT_PORT),
+        };
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .map_err(|source| OwnerError::PortInUse {
+                port,
+                config: profile
+                    .dir()
+                    .join(discovery::CONFIG_FILE)
+                    .display()
+                    .to_string(),
+                source,
+            })?;
+        let address = listener
+            .local_addr()
+            .map_err(|source| OwnerError::PortInUse {
+                port,
+                config: discovery::CONFIG_FILE.into(),
+                source,
+            })?;
+        let state = BridgeState::new(profile.clone(), ledger.clone(), address, cfg.clock.clone())
+            .map_err(|source| OwnerError::Profile {
+            what: "the tokens",
+            source,
+        })?;
+        discovery::write_bridge_json(&profile, address, cfg.clock.now_ms()).map_err(|source| {
+            OwnerError::Profile {
+                what: "bridge.json",
+                source,
+            }
+        })?;
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let server = tokio::spawn(bridge::serve(listener, state.clone(), stop_rx.clone()));
+        let sweeper = tokio::spawn(sweep(ledger.clone(), cfg.bounds, stop_rx));
+        tracing::info!(%address, rejected = recovered.rejected.len(), uncertain = recovered.uncertain.len(), "owner started");
+        Ok(Owner {
+            ledger,
+            state,
+            address,
+            recovered,
+            stop_tx,
+            server,
+            sweeper,
+            profile,
+        })
+    }
+
+    /// The ledger, for in-process front ends (the tray app).
+    pub fn ledger(&self) -> SharedLedger {
+        self.ledger.clone()
+    }
+
+    /// Where the bridge listens (127.0.0.1 only).
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// What recovery changed at start-up.
+    pub fn recovered(&self) -> &RecoveryReport {
+        &self.recovered
+    }
+
+    /// Every audit event committed from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
+        self.ledger.subscribe()
+    }
+
+    /// A new one-time pairing code for the extension (valid 5 minutes).
+    pub async fn pairing_code(&self) -> PairingCode {
+        self.state.new_pairing_code()
+    }
+
+    /// Stops accepting requests, lets in-flight ones finish within [`SHUTDOWN_GRACE_MS`],
+    /// removes `bridge.json`, and closes the ledger (releasing the owner lock).
+    pub async fn shutdown(self) {
+        let _ = self.stop_tx.send(true);
+        let grace = std::time::Duration::from_millis(SHUTDOWN_GRACE_MS);
+        let _ = tokio::time::timeout(grace, self.server).await;
+        let _ = self.sweeper.await;
+        discovery::remove_bridge_json(&self.profile);
+        drop(self.state);
+        drop(self.ledger);
+        tracing::info!("owner stopped");
+    }
+}
+
+async fn sweep(ledger: SharedLedger, bounds: Bounds, mut stop: watch::Receiver<bool>) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(1_000));
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = stop.changed() => return,
+        }
+        if let Err(e) = ledger.call(move |l| l.expire(&bounds)).await {
+            tracing::warn!(error = %e, "expiry sweep failed");
+        }
+    }
+}

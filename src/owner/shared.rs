@@ -1,0 +1,77 @@
+//! The owner's single writer: the one [`Ledger`] behind a mutex, reached from async code
+//! through `spawn_blocking`. After every call the new audit events are published (the
+//! change feed) and long-polls waiting for work are woken.
+
+use crate::ledger::{Event, Ledger};
+use std::sync::{Arc, Mutex};
+use tokio::sync::{broadcast, Notify};
+
+struct Inner {
+    ledger: Ledger,
+    last_event: i64,
+}
+
+/// A cloneable handle to the owner's ledger.
+#[derive(Clone)]
+pub struct SharedLedger {
+    inner: Arc<Mutex<Inner>>,
+    events: broadcast::Sender<Event>,
+    changed: Arc<Notify>,
+}
+
+impl SharedLedger {
+    pub(crate) fn new(ledger: Ledger) -> crate::ledger::Result<Self> {
+        let last_event = ledger
+            .events_since(0, u32::MAX)
+            .map(|e| e.last().map(|e| e.id).unwrap_or(0))?;
+        let (events, _) = broadcast::channel(1024);
+        Ok(Self {
+            inner: Arc::new(Mutex::new(Inner { ledger, last_event })),
+            events,
+            changed: Arc::new(Notify::new()),
+        })
+    }
+
+    /// Runs `f` on the ledger off the async threads; publishes what it committed.
+    pub async fn call<T, F>(&self, f: F) -> T
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Ledger) -> T + Send + 'static,
+    {
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || this.call_blocking(f))
+            .await
+            .expect("a ledger call panicked")
+    }
+
+    /// The same as [`Self::call`], for code that is not async (the tray app's threads).
+    pub fn call_blocking<T>(&self, f: impl FnOnce(&mut Ledger) -> T) -> T {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let out = f(&mut g.ledger);
+        if let Ok(new) = g.ledger.events_since(g.last_event, 10_000) {
+            if let Some(last) = new.last() {
+                g.last_event = last.id;
+                for e in new {
+                    let _ = self.events.send(e);
+                }
+                self.changed.notify_waiters();
+            }
+        }
+        out
+    }
+
+    /// Every audit event committed from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
+        self.events.subscribe()
+    }
+
+    /// Woken after every committed change (and by [`Self::poke`]).
+    pub(crate) fn changed(&self) -> Arc<Notify> {
+        self.changed.clone()
+    }
+
+    /// Wakes long-polls (for changes that write no audit event, e.g. a new lease).
+    pub(crate) fn poke(&self) {
+        self.changed.notify_waiters();
+    }
+}
