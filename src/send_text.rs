@@ -20,7 +20,11 @@ mod tests {
     #[test]
     fn normalisation_only_turns_line_breaks_into_lf() {
         assert_eq!(normalise("a\r\nb\rc\nd"), "a\nb\nc\nd");
-        assert_eq!(normalise("  é\u{301} 🙂\t"), "  é\u{301} 🙂\t", "no trimming, no folding");
+        assert_eq!(
+            normalise("  é\u{301} 🙂\t"),
+            "  é\u{301} 🙂\t",
+            "no trimming, no folding"
+        );
         assert_eq!(normalise("\r\r\n"), "\n\n");
     }
 }
