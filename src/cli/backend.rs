@@ -23,7 +23,15 @@ pub(crate) fn apply(explicit: Option<&Path>, req: &Request) -> Result<Value, Cli
         return client.apply(req);
     }
     let (mut ledger, _recovered) = Ledger::open(&profile, Arc::new(SystemClock))?;
-    Ok(api::apply(&mut ledger, req)?)
+    let answer = api::apply(&mut ledger, req)?;
+    if matches!(req, Request::Queue { .. }) {
+        eprintln!(
+            "note: no owner is running, so this send is recorded but not handed to a browser. \
+             Start `sendledger serve` (or the tray app) first: at start-up the owner rejects sends \
+             still queued from before (they never left the host) and you can queue them again."
+        );
+    }
+    Ok(answer)
 }
 
 /// A read-only view; works while another process owns the profile.
