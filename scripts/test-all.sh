@@ -1,14 +1,41 @@
 #!/usr/bin/env bash
-# Runs every test sendledger has: formatting, lints, the core's unit and integration
-# tests (real SQLite files, real child processes killed with SIGKILL), the browser
-# end-to-end suite and the tray app's end-to-end suite. Exits non-zero on any failure.
-set -euo pipefail
+# Runs every test sendledger has: formatting and lints, the core's unit and integration
+# tests (real SQLite files, real child processes killed with SIGKILL, the loopback
+# bridge), the browser end-to-end suite (real Chromium + the real extension against a
+# local fake chatgpt.com) and the tray app's end-to-end suite (real window under Xvfb).
+# Installs what it needs first. Exits non-zero on any failure; the last line is the total.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --test
+scripts/setup.sh --test || exit 1
+mkdir -p target
+passed=0; failed=0; status=0
 
-echo "== fmt and clippy"
-cargo fmt --all -- --check
-cargo clippy --all-targets -- -D warnings
+step() { echo; echo "== $*"; }
+count() { # sums "N passed" / "N failed" from a log of cargo test or a suite's closing line
+  local log=$1 p f
+  p=$(grep -Eo '(ok\. |^|[^0-9])[0-9]+ passed' "$log" | grep -Eo '[0-9]+' | paste -sd+ | bc 2>/dev/null || echo 0)
+  f=$(grep -Eo '[0-9]+ failed' "$log" | grep -Eo '[0-9]+' | paste -sd+ | bc 2>/dev/null || echo 0)
+  passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
+}
 
-echo "== core tests"
-cargo test --workspace --exclude sendledger-app 2>&1 | tee target/core-tests.log
+step "fmt and clippy"
+cargo fmt --all -- --check || status=1
+cargo clippy --all-targets -- -D warnings || status=1
+
+step "core: ledger, provider, bridge, CLI"
+cargo test 2>&1 | tee target/test-core.log
+[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+count target/test-core.log
+
+for suite in browser app; do
+  step "$suite end-to-end"
+  scripts/test-$suite.sh 2>&1 | tee "target/test-$suite.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  tail -n 5 "target/test-$suite.log" | grep -E '^[0-9]+ passed, [0-9]+ failed' > "target/test-$suite.count" || true
+  count "target/test-$suite.count"
+done
+
+echo
+[[ $status -eq 0 && $failed -eq 0 ]] || echo "FAILED: see the sections above"
+echo "$passed passed, $failed failed"
+[[ $status -eq 0 && $failed -eq 0 ]]
