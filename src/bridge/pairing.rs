@@ -99,10 +99,7 @@ pub fn new_token() -> String {
 
 /// SHA-256 of a token, lowercase hex (what the profile stores for the extension).
 pub fn token_hash(token: &str) -> String {
-    Sha256::digest(token.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    format!("{:x}", Sha256::digest(token.as_bytes()))
 }
 
 #[cfg(test)]

@@ -75,10 +75,7 @@ pub fn canonical_binding(
 
 /// Lowercase hex SHA-256 of `canonical`.
 pub fn epoch_of(canonical: &str) -> String {
-    Sha256::digest(canonical.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    format!("{:x}", Sha256::digest(canonical.as_bytes()))
 }
 
 /// The epoch of sends queued while no leased tab fits them.

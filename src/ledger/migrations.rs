@@ -44,8 +44,7 @@ pub const MIGRATIONS: &[Migration] = &[
 pub const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
 
 fn checksum(sql: &str) -> String {
-    let digest = Sha256::digest(sql.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    format!("{:x}", Sha256::digest(sql.as_bytes()))
 }
 
 /// The ledger's schema version (`PRAGMA user_version`).
