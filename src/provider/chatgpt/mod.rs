@@ -1,1 +1,29 @@
-//! The ChatGPT web page's native events (filled in by the provider work).
+//! The ChatGPT provider: pure parsers (no I/O) that turn what the extension observes
+//! in the chatgpt.com page into facts the ledger can act on.
+//!
+//! - [`request`]: the conversation request the page POSTs (the send's user message id);
+//! - [`stream`]: its response stream (legacy, delta v1, WebSocket hand-off) →
+//!   [`stream::TurnObservation`];
+//! - [`receipt_for`]: the native receipt (conversation, user message, turn);
+//! - [`answer_outcome`]: the answer that completes a send, or why there is none;
+//! - [`conversation`] and [`evidence`]: a listing, and what it suggests about an
+//!   uncertain send (for a person, never applied).
+//!
+//! **API Boundary**: bytes and JSON text in, plain values out. Strict about what
+//! settles a send, tolerant of everything else. The facts relied on, and the fixture
+//! pinning each, are in `docs/chatgpt-provider.md`.
+
+pub mod conversation;
+pub mod delta;
+pub mod error;
+pub mod evidence;
+pub mod ids;
+pub mod message;
+pub mod request;
+pub mod sse;
+pub mod stream;
+pub mod turn;
+
+pub use error::ParseError;
+pub use message::ObservedMessage;
+pub use turn::{answer_outcome, receipt_for, turn_messages, NativeReceipt, TurnOutcome};
