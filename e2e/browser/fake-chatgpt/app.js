@@ -1,0 +1,324 @@
+// The fake chatgpt.com page: a real ProseMirror editor as the composer (Enter submits,
+// Shift+Enter splits the paragraph, like chatgpt.com), send and stop buttons, turns with
+// message ids, and a conversation client that POSTs /backend-api/f/conversation and reads
+// the answer in whichever format the server picked: legacy snapshots, delta v1, or a v1
+// turn handed off to the user WebSocket.
+
+import { Schema } from 'prosemirror-model';
+import { EditorState, TextSelection } from 'prosemirror-state';
+import { EditorView } from 'prosemirror-view';
+import { keymap } from 'prosemirror-keymap';
+
+const schema = new Schema({
+  nodes: {
+    doc: { content: 'paragraph+' },
+    paragraph: { content: 'inline*', group: 'block', parseDOM: [{ tag: 'p' }, { tag: 'div' }], toDOM: () => ['p', 0] },
+    text: { group: 'inline' },
+    hard_break: { inline: true, group: 'inline', selectable: false, parseDOM: [{ tag: 'br' }], toDOM: () => ['br'] },
+  },
+});
+
+const $ = (sel) => document.querySelector(sel);
+const thread = $('#thread');
+const sendButton = $('#send-slot button');
+const stopButton = $('button[data-testid="stop-button"]');
+
+/** What the page sends: paragraphs joined by LF, a hard break is an LF. */
+const composerText = (doc) => doc.textBetween(0, doc.content.size, '\n', '\n');
+
+function submitCommand(kind) {
+  return () => {
+    submit(kind);
+    return true;
+  };
+}
+
+function splitParagraph(state, dispatch) {
+  dispatch(state.tr.split(state.selection.from).scrollIntoView());
+  return true;
+}
+
+const view = new EditorView($('#editor-mount'), {
+  state: EditorState.create({
+    schema,
+    plugins: [keymap({ Enter: submitCommand('enter'), 'Shift-Enter': splitParagraph })],
+  }),
+  attributes: { id: 'prompt-textarea', 'aria-label': 'Message', 'data-virtualkeyboard': 'true' },
+  dispatchTransaction(tr) {
+    view.updateState(view.state.apply(tr));
+    refreshButtons();
+  },
+});
+
+let generating = false;
+let turnCounter = thread.children.length;
+let currentConversation = conversationFromPath();
+let leafId = null;
+
+function conversationFromPath() {
+  const m = location.pathname.match(/\/c\/([0-9a-f-]{36})/);
+  return m ? m[1] : null;
+}
+
+function refreshButtons() {
+  const empty = composerText(view.state.doc) === '';
+  if (sendButton) {
+    sendButton.disabled = empty || generating;
+    sendButton.hidden = generating;
+  }
+  stopButton.hidden = !generating;
+}
+
+function clearComposer() {
+  const { doc } = view.state;
+  const tr = view.state.tr.delete(0, doc.content.size);
+  tr.setSelection(TextSelection.create(tr.doc, 1));
+  view.dispatch(tr);
+}
+
+function addTurn(role, id, text, extra = {}) {
+  turnCounter += 1;
+  const section = document.createElement('section');
+  section.dataset.testid = `conversation-turn-${turnCounter}`;
+  section.dataset.turn = role;
+  section.dataset.turnId = extra.turnId || id;
+  const msg = document.createElement('div');
+  msg.dataset.messageAuthorRole = role;
+  msg.dataset.messageId = id;
+  if (role === 'assistant') msg.dataset.messageModelSlug = 'sendledger-test-double';
+  const body = document.createElement('div');
+  if (role === 'user') {
+    body.dataset.testid = 'collapsible-user-message-content';
+    body.innerHTML = '<div class="whitespace-pre-wrap"></div>';
+    body.firstChild.textContent = text;
+  } else {
+    body.className = 'markdown prose';
+    body.textContent = text;
+  }
+  msg.appendChild(body);
+  section.appendChild(msg);
+  thread.appendChild(section);
+  section.scrollIntoView({ block: 'end' });
+  return body.firstChild && role === 'user' ? body.firstChild : body;
+}
+
+async function note(kind) {
+  await fetch('/__fake/event', { method: 'POST', body: JSON.stringify({ kind }) });
+}
+
+/** Splits an SSE byte stream into events `{event, data}`. */
+function sseSplitter(onEvent) {
+  let buf = '';
+  return (text) => {
+    buf += text;
+    let i;
+    while ((i = buf.indexOf('\n\n')) >= 0) {
+      const block = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      let event = 'message';
+      const data = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+      }
+      if (data.length) onEvent({ event, data: data.join('\n') });
+    }
+  };
+}
+
+/** A minimal delta v1 decoder: one root object per `c`, carry-forward of p/o/c. */
+function deltaDecoder(onMessage) {
+  const roots = [];
+  let last = { p: '', o: 'add', c: 0 };
+  const apply = (root, p, o, v) => {
+    if (p === '') {
+      if (o === 'add' || o === 'replace') return v;
+      if (o === 'patch') {
+        let r = root;
+        for (const op of v) r = apply(r, op.p, op.o, op.v);
+        return r;
+      }
+      return root;
+    }
+    const keys = p.split('/').slice(1).map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let obj = root;
+    for (const k of keys.slice(0, -1)) obj = obj[k];
+    const k = keys[keys.length - 1];
+    if (o === 'append') {
+      if (typeof obj[k] === 'string') obj[k] += v;
+      else if (Array.isArray(obj[k])) obj[k].push(...v);
+      else obj[k] = { ...obj[k], ...v };
+    } else if (o === 'replace' || o === 'add') obj[k] = v;
+    else if (o === 'remove') delete obj[k];
+    else if (o === 'patch') for (const op of v) apply(root, op.p, op.o, op.v);
+    return root;
+  };
+  return (d) => {
+    const p = d.p ?? last.p;
+    const o = d.o ?? last.o;
+    const c = d.c ?? last.c;
+    last = { p, o, c };
+    roots[c] = apply(roots[c], p, o, d.v);
+    if (roots[c] && roots[c].message) onMessage(roots[c].message);
+  };
+}
+
+let socket = null;
+const topicHandlers = new Map();
+
+async function openUserSocket() {
+  const r = await fetch('/backend-api/celsius/ws/user');
+  const { websocket_url: url } = await r.json();
+  socket = new WebSocket(url);
+  socket.addEventListener('message', (ev) => {
+    const frame = JSON.parse(ev.data);
+    const handler = topicHandlers.get(frame.topic_id);
+    if (handler) handler(frame);
+  });
+  await new Promise((resolve) => socket.addEventListener('open', resolve, { once: true }));
+}
+
+async function submit(kind) {
+  if (generating) return;
+  const text = composerText(view.state.doc);
+  if (text === '') return;
+  await note(kind);
+  const config = await (await fetch('/__fake/config')).json();
+  const userId = crypto.randomUUID();
+  const body = {
+    action: 'next',
+    messages: [
+      {
+        id: userId,
+        author: { role: 'user' },
+        create_time: Date.now() / 1000,
+        content: { content_type: 'text', parts: [text] },
+        metadata: { selected_sources: [], selected_github_repos: [], serialization_metadata: { custom_symbol_offsets: [] } },
+      },
+    ],
+    parent_message_id: leafId || 'client-created-root',
+    model: 'auto',
+    client_prepare_state: 'none',
+    timezone_offset_min: 0,
+    timezone: 'UTC',
+    conversation_mode: { kind: 'primary_assistant' },
+    enable_message_followups: true,
+    system_hints: [],
+    supports_buffering: true,
+    supported_encodings: config.format === 'legacy' ? [] : ['v1'],
+    paragen_cot_summary_display_override: 'allow',
+    force_parallel_switch: 'auto',
+  };
+  if (currentConversation) body.conversation_id = currentConversation;
+  clearComposer();
+  generating = true;
+  refreshButtons();
+  addTurn('user', userId, text);
+  let answerBody = null;
+  let answerId = null;
+  const render = (message) => {
+    if (message.author.role !== 'assistant' || message.recipient !== 'all') return;
+    if (message.id !== answerId) {
+      answerId = message.id;
+      answerBody = addTurn('assistant', message.id, '', { turnId: `request-${message.metadata.turn_exchange_id || message.id}-${turnCounter}` });
+    }
+    answerBody.textContent = message.content.parts.join('');
+    if (message.status === 'finished_successfully' && message.end_turn) leafId = message.id;
+  };
+  const decode = deltaDecoder(render);
+  let handedOff = null;
+  let conversationId = currentConversation;
+  const onEvent = ({ event, data }) => {
+    if (data === '[DONE]' || event === 'delta_encoding') return;
+    const obj = JSON.parse(data);
+    if (event === 'delta') return decode(obj);
+    if (obj.type === 'stream_handoff') handedOff = obj;
+    if (obj.conversation_id) conversationId = obj.conversation_id;
+    if (obj.type === 'input_message') leafId = obj.input_message.id;
+    if (obj.message) render(obj.message);
+  };
+  try {
+    const response = await fetch('/backend-api/f/conversation', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify(body),
+    });
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    const split = sseSplitter(onEvent);
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      split(decoder.decode(value, { stream: true }));
+    }
+    if (handedOff) {
+      const topic = handedOff.options.find((o) => o.type === 'subscribe_ws_topic').topic_id;
+      await new Promise((resolve) => {
+        const wsSplit = sseSplitter((ev) => {
+          onEvent(ev);
+          if (ev.data.includes('"message_stream_complete"')) resolve();
+        });
+        const seen = new Set();
+        topicHandlers.set(topic, (frame) => {
+          const inner = frame.payload;
+          if (inner.type === 'conversation-turn-complete') return resolve();
+          if (inner.type !== 'conversation-turn-stream') return;
+          const item = inner.payload;
+          if (seen.has(item.stream_item_id)) return;
+          seen.add(item.stream_item_id);
+          wsSplit(item.encoded_item);
+        });
+        stopWaiters.push(resolve);
+        socket.send(JSON.stringify({ command: 'subscribe', topic_id: topic }));
+      });
+      topicHandlers.delete(topic);
+    }
+  } finally {
+    generating = false;
+    refreshButtons();
+    if (!currentConversation && conversationId) {
+      currentConversation = conversationId;
+      history.pushState({}, '', `/c/${conversationId}`);
+    }
+  }
+}
+
+const stopWaiters = [];
+
+if (sendButton) {
+  sendButton.addEventListener('click', (ev) => {
+    ev.preventDefault();
+    submit('click');
+  });
+}
+stopButton.addEventListener('click', async (ev) => {
+  ev.preventDefault();
+  await note('stop_click');
+  await fetch('/backend-api/stop_conversation', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ conversation_id: currentConversation, exclude_async_types: [] }),
+  });
+  for (const resolve of stopWaiters.splice(0)) resolve();
+});
+$('#composer-form').addEventListener('submit', (ev) => ev.preventDefault());
+
+async function loadConversation() {
+  if (!currentConversation) return;
+  const r = await fetch(`/backend-api/conversation/${currentConversation}`);
+  if (!r.ok) return;
+  const conv = await r.json();
+  const chain = [];
+  for (let id = conv.current_node; id && conv.mapping[id]; id = conv.mapping[id].parent) chain.unshift(conv.mapping[id]);
+  for (const node of chain) {
+    const m = node.message;
+    if (!m || m.metadata?.is_visually_hidden_from_conversation || m.recipient !== 'all') continue;
+    if (m.author.role === 'user' || m.author.role === 'assistant') addTurn(m.author.role, m.id, m.content.parts.join(''));
+  }
+  leafId = conv.current_node === 'client-created-root' ? null : conv.current_node;
+}
+
+refreshButtons();
+await Promise.all([openUserSocket(), loadConversation()]);
+document.documentElement.dataset.fakeReady = 'true';
+view.focus();

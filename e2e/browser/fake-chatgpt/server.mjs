@@ -1,0 +1,287 @@
+// A local HTTPS stand-in for chatgpt.com, for the browser end-to-end suite.
+//
+// It serves the page (composer, send and stop buttons, turns), answers the page's
+// conversation POST in the real wire formats (formats.mjs), hands a turn off to the user
+// WebSocket when asked to, and counts what the browser did: every send-button click,
+// every Enter submit, every conversation POST, every stop. The counts and the POSTed
+// texts are readable on test-only routes under /__test/:
+//
+//   GET  /__test/state    → {clicks, enter_submits, posts, stop_clicks, stop_requests, requests: [{text, message_id, conversation_id, format}], held}
+//   POST /__test/config   {format?: "delta"|"legacy"|"handoff", layout?: "standard"|"no-send-button", hold?: bool} → config
+//   POST /__test/release  releases every held answer → {released: n}
+//   POST /__test/reset    zeroes the counts, releases holds, keeps conversations
+//
+// Run alone: node server.mjs --port 8443 --cert cert.pem --key key.pem
+
+import https from 'node:https';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WebSocketServer } from 'ws';
+import * as formats from './formats.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const nodeModules = path.join(here, '..', 'node_modules');
+const VENDOR = new Set([
+  'prosemirror-model',
+  'prosemirror-state',
+  'prosemirror-view',
+  'prosemirror-keymap',
+  'prosemirror-transform',
+  'orderedmap',
+  'w3c-keyname',
+]);
+const IMPORTS = {
+  'prosemirror-model': '/__fake/vendor/prosemirror-model/dist/index.js',
+  'prosemirror-state': '/__fake/vendor/prosemirror-state/dist/index.js',
+  'prosemirror-view': '/__fake/vendor/prosemirror-view/dist/index.js',
+  'prosemirror-keymap': '/__fake/vendor/prosemirror-keymap/dist/index.js',
+  'prosemirror-transform': '/__fake/vendor/prosemirror-transform/dist/index.js',
+  orderedmap: '/__fake/vendor/orderedmap/dist/index.js',
+  'w3c-keyname': '/__fake/vendor/w3c-keyname/index.js',
+};
+
+function page(config) {
+  const send =
+    config.layout === 'no-send-button'
+      ? // A layout change: the send control lost the attributes the extension knows.
+        '<button type="button" class="composer-btn" data-testid="composer-speech-button" aria-label="Start voice mode">Voice</button>'
+      : '<button type="button" id="composer-submit-button" data-testid="send-button" aria-label="Send prompt" class="composer-submit-btn">Send</button>';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>ChatGPT (local test double)</title>
+<style>
+  body { font: 15px/1.5 system-ui, sans-serif; margin: 0; background: #fff; color: #0d0d0d; }
+  header { padding: 10px 16px; border-bottom: 1px solid #ddd; font-weight: 600; }
+  header small { font-weight: 400; color: #777; }
+  #thread { max-width: 760px; margin: 0 auto; padding: 16px; min-height: 300px; }
+  section[data-turn] { margin: 12px 0; display: flex; }
+  section[data-turn="user"] { justify-content: flex-end; }
+  section[data-turn="user"] > div { background: #f0f0f0; border-radius: 18px; padding: 8px 14px; max-width: 70%; }
+  .whitespace-pre-wrap, .markdown { white-space: pre-wrap; }
+  form { max-width: 760px; margin: 0 auto 24px; display: flex; gap: 8px; align-items: flex-end;
+         border: 1px solid #ccc; border-radius: 24px; padding: 8px 12px; }
+  #editor-mount { flex: 1; }
+  .ProseMirror { outline: none; white-space: pre-wrap; word-wrap: break-word; min-height: 24px; }
+  .ProseMirror p { margin: 0; }
+  button { border-radius: 16px; border: 0; padding: 6px 14px; background: #0d0d0d; color: #fff; }
+  button[disabled] { background: #bbb; }
+</style>
+<script type="importmap">${JSON.stringify({ imports: IMPORTS })}</script>
+</head><body>
+<header>ChatGPT <small>local test double — sendledger e2e</small></header>
+<main><div id="thread"></div>
+<form data-type="unified-composer" id="composer-form">
+  <div id="editor-mount"></div>
+  <span id="send-slot">${send}</span>
+  <button type="button" id="composer-stop-button" data-testid="stop-button" aria-label="Stop streaming" hidden>Stop</button>
+</form></main>
+<script type="module" src="/__fake/app.js"></script>
+</body></html>`;
+}
+
+/** Starts the fake. Returns `{port, origin, close()}`. */
+export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
+  const config = { format: 'delta', layout: 'standard', hold: false };
+  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, requests: [] });
+  let state = counts();
+  let holds = [];
+  const conversations = new Map();
+  const active = new Set(); // turns whose answer is being written
+  const handoffs = new Map(); // topic → pending WebSocket part of a turn
+  let sockets = new Set();
+
+  const conversation = (id) => {
+    if (!conversations.has(id)) conversations.set(id, { id, createTime: Date.now() / 1000, messages: [] });
+    return conversations.get(id);
+  };
+
+  /** Waits for a release (when holding) or a stop; answers 'released' or 'stopped'. */
+  const gate = (turn) =>
+    new Promise((resolve) => {
+      turn.stop = () => resolve('stopped');
+      if (!config.hold) return resolve('released');
+      holds.push(() => resolve('released'));
+    });
+
+  const readBody = (req) =>
+    new Promise((resolve, reject) => {
+      const chunks = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      req.on('error', reject);
+    });
+
+  const json = (res, status, obj) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(obj));
+  };
+
+  async function conversationPost(req, res) {
+    const body = JSON.parse(await readBody(req));
+    state.posts += 1;
+    const encodings = body.supported_encodings || [];
+    const format = encodings.includes('v1') ? (config.format === 'handoff' ? 'handoff' : 'delta') : 'legacy';
+    const turn = formats.newTurn(body, format);
+    state.requests.push({
+      text: turn.text,
+      message_id: turn.user.id,
+      conversation_id: turn.conversationId,
+      turn_exchange_id: turn.turnExchangeId,
+      assistant_id: turn.assistantId,
+      format,
+    });
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    active.add(turn);
+    const conv = conversation(turn.conversationId);
+    let answer;
+    try {
+      if (format === 'handoff') {
+        const s = formats.handoffStream(turn);
+        answer = s.answer;
+        handoffs.set(formats.topicOf(turn), { turn, s });
+        for (const e of s.http) res.write(e);
+        res.end();
+        return; // the WebSocket subscription writes the rest
+      }
+      const s = format === 'legacy' ? formats.legacyStream(turn) : formats.deltaStream(turn);
+      answer = s.answer;
+      for (const e of s.head) res.write(e);
+      if ((await gate(turn)) === 'stopped') {
+        conv.messages.push(...formats.turnMessages(turn, answer).slice(0, -1));
+        res.end(); // a stopped answer simply closes, without the completion tail
+        return;
+      }
+      for (const e of s.tail) res.write(e);
+      res.end();
+      conv.messages.push(...formats.turnMessages(turn, answer));
+    } finally {
+      if (format !== 'handoff') active.delete(turn);
+    }
+  }
+
+  async function subscribe(ws, topic) {
+    const pending = handoffs.get(topic);
+    if (!pending) return;
+    handoffs.delete(topic);
+    const { turn, s } = pending;
+    const conv = conversation(turn.conversationId);
+    for (const f of s.wsHead) ws.send(f);
+    const outcome = await gate(turn);
+    active.delete(turn);
+    if (outcome === 'stopped') {
+      conv.messages.push(...formats.turnMessages(turn, s.answer).slice(0, -1));
+      return;
+    }
+    for (const f of s.wsTail) ws.send(f);
+    conv.messages.push(...formats.turnMessages(turn, s.answer));
+  }
+
+  async function route(req, res) {
+    const url = new URL(req.url, 'https://chatgpt.com');
+    const p = url.pathname;
+    if (req.method === 'GET' && (p === '/' || /^\/c\/[0-9a-f-]{36}$/.test(p))) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      return res.end(page(config));
+    }
+    if (req.method === 'GET' && p === '/__fake/app.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript' });
+      return res.end(fs.readFileSync(path.join(here, 'app.js')));
+    }
+    const vendor = p.match(/^\/__fake\/vendor\/([a-z0-9-]+)\/((?:dist\/)?index\.js)$/);
+    if (req.method === 'GET' && vendor && VENDOR.has(vendor[1])) {
+      res.writeHead(200, { 'content-type': 'text/javascript' });
+      return res.end(fs.readFileSync(path.join(nodeModules, vendor[1], vendor[2])));
+    }
+    if (req.method === 'GET' && p === '/__fake/config') return json(res, 200, config);
+    if (req.method === 'POST' && p === '/__fake/event') {
+      const { kind } = JSON.parse(await readBody(req));
+      if (kind === 'click') state.clicks += 1;
+      if (kind === 'enter') state.enter_submits += 1;
+      if (kind === 'stop_click') state.stop_clicks += 1;
+      return json(res, 200, {});
+    }
+    if (req.method === 'POST' && (p === '/backend-api/f/conversation' || p === '/backend-api/conversation')) {
+      return conversationPost(req, res);
+    }
+    if (req.method === 'POST' && p === '/backend-api/stop_conversation') {
+      const { conversation_id: id } = JSON.parse(await readBody(req));
+      state.stop_requests += 1;
+      for (const turn of active) if (turn.conversationId === id && turn.stop) turn.stop();
+      return json(res, 200, {});
+    }
+    const conv = p.match(/^\/backend-api\/conversation\/([0-9a-f-]{36})$/);
+    if (req.method === 'GET' && conv) {
+      if (!conversations.has(conv[1])) return json(res, 404, { detail: 'Conversation not found' });
+      return json(res, 200, formats.conversationListing(conversations.get(conv[1])));
+    }
+    if (req.method === 'GET' && p === '/backend-api/celsius/ws/user') {
+      return json(res, 200, { websocket_url: 'wss://chatgpt.com/celsius/ws/user?verify=sendledger-test-double' });
+    }
+    if (p.startsWith('/__test/')) return testRoute(req, res, p);
+    return json(res, 404, { detail: 'Not Found' });
+  }
+
+  async function testRoute(req, res, p) {
+    if (req.method === 'GET' && p === '/__test/state') return json(res, 200, { ...state, held: holds.length });
+    if (req.method === 'POST' && p === '/__test/config') {
+      Object.assign(config, JSON.parse((await readBody(req)) || '{}'));
+      return json(res, 200, config);
+    }
+    if (req.method === 'POST' && p === '/__test/release') {
+      const n = holds.length;
+      for (const release of holds.splice(0)) release();
+      return json(res, 200, { released: n });
+    }
+    if (req.method === 'POST' && p === '/__test/reset') {
+      for (const release of holds.splice(0)) release();
+      state = counts();
+      Object.assign(config, { format: 'delta', layout: 'standard', hold: false });
+      return json(res, 200, {});
+    }
+    return json(res, 404, { detail: 'Not Found' });
+  }
+
+  const server = https.createServer({ cert, key }, (req, res) => {
+    route(req, res).catch((e) => {
+      if (!res.headersSent) json(res, 500, { detail: String(e.message) });
+      else res.end();
+    });
+  });
+  const wss = new WebSocketServer({ noServer: true });
+  server.on('upgrade', (req, socket, head) => {
+    if (!req.url.startsWith('/celsius/ws/user')) return socket.destroy();
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      ws.on('close', () => sockets.delete(ws));
+      ws.on('message', (data) => {
+        const msg = JSON.parse(String(data));
+        if (msg.command === 'subscribe') subscribe(ws, msg.topic_id);
+      });
+    });
+  });
+  await new Promise((resolve) => server.listen(port, host, resolve));
+  return {
+    port: server.address().port,
+    close: () =>
+      new Promise((resolve) => {
+        for (const release of holds.splice(0)) release();
+        for (const ws of sockets) ws.terminate();
+        sockets = new Set();
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const arg = (name, dflt) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i > 0 ? process.argv[i + 1] : dflt;
+  };
+  const fake = await startFake({
+    cert: fs.readFileSync(arg('cert')),
+    key: fs.readFileSync(arg('key')),
+    port: Number(arg('port', '8443')),
+  });
+  console.log(`fake chatgpt.com on https://127.0.0.1:${fake.port}`);
+}

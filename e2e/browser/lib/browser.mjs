@@ -1,0 +1,47 @@
+// Debian's Chromium, headless, with the unpacked extension, chatgpt.com mapped to the
+// local fake and treated as a public site (PLATFORM-NOTES.md, "Chromium with the extension").
+
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Where Debian puts the real binary (the /usr/bin wrapper adds an empty --load-extension=). */
+export const CHROMIUM = process.env.SENDLEDGER_CHROMIUM || '/usr/lib/chromium/chromium';
+
+/**
+ * Launches a persistent context with a fresh user-data dir.
+ * `extension`: path of the unpacked extension, or null for none.
+ * Returns `{context, userDataDir, close()}`.
+ */
+export async function launch({ fakePort, extension }) {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sendledger-chromium-'));
+  const args = [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    `--host-resolver-rules=MAP chatgpt.com 127.0.0.1:${fakePort}`,
+    '--ignore-certificate-errors',
+    `--ip-address-space-overrides=127.0.0.1:${fakePort}=public`,
+  ];
+  if (extension) args.push(`--disable-extensions-except=${extension}`, `--load-extension=${extension}`);
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args,
+    ignoreDefaultArgs: ['--disable-extensions', '--enable-automation'],
+    viewport: { width: 1100, height: 760 },
+  });
+  return {
+    context,
+    userDataDir,
+    close: async () => {
+      await context.close();
+      fs.rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
