@@ -275,3 +275,45 @@ pub(crate) fn resume(tx: &Transaction, by: &str, now: Millis) -> Result<bool> {
     prune(tx)?;
     Ok(true)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_binding_is_the_documented_json_array() {
+        let b = TabBinding {
+            tab_id: "7".into(),
+            conversation_id: Some("c\"1".into()),
+            thread_id: None,
+            workspace_id: Some("w".into()),
+        };
+        assert_eq!(
+            canonical_binding(3, Some("L"), Some(&b)),
+            r#"["sendledger.binding.v1",3,"L","7","c\"1",null,"w"]"#,
+            "field order, escaping and absent fields are part of the epoch's definition"
+        );
+        assert_eq!(
+            canonical_binding(0, None, None),
+            r#"["sendledger.binding.v1",0,null,null,null,null,null]"#
+        );
+    }
+
+    #[test]
+    fn epoch_is_lowercase_hex_sha256_and_changes_with_generation() {
+        let e = unbound_epoch(0);
+        assert_eq!(e.len(), 64);
+        assert!(e
+            .bytes()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)));
+        assert_eq!(
+            epoch_of(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_ne!(
+            unbound_epoch(0),
+            unbound_epoch(1),
+            "resume makes a new unbound epoch"
+        );
+    }
+}
