@@ -1,0 +1,2 @@
+//! Ledger benchmarks (see docs/performance.md). Being written.
+fn main() {}

@@ -1,0 +1,402 @@
+//! Shared helpers of the ledger's integration tests: a temporary profile with a manual
+//! clock, driving one send to any state through the public API, a dump of every table
+//! (to prove a refusal wrote nothing), and the custody child process for kill tests.
+#![allow(dead_code)] // each test binary uses its own subset
+
+pub mod script;
+
+use rusqlite::types::ValueRef;
+use rusqlite::Connection;
+use sendledger::clock::{ManualClock, Millis};
+use sendledger::ledger::{
+    Decision, Ledger, LedgerError, QueueRequest, Receipt, RecoveryReport, Resolution, SendState,
+    TabBinding,
+};
+use sendledger::profile::Profile;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Where every manual clock starts (2023-11-14, ms since the Unix epoch).
+pub const T0: Millis = 1_700_000_000_000;
+
+/// The legal edges, copied from DESIGN.md's diagram (deliberately not from the code, so
+/// a rule removed from the code cannot also remove it from the expectation).
+pub const DESIGN_EDGES: [(SendState, SendState); 13] = {
+    use SendState::*;
+    [
+        (Queued, Claimed),
+        (Queued, Rejected),
+        (Queued, Stopped),
+        (Claimed, Dispatched),
+        (Claimed, Rejected),
+        (Claimed, Uncertain),
+        (Claimed, Stopped),
+        (Dispatched, Accepted),
+        (Dispatched, Uncertain),
+        (Accepted, Completed),
+        (Uncertain, Accepted),
+        (Uncertain, Confirmed),
+        (Uncertain, Abandoned),
+    ]
+};
+
+/// Whether `from → to` is an edge of DESIGN.md's diagram.
+pub fn design_allows(from: SendState, to: SendState) -> bool {
+    DESIGN_EDGES.contains(&(from, to))
+}
+
+/// A temporary profile and a clock that only moves when told to.
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+    pub profile: Profile,
+    pub clock: ManualClock,
+}
+
+impl Fixture {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let profile = Profile::at(dir.path().join("profile")).expect("a profile directory");
+        Self {
+            dir,
+            profile,
+            clock: ManualClock::new(T0),
+        }
+    }
+
+    /// Opens the owner's ledger (recovery included).
+    pub fn open(&self) -> Ledger {
+        self.open_reporting().0
+    }
+
+    /// Opens the owner's ledger and returns what recovery did.
+    pub fn open_reporting(&self) -> (Ledger, RecoveryReport) {
+        Ledger::open(&self.profile, Arc::new(self.clock.clone())).expect("the ledger opens")
+    }
+
+    /// Closes `ledger` and opens it again: a restart, which runs recovery.
+    pub fn restart(&self, ledger: Ledger) -> (Ledger, RecoveryReport) {
+        drop(ledger);
+        self.open_reporting()
+    }
+
+    /// What the manual clock reads now.
+    pub fn clock_now(&self) -> Millis {
+        use sendledger::clock::Clock;
+        self.clock.now_ms()
+    }
+
+    /// The ledger file.
+    pub fn ledger_path(&self) -> std::path::PathBuf {
+        self.profile
+            .ledger_path()
+            .expect("the ledger path stays in the profile")
+    }
+}
+
+/// A tab binding for tab `id` with no conversation (it fits any send).
+pub fn tab(id: &str) -> TabBinding {
+    TabBinding {
+        tab_id: id.into(),
+        ..TabBinding::default()
+    }
+}
+
+/// A queue request for operation `op` with `text` and no conversation.
+pub fn request(op: &str, text: &str) -> QueueRequest {
+    QueueRequest {
+        op_id: Some(op.into()),
+        text: text.into(),
+        conversation_id: None,
+    }
+}
+
+/// A receipt unique to `op`.
+pub fn receipt(op: &str) -> Receipt {
+    script::receipt_for(op)
+}
+
+/// A person's decision with provenance.
+pub fn decision(decision: Decision) -> Resolution {
+    Resolution {
+        decision,
+        by: "alice".into(),
+        evidence: "one matching user message after the dispatch".into(),
+    }
+}
+
+/// The current state of `op`.
+pub fn state_of(ledger: &Ledger, op: &str) -> SendState {
+    ledger
+        .get(op)
+        .expect("readable")
+        .expect("the send exists")
+        .state
+}
+
+/// Queues `op` and moves it through the public API to `target` (the shortest legal
+/// path). Returns the lease it was claimed under, if any. Reaching `Stopped` leaves the
+/// gate closed.
+pub fn drive_to(ledger: &mut Ledger, op: &str, target: SendState) -> Option<String> {
+    use SendState::*;
+    ledger
+        .queue(&request(op, &format!("text of {op}")), "test")
+        .expect("queue");
+    if target == Queued {
+        return None;
+    }
+    if target == Stopped {
+        ledger.stop("test").expect("stop");
+        return None;
+    }
+    let lease = ledger
+        .lease(&tab(&format!("tab-{op}")))
+        .expect("lease")
+        .lease_id;
+    let claimed = ledger
+        .claim_next(&lease)
+        .expect("claim")
+        .expect("a send to claim");
+    assert_eq!(claimed.op_id, op, "the only queued send is claimed");
+    match target {
+        Claimed => {}
+        Rejected => {
+            ledger
+                .fail(op, "the tab went away", "extension")
+                .expect("fail");
+        }
+        _ => {
+            ledger.dispatch(op, &lease).expect("dispatch");
+            match target {
+                Dispatched => {}
+                Accepted | Completed => {
+                    ledger
+                        .accept(op, &receipt(op), "extension")
+                        .expect("accept");
+                    if target == Completed {
+                        ledger
+                            .complete(op, &format!("answer-{op}"), "the answer", "extension")
+                            .expect("complete");
+                    }
+                }
+                Uncertain | Confirmed | Abandoned => {
+                    ledger
+                        .fail(op, "the page reloaded", "extension")
+                        .expect("fail");
+                    match target {
+                        Confirmed => {
+                            ledger
+                                .resolve(op, &decision(Decision::Confirmed))
+                                .expect("resolve");
+                        }
+                        Abandoned => {
+                            ledger
+                                .resolve(op, &decision(Decision::Abandoned))
+                                .expect("resolve");
+                        }
+                        _ => {}
+                    }
+                }
+                _ => unreachable!("every state is handled"),
+            }
+        }
+    }
+    assert_eq!(state_of(ledger, op), target, "drive_to reached its target");
+    Some(lease)
+}
+
+/// Every table's rows, each row rendered as text, in a stable order.
+pub type Dump = BTreeMap<String, Vec<String>>;
+
+/// A dump of every table of the ledger (to prove a refusal wrote nothing).
+pub fn dump(conn: &Connection) -> Dump {
+    let mut tables = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .expect("schema readable");
+    let names: Vec<String> = tables
+        .query_map([], |r| r.get(0))
+        .expect("schema readable")
+        .collect::<rusqlite::Result<_>>()
+        .expect("schema readable");
+    let mut out = Dump::new();
+    for name in names {
+        let mut stmt = conn
+            .prepare(&format!("SELECT * FROM \"{name}\""))
+            .expect("table readable");
+        let n = stmt.column_count();
+        let mut rows: Vec<String> = stmt
+            .query_map([], |r| {
+                let mut cells = Vec::with_capacity(n);
+                for i in 0..n {
+                    cells.push(match r.get_ref(i)? {
+                        ValueRef::Null => "NULL".to_string(),
+                        ValueRef::Integer(v) => v.to_string(),
+                        ValueRef::Real(v) => v.to_string(),
+                        ValueRef::Text(t) => format!("{:?}", String::from_utf8_lossy(t)),
+                        ValueRef::Blob(b) => format!("blob {b:?}"),
+                    });
+                }
+                Ok(cells.join("|"))
+            })
+            .expect("table readable")
+            .collect::<rusqlite::Result<_>>()
+            .expect("table readable");
+        rows.sort();
+        out.insert(name, rows);
+    }
+    out
+}
+
+/// The transition events of `op` as (from, to), oldest first.
+pub fn transitions(conn: &Connection, op: &str) -> Vec<(Option<String>, String)> {
+    let mut stmt = conn
+        .prepare("SELECT from_state, to_state FROM events WHERE op_id = ?1 AND kind = 'transition' ORDER BY id")
+        .expect("events readable");
+    stmt.query_map([op], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("events readable")
+        .collect::<rusqlite::Result<_>>()
+        .expect("events readable")
+}
+
+/// How many times `op` was recorded as dispatched (transition events into `dispatched`).
+pub fn dispatch_events(conn: &Connection, op: &str) -> i64 {
+    conn.query_row(
+        "SELECT count(*) FROM events WHERE op_id = ?1 AND kind = 'transition' AND to_state = 'dispatched'",
+        [op],
+        |r| r.get(0),
+    )
+    .expect("events readable")
+}
+
+/// Runs `sql` on the raw connection inside a transaction that is always rolled back;
+/// returns SQLite's error message when the statement is refused.
+pub fn try_raw(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<usize, String> {
+    conn.execute_batch("BEGIN IMMEDIATE").expect("begin");
+    let out = conn.execute(sql, params).map_err(|e| e.to_string());
+    conn.execute_batch("ROLLBACK").expect("rollback");
+    out
+}
+
+/// Runs `sql` on the raw connection and keeps its effect; SQLite's message on refusal.
+pub fn raw(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> Result<usize, String> {
+    conn.execute(sql, params).map_err(|e| e.to_string())
+}
+
+/// Asserts that `result` is an error whose message contains `needle`.
+#[track_caller]
+pub fn assert_refused<T: std::fmt::Debug>(
+    result: Result<T, LedgerError>,
+    needle: &str,
+) -> LedgerError {
+    match result {
+        Ok(v) => panic!("expected a refusal containing {needle:?}, got Ok({v:?})"),
+        Err(e) => {
+            assert!(
+                e.to_string().contains(needle),
+                "the refusal should say {needle:?}, it says {e}"
+            );
+            e
+        }
+    }
+}
+
+/// Bound on waiting for a child's line; generous, since it only matters when broken.
+pub const CHILD_BOUND: Duration = Duration::from_secs(60);
+
+/// A real owner process running a script of ledger calls (`tests/support/custody_child.rs`).
+pub struct CustodyChild {
+    pub child: Child,
+    lines: mpsc::Receiver<String>,
+    _stdin: ChildStdin,
+}
+
+impl CustodyChild {
+    /// Starts the child on `profile` with `steps` (each `name[:arg]`, see `script::Step`).
+    pub fn spawn(profile: &Path, steps: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sendledger-custody-child"))
+            .arg(profile)
+            .args(steps)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the custody child starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stdin = child.stdin.take().expect("piped stdin");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            child,
+            lines,
+            _stdin: stdin,
+        }
+    }
+
+    /// The next line the child prints (panics past [`CHILD_BOUND`] or at its exit).
+    pub fn next_line(&self) -> String {
+        self.lines
+            .recv_timeout(CHILD_BOUND)
+            .expect("the custody child printed a line before exiting or the bound")
+    }
+
+    /// Waits until the child reports `ready <step>`; panics on an `error` line.
+    pub fn wait_ready(&self, step: &str) {
+        loop {
+            let line = self.next_line();
+            assert!(
+                !line.starts_with("error"),
+                "the child refused a step: {line}"
+            );
+            if line == format!("ready {step}") {
+                return;
+            }
+        }
+    }
+
+    /// SIGKILLs the child and reaps it (the kernel has released its locks on return).
+    pub fn kill(mut self) {
+        self.child.kill().expect("SIGKILL delivered");
+        let status = self.child.wait().expect("the child is reaped");
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(
+            status.signal(),
+            Some(9), // SIGKILL
+            "the child died of SIGKILL"
+        );
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+/// Runs the child to completion: returns (exit code, every line it printed).
+pub fn run_child(profile: &Path, steps: &[&str]) -> (Option<i32>, Vec<String>) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sendledger-custody-child"))
+        .arg(profile)
+        .args(steps)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the custody child runs");
+    let lines = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    (out.status.code(), lines)
+}
