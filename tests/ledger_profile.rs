@@ -1,0 +1,155 @@
+//! The profile and the ledger file (issue 2): permissions, a symlink escaping the
+//! profile, a newer schema, an edited migration, a damaged file.
+
+mod support;
+
+use sendledger::clock::ManualClock;
+use sendledger::ledger::{migrations, Ledger, LedgerError, LedgerReader};
+use sendledger::profile::{Profile, ProfileError};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::sync::Arc;
+use support::*;
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+fn open_err(profile: &Profile) -> LedgerError {
+    Ledger::open(profile, Arc::new(ManualClock::new(T0))).expect_err("the ledger must be refused")
+}
+
+#[test]
+fn profile_directory_is_0700_and_ledger_files_0600() {
+    let fx = Fixture::new();
+    assert_eq!(mode(fx.profile.dir()), 0o700, "a new profile directory");
+    let mut ledger = fx.open();
+    ledger.queue(&request("op-1", "hello"), "test").unwrap();
+    let path = fx.ledger_path();
+    for file in [
+        path.clone(),
+        path.with_file_name("ledger.sqlite3-wal"),
+        path.with_file_name("ledger.sqlite3-shm"),
+    ] {
+        assert_eq!(mode(&file), 0o600, "{}", file.display());
+    }
+}
+
+#[test]
+fn group_readable_profile_and_ledger_are_tightened() {
+    let fx = Fixture::new();
+    drop(fx.open());
+    std::fs::set_permissions(fx.profile.dir(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(fx.ledger_path(), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let profile = Profile::at(fx.profile.dir()).unwrap();
+    assert_eq!(mode(profile.dir()), 0o700);
+    drop(Ledger::open(&profile, Arc::new(fx.clock.clone())).unwrap());
+    assert_eq!(mode(&fx.ledger_path()), 0o600);
+}
+
+#[test]
+fn symlinked_ledger_escaping_the_profile_is_refused() {
+    let fx = Fixture::new();
+    let outside = fx.dir.path().join("elsewhere.sqlite3");
+    std::fs::write(&outside, b"not yours").unwrap();
+    std::os::unix::fs::symlink(&outside, fx.profile.dir().join("ledger.sqlite3")).unwrap();
+    let err = open_err(&fx.profile);
+    assert!(
+        matches!(err, LedgerError::Profile(ProfileError::Escapes { .. })),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("outside the profile"), "{err}");
+    assert!(matches!(
+        LedgerReader::open(&fx.profile),
+        Err(LedgerError::Profile(ProfileError::Escapes { .. }))
+    ));
+    assert_eq!(
+        std::fs::read(&outside).unwrap(),
+        b"not yours",
+        "the target is untouched"
+    );
+
+    // A dangling link is refused too (it would create the file outside).
+    let fx = Fixture::new();
+    let missing = fx.dir.path().join("missing.sqlite3");
+    std::os::unix::fs::symlink(&missing, fx.profile.dir().join("ledger.sqlite3")).unwrap();
+    assert!(matches!(
+        open_err(&fx.profile),
+        LedgerError::Profile(ProfileError::Escapes { .. })
+    ));
+    assert!(!missing.exists(), "nothing was created outside the profile");
+}
+
+#[test]
+fn newer_schema_ledger_is_refused_untouched() {
+    let fx = Fixture::new();
+    let ledger = fx.open();
+    ledger
+        .raw_connection()
+        .pragma_update(None, "user_version", migrations::CURRENT_VERSION + 1)
+        .unwrap();
+    drop(ledger);
+    let bytes = std::fs::read(fx.ledger_path()).unwrap();
+    let err = open_err(&fx.profile);
+    assert!(
+        matches!(err, LedgerError::NewerSchema { found, .. } if found == migrations::CURRENT_VERSION + 1),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("upgrade sendledger"), "{err}");
+    assert!(matches!(
+        LedgerReader::open(&fx.profile),
+        Err(LedgerError::NewerSchema { .. })
+    ));
+    assert_eq!(
+        std::fs::read(fx.ledger_path()).unwrap(),
+        bytes,
+        "the file was not touched"
+    );
+}
+
+#[test]
+fn edited_applied_migration_is_refused() {
+    let fx = Fixture::new();
+    let ledger = fx.open();
+    // Stand-in for a binary whose 0001 text differs from the applied one.
+    ledger
+        .raw_connection()
+        .execute(
+            "UPDATE schema_migrations SET sha256 = 'edited' WHERE version = 1",
+            [],
+        )
+        .unwrap();
+    drop(ledger);
+    let err = open_err(&fx.profile);
+    assert!(
+        matches!(err, LedgerError::MigrationEdited { version: 1, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("never edited"), "{err}");
+}
+
+#[test]
+fn corrupt_ledger_file_gives_the_corrupt_error() {
+    let fx = Fixture::new();
+    let garbage: Vec<u8> = (0..64 * 1024u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(fx.profile.dir().join("ledger.sqlite3"), &garbage).unwrap();
+    std::fs::set_permissions(fx.ledger_path(), std::fs::Permissions::from_mode(0o600)).unwrap();
+    let err = open_err(&fx.profile);
+    assert!(matches!(err, LedgerError::Corrupt { .. }), "{err:?}");
+    assert!(err.to_string().contains("sendledger doctor"), "{err}");
+    assert!(matches!(
+        LedgerReader::open(&fx.profile),
+        Err(LedgerError::Corrupt { .. })
+    ));
+    assert_eq!(
+        std::fs::read(fx.ledger_path()).unwrap(),
+        garbage,
+        "the damaged file is kept as is"
+    );
+}
