@@ -1,0 +1,596 @@
+//! Helpers of the bridge's integration tests (`tests/bridge_*.rs`): a real
+//! `sendledger serve` child process, a blocking HTTP client of either token scope, a test
+//! extension that speaks the extension routes, raw HTTP for requests a well-behaved client
+//! never sends, a server-sent-events reader, the CLI as a child process, and a dump of
+//! every ledger table (to prove a refusal wrote nothing).
+//!
+//! Nothing here sleeps to wait for an event: every wait is on a line, an HTTP answer or
+//! an event, with a bound ([`BOUND`]) that only matters when something is broken.
+#![allow(dead_code)] // each test binary uses its own subset
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Bound on any single wait (a line, an answer, an event, an exit).
+pub const BOUND: Duration = Duration::from_secs(30);
+
+/// The test extension's origin: `chrome-extension://` and 32 lowercase letters.
+pub const EXTENSION_ORIGIN: &str = "chrome-extension://abcdefghijklmnopabcdefghijklmnop";
+
+/// The `sendledger` binary under test.
+pub fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_sendledger")
+}
+
+/// A fresh profile directory (0700) inside a temporary directory.
+pub fn profile_dir() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let dir = tmp.path().join("profile");
+    std::fs::create_dir(&dir).expect("the profile directory");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).expect("chmod 700");
+    (tmp, dir)
+}
+
+/// A running `sendledger serve --profile DIR --port 0` child process.
+pub struct Serve {
+    child: Option<Child>,
+    lines: mpsc::Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+    /// The port it printed (`port N`).
+    pub port: u16,
+    /// Its profile directory.
+    pub profile: PathBuf,
+}
+
+/// A serve process that exited before it was ready: its exit status and stderr.
+#[derive(Debug)]
+pub struct ServeFailed {
+    pub status: ExitStatus,
+    pub stderr: String,
+}
+
+impl Serve {
+    /// Starts serve on `profile` with `--port 0` and `extra` arguments; waits for `port N`.
+    pub fn start(profile: &Path, extra: &[&str]) -> Serve {
+        let mut args = vec!["--port", "0"];
+        args.extend_from_slice(extra);
+        Self::try_start(profile, &args).unwrap_or_else(|f| {
+            panic!(
+                "serve exited before it was ready ({}): {}",
+                f.status, f.stderr
+            )
+        })
+    }
+
+    /// Starts serve with exactly `args` after `serve`; `Err` when it exits before printing
+    /// its port.
+    pub fn try_start(profile: &Path, args: &[&str]) -> Result<Serve, ServeFailed> {
+        let mut child = Command::new(binary())
+            .arg("--profile")
+            .arg(profile)
+            .arg("serve")
+            .args(args)
+            .env("SENDLEDGER_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("sendledger serve starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr_pipe = child.stderr.take().expect("piped stderr");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stderr_pipe);
+            let mut line = String::new();
+            while r.read_line(&mut line).map(|n| n > 0).unwrap_or(false) {
+                sink.lock().unwrap().push_str(&line);
+                line.clear();
+            }
+        });
+        let mut serve = Serve {
+            child: Some(child),
+            lines,
+            stderr,
+            port: 0,
+            profile: profile.to_path_buf(),
+        };
+        loop {
+            match serve.lines.recv_timeout(BOUND) {
+                Ok(line) => {
+                    if let Some(p) = line.strip_prefix("port ") {
+                        serve.port = p.trim().parse().expect("`port N` names a number");
+                        return Ok(serve);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    let status = serve.wait_exit();
+                    return Err(ServeFailed {
+                        status,
+                        stderr: serve.stderr(),
+                    });
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    panic!("serve printed no port within {BOUND:?}: {}", serve.stderr())
+                }
+            }
+        }
+    }
+
+    /// `127.0.0.1:PORT`.
+    pub fn address(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// What serve wrote to stderr so far (its log).
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
+    }
+
+    /// The client token serve wrote to the profile.
+    pub fn client_token(&self) -> String {
+        std::fs::read_to_string(self.profile.join("client.token"))
+            .expect("serve wrote client.token")
+            .trim()
+            .to_string()
+    }
+
+    /// A client-scope HTTP client.
+    pub fn client(&self) -> Http {
+        Http::new(self.port, Some(self.client_token()), None)
+    }
+
+    /// Pairs a test extension (pairing code through the client scope, then `/v1/pair`).
+    pub fn pair(&self) -> Extension {
+        let code = self.client().post("/v1/pairing-code", &json!({}));
+        assert_eq!(code.status, 200, "a pairing code is issued: {}", code.body);
+        let anonymous = Http::new(self.port, None, Some(EXTENSION_ORIGIN.into()));
+        let paired = anonymous.post("/v1/pair", &json!({ "code": code.body["code"] }));
+        assert_eq!(paired.status, 200, "the code pairs: {}", paired.body);
+        let token = paired.body["token"].as_str().expect("a token").to_string();
+        Extension {
+            http: Http::new(self.port, Some(token), Some(EXTENSION_ORIGIN.into())),
+        }
+    }
+
+    /// The extension paired earlier (its token), against this serve's port.
+    pub fn extension(&self, earlier: &Extension) -> Extension {
+        Extension {
+            http: Http::new(
+                self.port,
+                earlier.http.token.clone(),
+                Some(EXTENSION_ORIGIN.into()),
+            ),
+        }
+    }
+
+    /// SIGKILLs serve and reaps it.
+    pub fn kill(mut self) {
+        let mut child = self.child.take().expect("running");
+        child.kill().expect("SIGKILL delivered");
+        let status = child.wait().expect("serve is reaped");
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(
+            status.signal(),
+            Some(libc::SIGKILL),
+            "serve died of SIGKILL"
+        );
+    }
+
+    /// Sends SIGTERM (the process keeps running until [`Self::wait_exit`]).
+    pub fn terminate(&self) {
+        let pid = self.pid() as libc::pid_t;
+        // SAFETY: kill(2) on our own child's pid; no memory is touched.
+        let rc = unsafe { libc::kill(pid, libc::SIGTERM) };
+        assert_eq!(rc, 0, "SIGTERM delivered");
+    }
+
+    /// Waits (bounded) for serve to exit; returns its status.
+    pub fn wait_exit(&mut self) -> ExitStatus {
+        let child = self.child.as_mut().expect("running");
+        let deadline = Instant::now() + BOUND;
+        loop {
+            if let Some(status) = child.try_wait().expect("waitpid") {
+                self.child = None;
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "serve did not exit within {BOUND:?}"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// An HTTP answer: status and JSON body (`Null` when the body was not JSON).
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+}
+
+impl Answer {
+    /// The error code of a refusal.
+    pub fn code(&self) -> &str {
+        self.body["code"].as_str().unwrap_or("")
+    }
+}
+
+/// A blocking client of the bridge, with an optional bearer token and Origin.
+#[derive(Clone)]
+pub struct Http {
+    base: String,
+    token: Option<String>,
+    origin: Option<String>,
+    agent: ureq::Agent,
+}
+
+impl Http {
+    /// A client of `127.0.0.1:port`.
+    pub fn new(port: u16, token: Option<String>, origin: Option<String>) -> Self {
+        Self {
+            base: format!("http://127.0.0.1:{port}"),
+            token,
+            origin,
+            agent: ureq::AgentBuilder::new().timeout(BOUND).build(),
+        }
+    }
+
+    fn request(&self, method: &str, path: &str) -> ureq::Request {
+        let mut r = self.agent.request(method, &format!("{}{path}", self.base));
+        if let Some(t) = &self.token {
+            r = r.set("Authorization", &format!("Bearer {t}"));
+        }
+        if let Some(o) = &self.origin {
+            r = r.set("Origin", o);
+        }
+        r
+    }
+
+    fn answer(r: Result<ureq::Response, ureq::Error>) -> Answer {
+        let resp = match r {
+            Ok(resp) => resp,
+            Err(ureq::Error::Status(_, resp)) => resp,
+            Err(e) => panic!("the bridge could not be reached: {e}"),
+        };
+        let status = resp.status();
+        let text = resp.into_string().expect("a readable body");
+        Answer {
+            status,
+            body: serde_json::from_str(&text).unwrap_or(Value::Null),
+        }
+    }
+
+    /// `GET path`.
+    pub fn get(&self, path: &str) -> Answer {
+        Self::answer(self.request("GET", path).call())
+    }
+
+    /// `POST path` with a JSON body.
+    pub fn post(&self, path: &str, body: &Value) -> Answer {
+        Self::answer(self.request("POST", path).send_json(body))
+    }
+
+    /// `POST /v1/sends`; panics unless it was queued (201) or already was (200).
+    pub fn queue(&self, op_id: &str, text: &str) -> Value {
+        let a = self.post("/v1/sends", &json!({ "op_id": op_id, "text": text }));
+        assert!(
+            a.status == 201 || a.status == 200,
+            "queue {op_id}: {} {}",
+            a.status,
+            a.body
+        );
+        a.body["send"].clone()
+    }
+
+    /// `GET /v1/sends/{op}`: `{send, timeline}`.
+    pub fn show(&self, op_id: &str) -> Value {
+        let a = self.get(&format!("/v1/sends/{op_id}"));
+        assert_eq!(a.status, 200, "show {op_id}: {}", a.body);
+        a.body
+    }
+
+    /// The state of `op_id`.
+    pub fn state(&self, op_id: &str) -> String {
+        self.show(op_id)["send"]["state"]
+            .as_str()
+            .expect("a state")
+            .to_string()
+    }
+
+    /// A server-sent-events stream of `GET /v1/events` (`after` = `?after=ID`).
+    pub fn events(&self, after: Option<i64>) -> EventStream {
+        let path = match after {
+            Some(id) => format!("/v1/events?after={id}"),
+            None => "/v1/events".to_string(),
+        };
+        let agent = ureq::AgentBuilder::new()
+            .timeout_connect(BOUND)
+            .timeout_read(BOUND)
+            .build();
+        let mut r = agent.get(&format!("{}{path}", self.base));
+        if let Some(t) = &self.token {
+            r = r.set("Authorization", &format!("Bearer {t}"));
+        }
+        let resp = r.call().expect("the event stream opens");
+        assert_eq!(
+            resp.header("content-type"),
+            Some("text/event-stream"),
+            "server-sent events"
+        );
+        EventStream {
+            reader: BufReader::new(resp.into_reader()),
+        }
+    }
+}
+
+/// One server-sent event.
+#[derive(Debug, Clone)]
+pub struct SseEvent {
+    pub event: String,
+    pub id: String,
+    pub data: Value,
+}
+
+/// A reader of `GET /v1/events` (every read bounded by [`BOUND`]).
+pub struct EventStream {
+    reader: BufReader<Box<dyn Read + Send + Sync + 'static>>,
+}
+
+impl EventStream {
+    /// The next event (keep-alive comments skipped). Panics past the bound.
+    pub fn next_event(&mut self) -> SseEvent {
+        let (mut event, mut id, mut data) = (String::new(), String::new(), String::new());
+        loop {
+            let mut line = String::new();
+            let n = self
+                .reader
+                .read_line(&mut line)
+                .expect("the event stream yields a line within the bound");
+            assert!(n > 0, "the event stream ended");
+            let line = line.trim_end_matches(['\r', '\n']);
+            if line.is_empty() {
+                if !data.is_empty() {
+                    return SseEvent {
+                        event,
+                        id,
+                        data: serde_json::from_str(&data).expect("event data is JSON"),
+                    };
+                }
+                continue;
+            }
+            if let Some(v) = line.strip_prefix("event:") {
+                event = v.trim().to_string();
+            } else if let Some(v) = line.strip_prefix("id:") {
+                id = v.trim().to_string();
+            } else if let Some(v) = line.strip_prefix("data:") {
+                data.push_str(v.trim_start());
+            }
+        }
+    }
+
+    /// Reads events until one about `op_id` reaches state `to`; returns it.
+    pub fn wait_for(&mut self, op_id: &str, to: &str) -> Value {
+        loop {
+            let e = self.next_event();
+            if e.data["op_id"] == op_id && e.data["to"] == to {
+                return e.data;
+            }
+        }
+    }
+}
+
+/// The test extension: the extension routes with its token and origin.
+#[derive(Clone)]
+pub struct Extension {
+    pub http: Http,
+}
+
+impl Extension {
+    /// `POST /v1/ext/lease` for `tab`; returns the lease id.
+    pub fn lease(&self, tab: &str) -> String {
+        let a = self.http.post("/v1/ext/lease", &json!({ "tab_id": tab }));
+        assert_eq!(a.status, 200, "lease {tab}: {}", a.body);
+        a.body["lease_id"].as_str().expect("a lease id").to_string()
+    }
+
+    /// `POST /v1/ext/next`; the send handed out, or `None` when none came within `wait_ms`.
+    pub fn next(&self, lease: &str, wait_ms: u64) -> Option<Value> {
+        let a = self.next_answer(lease, wait_ms);
+        assert_eq!(a.status, 200, "next: {}", a.body);
+        let send = a.body["send"].clone();
+        (!send.is_null()).then_some(send)
+    }
+
+    /// `POST /v1/ext/next`, the raw answer.
+    pub fn next_answer(&self, lease: &str, wait_ms: u64) -> Answer {
+        self.http.post(
+            "/v1/ext/next",
+            &json!({ "lease_id": lease, "wait_ms": wait_ms }),
+        )
+    }
+
+    /// `POST /v1/ext/dispatch`, the raw answer.
+    pub fn dispatch(&self, lease: &str, op_id: &str) -> Answer {
+        self.http.post(
+            "/v1/ext/dispatch",
+            &json!({ "lease_id": lease, "op_id": op_id }),
+        )
+    }
+
+    /// `POST /v1/ext/fail` at `stage` (`before_dispatch` | `after_dispatch`).
+    pub fn fail(&self, lease: &str, op_id: &str, stage: &str, reason: &str) -> Answer {
+        self.http.post(
+            "/v1/ext/fail",
+            &json!({ "lease_id": lease, "op_id": op_id, "stage": stage, "reason": reason }),
+        )
+    }
+
+    /// `POST /v1/ext/observations`, the raw answer.
+    pub fn observe(&self, observation: &Value) -> Answer {
+        self.http.post("/v1/ext/observations", observation)
+    }
+}
+
+/// Runs the CLI (`sendledger --profile DIR ARGS…`) to completion.
+pub fn cli(profile: &Path, args: &[&str]) -> Output {
+    Command::new(binary())
+        .arg("--profile")
+        .arg(profile)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the CLI runs")
+}
+
+/// Runs the CLI with `--json`; returns (exit code, the JSON it printed).
+pub fn cli_json(profile: &Path, args: &[&str]) -> (i32, Value) {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let out = cli(profile, &all);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v = serde_json::from_str(text.trim()).unwrap_or_else(|_| {
+        panic!(
+            "the CLI printed JSON; stdout {text:?}, stderr {:?}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), v)
+}
+
+/// A raw HTTP/1.1 exchange: writes `head` (request line and headers, CRLF-separated,
+/// without the final blank line; `Content-Length` and `Connection: close` are added) and
+/// `body`, reads the answer to the end. Returns (status, JSON body or `Null`, body text).
+pub fn raw(port: u16, head: &str, body: &[u8]) -> (u16, Value, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to the bridge");
+    s.set_read_timeout(Some(BOUND)).expect("read timeout");
+    s.set_write_timeout(Some(BOUND)).expect("write timeout");
+    let request = format!(
+        "{head}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    // The bridge may answer (413) before reading the whole body: a failed write is
+    // fine as long as the answer arrives.
+    let _ = s
+        .write_all(request.as_bytes())
+        .and_then(|_| s.write_all(body));
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).to_string();
+    let (headers, body_text) = text
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("an HTTP answer, got {text:?}"));
+    let status: u16 = headers
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("a status line, got {headers:?}"));
+    let json = serde_json::from_str(body_text).unwrap_or(Value::Null);
+    (status, json, body_text.to_string())
+}
+
+/// The profile's ledger file.
+pub fn ledger_file(profile: &Path) -> PathBuf {
+    profile.join(sendledger::profile::LEDGER_FILE)
+}
+
+/// Opens the ledger read-only (works while serve owns it).
+pub fn read_only(profile: &Path) -> Connection {
+    let c = Connection::open_with_flags(
+        ledger_file(profile),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .expect("the ledger opens read-only");
+    c.busy_timeout(BOUND).expect("busy timeout");
+    c
+}
+
+/// Every table's rows rendered as text, sorted: equal dumps mean nothing was written.
+pub type Dump = BTreeMap<String, Vec<String>>;
+
+/// A dump of every table of the profile's ledger.
+pub fn dump(profile: &Path) -> Dump {
+    let conn = read_only(profile);
+    let names: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .expect("schema readable")
+        .query_map([], |r| r.get(0))
+        .expect("schema readable")
+        .collect::<rusqlite::Result<_>>()
+        .expect("schema readable");
+    let mut out = Dump::new();
+    for name in names {
+        let mut stmt = conn
+            .prepare(&format!("SELECT * FROM \"{name}\""))
+            .expect("table readable");
+        let n = stmt.column_count();
+        let mut rows: Vec<String> = stmt
+            .query_map([], |r| {
+                let mut cells = Vec::with_capacity(n);
+                for i in 0..n {
+                    cells.push(match r.get_ref(i)? {
+                        ValueRef::Null => "NULL".to_string(),
+                        ValueRef::Integer(v) => v.to_string(),
+                        ValueRef::Real(v) => v.to_string(),
+                        ValueRef::Text(t) => format!("{:?}", String::from_utf8_lossy(t)),
+                        ValueRef::Blob(b) => format!("blob {b:?}"),
+                    });
+                }
+                Ok(cells.join("|"))
+            })
+            .expect("table readable")
+            .collect::<rusqlite::Result<_>>()
+            .expect("table readable");
+        rows.sort();
+        out.insert(name, rows);
+    }
+    out
+}
+
+/// (from, to, actor) of every event of `op_id`, oldest first, from the ledger file.
+pub fn events_of(profile: &Path, op_id: &str) -> Vec<(Option<String>, String, String)> {
+    let conn = read_only(profile);
+    let mut stmt = conn
+        .prepare(
+            "SELECT from_state, to_state, actor FROM events WHERE op_id = ?1 \
+             AND kind = 'transition' ORDER BY id",
+        )
+        .expect("events readable");
+    stmt.query_map([op_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("events readable")
+        .collect::<rusqlite::Result<_>>()
+        .expect("events readable")
+}
