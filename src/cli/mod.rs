@@ -8,6 +8,7 @@
 
 mod backend;
 mod gate;
+pub mod inspect;
 mod output;
 mod sends;
 mod serve;
