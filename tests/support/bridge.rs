@@ -269,6 +269,15 @@ impl Http {
         }
     }
 
+    /// The same client with its own connection pool.
+    pub fn fresh(&self) -> Http {
+        Http::new(
+            self.base.rsplit(':').next().unwrap().parse().unwrap(),
+            self.token.clone(),
+            self.origin.clone(),
+        )
+    }
+
     fn request(&self, method: &str, path: &str) -> ureq::Request {
         let mut r = self.agent.request(method, &format!("{}{path}", self.base));
         if let Some(t) = &self.token {
@@ -420,6 +429,13 @@ pub struct Extension {
 }
 
 impl Extension {
+    /// The same extension with its own connection pool (its own keep-alive connection).
+    pub fn fresh(&self) -> Extension {
+        Extension {
+            http: self.http.fresh(),
+        }
+    }
+
     /// `POST /v1/ext/lease` for `tab`; returns the lease id.
     pub fn lease(&self, tab: &str) -> String {
         let a = self.http.post("/v1/ext/lease", &json!({ "tab_id": tab }));

@@ -1,0 +1,162 @@
+//! The owner process dying and stopping (issue 5): SIGKILL after the claim and after the
+//! dispatch grant, then a restart on the same profile; a clean SIGTERM; an occupied port.
+
+#[path = "support/bridge.rs"]
+mod harness;
+
+use harness::*;
+use serde_json::json;
+use std::path::Path;
+
+/// After a restart: `op` is uncertain (by recovery), no lease is handed it again, and a
+/// late dispatch ask — on the dead lease or on a new one — is refused.
+fn assert_recovered_uncertain(profile: &Path, old: &Extension, old_lease: &str, op: &str) {
+    let serve = Serve::start(profile, &[]);
+    let client = serve.client();
+    let shown = client.show(op);
+    assert_eq!(
+        shown["send"]["state"], "uncertain",
+        "a send in flight at the crash may or may not have gone out: {shown}"
+    );
+    let last = shown["timeline"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        last["actor"], "recovery",
+        "recovery made it uncertain: {last}"
+    );
+
+    let ext = serve.extension(old);
+    let late = ext.dispatch(old_lease, op);
+    assert!(
+        late.status == 409 || late.status == 410,
+        "a late dispatch ask on the old lease is refused: {} {}",
+        late.status,
+        late.body
+    );
+    let lease = ext.lease("tab-after-restart");
+    let late = ext.dispatch(&lease, op);
+    assert_eq!(late.status, 409, "{}", late.body);
+    assert_eq!(late.code(), "not_granted");
+
+    client.queue("after-restart", "queued after the restart");
+    let handed = ext.next(&lease, 5_000).expect("the queue moves on");
+    assert_eq!(
+        handed["op_id"], "after-restart",
+        "next hands out the new send, never the uncertain one"
+    );
+    assert_eq!(
+        ext.fail(&lease, "after-restart", "before_dispatch", "test done")
+            .status,
+        200
+    );
+    assert!(
+        ext.next(&lease, 300).is_none(),
+        "the uncertain send is never handed out again"
+    );
+    assert_eq!(
+        client.state(op),
+        "uncertain",
+        "nothing resolved it but a person"
+    );
+}
+
+#[test]
+fn sigkill_after_the_claim_leaves_the_send_uncertain_and_never_handed_out_again() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    serve.client().queue("op-1", "claimed when the owner died");
+    assert_eq!(ext.next(&lease, 5_000).expect("claimed")["op_id"], "op-1");
+    serve.kill();
+    assert_recovered_uncertain(&profile, &ext, &lease, "op-1");
+}
+
+#[test]
+fn sigkill_after_the_dispatch_grant_leaves_the_send_uncertain_and_refuses_a_late_ask() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    serve.client().queue("op-1", "granted when the owner died");
+    assert_eq!(ext.next(&lease, 5_000).expect("claimed")["op_id"], "op-1");
+    assert_eq!(ext.dispatch(&lease, "op-1").body["granted"], true);
+    serve.kill();
+    assert_recovered_uncertain(&profile, &ext, &lease, "op-1");
+}
+
+#[test]
+fn sigterm_finishes_in_flight_requests_removes_bridge_json_and_frees_the_profile() {
+    let (_tmp, profile) = profile_dir();
+    let mut serve = Serve::start(&profile, &[]);
+    assert!(profile.join("bridge.json").exists(), "serve names itself");
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    // An in-flight long-poll (bounded well under the shutdown grace), sent on a
+    // keep-alive connection the bridge has already accepted and answered once.
+    let (accepted_tx, accepted) = std::sync::mpsc::channel();
+    let in_flight = {
+        let (ext, lease) = (ext.fresh(), lease.clone());
+        std::thread::spawn(move || {
+            assert!(ext.next(&lease, 0).is_none(), "nothing queued yet");
+            accepted_tx.send(()).unwrap();
+            ext.next_answer(&lease, 1_500)
+        })
+    };
+    accepted
+        .recv_timeout(BOUND)
+        .expect("the poller's connection is accepted");
+    // Proof the bridge is parking polls (a second lease waits 200 ms for nothing).
+    assert!(ext.next(&ext.lease("tab-2"), 200).is_none());
+    serve.terminate();
+    let answer = in_flight.join().expect("the poller finished");
+    assert_eq!(
+        answer.status, 200,
+        "the in-flight request finished with an answer: {}",
+        answer.body
+    );
+    assert_eq!(answer.body, json!({ "send": null }));
+    let status = serve.wait_exit();
+    assert!(status.success(), "a clean stop exits 0: {status}");
+    assert!(
+        !profile.join("bridge.json").exists(),
+        "bridge.json is removed, so clients do not look for a dead owner"
+    );
+    // The next owner starts at once: the lock died with the process.
+    let next = Serve::start(&profile, &[]);
+    let status = next.client().get("/v1/status");
+    assert_eq!(status.status, 200, "{}", status.body);
+    assert_eq!(status.body["owner"]["pid"], next.pid());
+}
+
+#[test]
+fn an_occupied_port_is_a_clear_error_not_a_silent_change() {
+    let (_tmp, profile) = profile_dir();
+    let held = std::net::TcpListener::bind("127.0.0.1:0").expect("a port to hold");
+    let port = held.local_addr().unwrap().port().to_string();
+    let failed = match Serve::try_start(&profile, &["--port", &port]) {
+        Ok(s) => panic!(
+            "serve started on an occupied port: it printed port {}",
+            s.port
+        ),
+        Err(f) => f,
+    };
+    assert!(!failed.status.success(), "serve exits non-zero");
+    assert!(
+        failed.stderr.contains(&port) && failed.stderr.contains("in use"),
+        "the error names the port and says it is in use: {}",
+        failed.stderr
+    );
+    assert!(
+        !profile.join("bridge.json").exists(),
+        "nothing names an owner that never served"
+    );
+    drop(held);
+    let serve = Serve::try_start(&profile, &["--port", &port])
+        .expect("once the port is free, serve starts there and nowhere else");
+    assert_eq!(serve.port.to_string(), port);
+}
