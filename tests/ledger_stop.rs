@@ -1,0 +1,555 @@
+//! Stop as a fenced epoch, remote stop phases and expiry bounds (issue 3, and the
+//! expiry rules of issue 2), at the ledger level.
+
+mod support;
+
+use sendledger::ledger::{
+    unbound_epoch, Bounds, LedgerError, RemotePhase, SendState, TabBinding, STOPPED_EPOCHS_KEPT,
+};
+use support::*;
+
+fn conv_tab(id: &str, conversation: &str) -> TabBinding {
+    TabBinding {
+        tab_id: id.into(),
+        conversation_id: Some(conversation.into()),
+        ..TabBinding::default()
+    }
+}
+
+fn queue_for(
+    ledger: &mut sendledger::ledger::Ledger,
+    op: &str,
+    conversation: Option<&str>,
+) -> String {
+    let req = sendledger::ledger::QueueRequest {
+        op_id: Some(op.into()),
+        text: format!("text of {op}"),
+        conversation_id: conversation.map(str::to_string),
+    };
+    ledger.queue(&req, "test").unwrap().0.epoch
+}
+
+fn stopped_epochs(ledger: &sendledger::ledger::Ledger) -> Vec<String> {
+    let conn = ledger.raw_connection();
+    let mut stmt = conn
+        .prepare("SELECT epoch FROM stopped_epochs ORDER BY seq")
+        .unwrap();
+    stmt.query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+}
+
+#[test]
+fn stop_moves_queued_and_claimed_sends_of_every_epoch_to_stopped_and_closes_the_gate() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let unbound = queue_for(&mut ledger, "op-unbound", None);
+    let l1 = ledger.lease(&conv_tab("tab-1", "c1")).unwrap();
+    let l2 = ledger.lease(&conv_tab("tab-2", "c2")).unwrap();
+    let e1 = queue_for(&mut ledger, "op-c1", Some("c1"));
+    let e2 = queue_for(&mut ledger, "op-c2", Some("c2"));
+    assert_eq!(
+        (unbound.as_str(), e1.as_str(), e2.as_str()),
+        (
+            unbound_epoch(0).as_str(),
+            l1.epoch.as_str(),
+            l2.epoch.as_str()
+        )
+    );
+    let claimed = ledger.claim_next(&l1.lease_id).unwrap().unwrap();
+    assert_eq!(claimed.op_id, "op-unbound");
+
+    let report = ledger.stop("alice").unwrap();
+    assert_eq!(report.stopped, ["op-unbound", "op-c1", "op-c2"]);
+    for op in ["op-unbound", "op-c1", "op-c2"] {
+        assert_eq!(state_of(&ledger, op), SendState::Stopped, "{op}");
+        let last = ledger.timeline(op).unwrap().pop().unwrap();
+        assert_eq!(last.actor, "alice", "who stopped it is on record");
+    }
+    let fenced = stopped_epochs(&ledger);
+    for e in [&unbound, &l1.epoch, &l2.epoch] {
+        assert!(fenced.contains(e), "epoch {e} is fenced");
+    }
+    assert!(ledger.status().unwrap().gate_closed);
+    let (by, action): (String, String) = ledger
+        .raw_connection()
+        .query_row(
+            "SELECT by, action FROM gate_events ORDER BY id DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((by.as_str(), action.as_str()), ("alice", "stop"));
+}
+
+#[test]
+fn stop_is_one_transaction_a_failure_at_its_last_step_leaves_nothing() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, "op-clicked", SendState::Dispatched);
+    drive_to(&mut ledger, "op-queued", SendState::Queued);
+    // Make the last write of stop (the remote stop request) fail.
+    ledger
+        .raw_connection()
+        .execute_batch("CREATE TRIGGER test_fail_remote_stop BEFORE INSERT ON remote_stops BEGIN SELECT RAISE(ABORT, 'injected failure'); END;")
+        .unwrap();
+    let before = dump(ledger.raw_connection());
+    assert_refused(ledger.stop("alice"), "injected failure");
+    assert_eq!(
+        before,
+        dump(ledger.raw_connection()),
+        "no epoch fenced, no send stopped, gate open"
+    );
+    ledger
+        .raw_connection()
+        .execute_batch("DROP TRIGGER test_fail_remote_stop")
+        .unwrap();
+    ledger.stop("alice").unwrap();
+    assert_eq!(state_of(&ledger, "op-queued"), SendState::Stopped);
+}
+
+#[test]
+fn queue_and_lease_while_stopped_are_refused_epoch_stopped_resume_first() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    ledger.stop("alice").unwrap();
+    let before = dump(ledger.raw_connection());
+    let e = assert_refused(
+        ledger.queue(&request("op-1", "hi"), "test"),
+        "epoch stopped: resume first",
+    );
+    assert_eq!(e.code(), "epoch_stopped");
+    assert_refused(ledger.lease(&tab("tab-1")), "epoch stopped: resume first");
+    assert_eq!(before, dump(ledger.raw_connection()));
+    // The database refuses it too.
+    let err = try_raw(
+        ledger.raw_connection(),
+        "INSERT INTO sends(op_id, text, epoch, created_at, state, updated_at, actor) VALUES ('op-x', 't', 'e', 1, 'queued', 1, 'sql')",
+        [],
+    )
+    .unwrap_err();
+    assert!(err.contains("epoch stopped"), "{err}");
+    let err = try_raw(
+        ledger.raw_connection(),
+        "INSERT INTO leases(lease_id, tab_id, generation, epoch, created_at) VALUES ('l', 't', 0, 'e', 1)",
+        [],
+    )
+    .unwrap_err();
+    assert!(err.contains("epoch stopped"), "{err}");
+}
+
+#[test]
+fn dispatch_rechecks_the_fence_in_its_own_transaction() {
+    // Each way the fence can be up when the grant is asked: gate closed, the send's
+    // epoch fenced, the lease's epoch fenced, the lease ended.
+    let setups: [(&str, &str); 4] = [
+        ("gate closed", "UPDATE gate SET closed = 1"),
+        (
+            "send epoch fenced",
+            "INSERT INTO stopped_epochs(epoch, generation, stopped_at, stopped_by) SELECT epoch, 0, 1, 'x' FROM sends WHERE op_id = 'op-1'",
+        ),
+        (
+            "lease epoch fenced",
+            "INSERT INTO stopped_epochs(epoch, lease_id, generation, stopped_at, stopped_by) SELECT epoch, lease_id, 0, 1, 'x' FROM leases",
+        ),
+        ("lease ended", "UPDATE leases SET ended_at = 1, ended_reason = 'test'"),
+    ];
+    for (what, sql) in setups {
+        let fx = Fixture::new();
+        let mut ledger = fx.open();
+        let lease = drive_to(&mut ledger, "op-1", SendState::Claimed).unwrap();
+        ledger.raw_connection().execute_batch(sql).unwrap();
+        let err = try_raw(
+            ledger.raw_connection(),
+            "UPDATE sends SET state = 'dispatched', dispatched_at = 1 WHERE op_id = 'op-1'",
+            [],
+        )
+        .expect_err(what);
+        assert!(
+            err.contains("epoch stopped: dispatch refused"),
+            "{what}: SQL says {err}"
+        );
+        let before = dump(ledger.raw_connection());
+        let e = ledger.dispatch("op-1", &lease).expect_err(what);
+        assert!(
+            matches!(e, LedgerError::EpochStopped | LedgerError::NotGranted(_)),
+            "{what}: {e:?}"
+        );
+        assert_eq!(
+            before,
+            dump(ledger.raw_connection()),
+            "{what}: nothing written"
+        );
+        assert_eq!(state_of(&ledger, "op-1"), SendState::Claimed);
+    }
+}
+
+#[test]
+fn stop_and_dispatch_in_either_order_never_dispatch_after_the_fence() {
+    // Dispatch first: the click may have happened, so a remote stop is pending.
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = drive_to(&mut ledger, "op-1", SendState::Claimed).unwrap();
+    ledger.dispatch("op-1", &lease).unwrap();
+    let report = ledger.stop("alice").unwrap();
+    assert_eq!(report.remote_stops, ["op-1"]);
+    assert_eq!(state_of(&ledger, "op-1"), SendState::Dispatched);
+    let open = ledger.remote_stops().unwrap();
+    assert_eq!((open.len(), open[0].phase), (1, RemotePhase::Pending));
+    // Stop first: the claim is stopped and the grant refused.
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = drive_to(&mut ledger, "op-1", SendState::Claimed).unwrap();
+    ledger.stop("alice").unwrap();
+    assert!(ledger.dispatch("op-1", &lease).is_err());
+    assert_eq!(state_of(&ledger, "op-1"), SendState::Stopped);
+    assert_eq!(dispatch_events(ledger.raw_connection(), "op-1"), 0);
+}
+
+#[test]
+fn stopped_epochs_and_the_closed_gate_survive_restart() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = ledger.lease(&tab("tab-1")).unwrap();
+    drive_to(&mut ledger, "op-1", SendState::Queued);
+    let report = ledger.stop("alice").unwrap();
+    let fenced = stopped_epochs(&ledger);
+    let (mut ledger, _) = fx.restart(ledger);
+    assert_eq!(stopped_epochs(&ledger), fenced);
+    assert!(report.epochs.contains(&lease.epoch));
+    assert!(ledger.status().unwrap().gate_closed);
+    assert_eq!(
+        state_of(&ledger, "op-1"),
+        SendState::Stopped,
+        "recovery does not touch stopped sends"
+    );
+    assert_refused(
+        ledger.queue(&request("op-2", "x"), "test"),
+        "epoch stopped: resume first",
+    );
+}
+
+#[test]
+fn resume_records_who_and_when_and_a_new_lease_is_a_new_epoch_while_the_old_stays_fenced() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let old = ledger.lease(&tab("tab-1")).unwrap();
+    ledger.stop("alice").unwrap();
+    fx.clock.advance(42_000);
+    assert!(ledger.resume("bob").unwrap());
+    assert!(
+        !ledger.resume("bob").unwrap(),
+        "resuming an open gate writes nothing"
+    );
+    let (action, at, by, generation): (String, i64, String, i64) = ledger
+        .raw_connection()
+        .query_row(
+            "SELECT action, at, by, generation FROM gate_events ORDER BY id DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (action.as_str(), at, by.as_str(), generation),
+        ("resume", fx.clock_now(), "bob", 1)
+    );
+    assert_refused(ledger.resume(""), "who resumes (--by) is required");
+    let new = ledger.lease(&tab("tab-1")).unwrap();
+    assert_ne!(
+        new.epoch, old.epoch,
+        "the same tab leased after resume is a new epoch"
+    );
+    assert_eq!(new.generation, 1);
+    assert!(
+        stopped_epochs(&ledger).contains(&old.epoch),
+        "the old epoch stays fenced"
+    );
+    assert!(
+        ledger.get_lease(&old.lease_id).unwrap().ended_at.is_some(),
+        "resume ended the old lease"
+    );
+    drive_to(&mut ledger, "op-1", SendState::Queued);
+    assert!(
+        ledger.claim_next(&old.lease_id).is_err(),
+        "the old lease admits nothing"
+    );
+    assert_eq!(
+        ledger.claim_next(&new.lease_id).unwrap().unwrap().op_id,
+        "op-1"
+    );
+    let err = try_raw(
+        ledger.raw_connection(),
+        "INSERT INTO sends(op_id, text, epoch, created_at, state, updated_at, actor) VALUES ('op-x', 't', ?1, 1, 'queued', 1, 'sql')",
+        [&old.epoch],
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("epoch stopped"),
+        "SQL admits nothing under a fenced epoch: {err}"
+    );
+    let err = try_raw(
+        ledger.raw_connection(),
+        "UPDATE stopped_epochs SET epoch = 'x'",
+        [],
+    )
+    .unwrap_err();
+    assert!(err.contains("a stopped epoch stays stopped"), "{err}");
+}
+
+#[test]
+fn pruning_at_the_1001st_epoch_removes_only_the_oldest_whose_lease_ended() {
+    assert_eq!(STOPPED_EPOCHS_KEPT, 1_000);
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    // Each cycle fences two epochs: the generation's unbound one and the lease's.
+    let mut first_lease = None;
+    for i in 0..500 {
+        let lease = ledger.lease(&tab(&format!("tab-{i}"))).unwrap();
+        first_lease.get_or_insert(lease);
+        ledger.stop("alice").unwrap();
+        ledger.resume("alice").unwrap();
+    }
+    let first_lease = first_lease.unwrap();
+    let before = stopped_epochs(&ledger);
+    assert_eq!(before.len(), 1_000);
+    assert_eq!(before[..2], [unbound_epoch(0), first_lease.epoch.clone()]);
+    ledger.lease(&tab("tab-last")).unwrap();
+    ledger.stop("alice").unwrap(); // the 1,001st and 1,002nd epochs
+    let after = stopped_epochs(&ledger);
+    assert_eq!(after.len(), 1_000, "the newest 1,000 are kept");
+    assert_eq!(
+        after[..998],
+        before[2..],
+        "only the two oldest went, and their leases had ended"
+    );
+    // The pruned lease can never admit anything again.
+    assert!(ledger
+        .get_lease(&first_lease.lease_id)
+        .unwrap()
+        .ended_at
+        .is_some());
+}
+
+#[test]
+fn an_old_stopped_epoch_whose_lease_lives_is_not_pruned() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let alive = ledger.lease(&tab("tab-alive")).unwrap();
+    {
+        // 999 older fenced epochs of ended leases, plus the live lease's, oldest first.
+        let conn = ledger.raw_connection();
+        conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+        conn.execute(
+            "INSERT INTO stopped_epochs(epoch, lease_id, generation, stopped_at, stopped_by) VALUES (?1, ?2, 0, 1, 'x')",
+            [&alive.epoch, &alive.lease_id],
+        )
+        .unwrap();
+        for i in 0..999 {
+            conn.execute(
+                "INSERT INTO leases(lease_id, tab_id, generation, epoch, created_at, ended_at) VALUES (?1, 'old', 0, ?2, 1, 2)",
+                [format!("old-{i}"), format!("epoch-{i}")],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO stopped_epochs(epoch, lease_id, generation, stopped_at, stopped_by) VALUES (?1, ?2, 0, 1, 'x')",
+                [format!("epoch-{i}"), format!("old-{i}")],
+            )
+            .unwrap();
+        }
+        conn.execute_batch("COMMIT").unwrap();
+        let err = try_raw(
+            conn,
+            "DELETE FROM stopped_epochs WHERE lease_id = ?1",
+            [&alive.lease_id],
+        )
+        .unwrap_err();
+        assert!(err.contains("pruned only after its lease ended"), "{err}");
+    }
+    ledger.stop("alice").unwrap(); // fences the unbound epoch: the 1,001st
+    let after = stopped_epochs(&ledger);
+    assert_eq!(after[0], alive.epoch, "kept: its lease has not ended");
+    assert_eq!(after.len(), 1_001);
+    ledger.resume("alice").unwrap(); // ends every lease, then prunes
+    let after = stopped_epochs(&ledger);
+    assert!(!after.contains(&alive.epoch), "pruned once its lease ended");
+    assert_eq!(after.len(), 1_000);
+}
+
+#[test]
+fn remote_stop_moves_pending_dispatched_confirmed_and_refuses_other_phases() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, "op-done", SendState::Completed);
+    drive_to(&mut ledger, "op-1", SendState::Accepted);
+    let report = ledger.stop("alice").unwrap();
+    assert_eq!(
+        report.remote_stops,
+        ["op-1"],
+        "only sends whose answer may still be running"
+    );
+    let open = ledger.remote_stops().unwrap();
+    assert_eq!(
+        open[0].conversation_id.as_deref(),
+        Some("conv-kill"),
+        "from the receipt"
+    );
+    assert_eq!(open[0].requested_by, "alice");
+    let before = dump(ledger.raw_connection());
+    for bad in [
+        RemotePhase::Confirmed,
+        RemotePhase::Uncertain,
+        RemotePhase::Pending,
+    ] {
+        if bad == RemotePhase::Pending {
+            continue; // same phase: not an edge
+        }
+        assert_refused(
+            ledger.remote_stop_phase("op-1", bad, None),
+            "illegal remote stop phase",
+        );
+    }
+    assert_refused(
+        ledger.remote_stop_phase("op-none", RemotePhase::Dispatched, None),
+        "no remote stop",
+    );
+    assert_eq!(before, dump(ledger.raw_connection()));
+    ledger
+        .remote_stop_phase("op-1", RemotePhase::Dispatched, None)
+        .unwrap();
+    assert_refused(
+        ledger.remote_stop_phase("op-1", RemotePhase::Pending, None),
+        "illegal remote stop phase",
+    );
+    ledger
+        .remote_stop_phase(
+            "op-1",
+            RemotePhase::Confirmed,
+            Some("the page shows the answer stopped"),
+        )
+        .unwrap();
+    assert!(ledger.remote_stops().unwrap().is_empty());
+    for bad in [
+        RemotePhase::Pending,
+        RemotePhase::Dispatched,
+        RemotePhase::Uncertain,
+    ] {
+        assert_refused(
+            ledger.remote_stop_phase("op-1", bad, None),
+            "illegal remote stop phase",
+        );
+    }
+}
+
+#[test]
+fn recovery_moves_a_dispatched_remote_stop_to_uncertain_and_never_confirms() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, "op-1", SendState::Dispatched);
+    ledger.stop("alice").unwrap();
+    ledger
+        .remote_stop_phase("op-1", RemotePhase::Dispatched, None)
+        .unwrap();
+    let (ledger, report) = fx.restart(ledger);
+    assert_eq!(report.remote_stops_uncertain, 1);
+    let phase: String = ledger
+        .raw_connection()
+        .query_row(
+            "SELECT phase FROM remote_stops WHERE op_id = 'op-1'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(phase, "uncertain");
+    assert_eq!(
+        state_of(&ledger, "op-1"),
+        SendState::Uncertain,
+        "the send itself too"
+    );
+    // A pending one stays pending: nobody clicked, nothing to be unsure about.
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, "op-1", SendState::Dispatched);
+    ledger.stop("alice").unwrap();
+    let (ledger, report) = fx.restart(ledger);
+    assert_eq!(report.remote_stops_uncertain, 0);
+    assert_eq!(
+        ledger.remote_stops().unwrap()[0].phase,
+        RemotePhase::Pending
+    );
+}
+
+#[test]
+fn expired_claim_is_rejected_as_an_audit_event() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, "op-1", SendState::Claimed);
+    let b = Bounds::default();
+    fx.clock.advance(b.claim_ms - 1);
+    assert!(ledger.expire(&b).unwrap().is_empty(), "not yet");
+    fx.clock.advance(1);
+    assert_eq!(ledger.expire(&b).unwrap().claims, ["op-1"]);
+    let last = ledger.timeline("op-1").unwrap().pop().unwrap();
+    assert_eq!(
+        (last.from, last.to),
+        (Some(SendState::Claimed), SendState::Rejected)
+    );
+    assert_eq!(last.actor, "owner");
+    assert!(last.evidence.unwrap().contains("claim expired"));
+}
+
+#[test]
+fn dispatch_without_receipt_in_time_becomes_uncertain_as_an_audit_event() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, "op-1", SendState::Dispatched);
+    let b = Bounds::default();
+    fx.clock.advance(b.receipt_ms - 1);
+    assert!(ledger.expire(&b).unwrap().is_empty());
+    fx.clock.advance(1);
+    assert_eq!(ledger.expire(&b).unwrap().receipts, ["op-1"]);
+    let last = ledger.timeline("op-1").unwrap().pop().unwrap();
+    assert_eq!(
+        (last.from, last.to, last.actor.as_str()),
+        (Some(SendState::Dispatched), SendState::Uncertain, "owner")
+    );
+    assert!(last.evidence.unwrap().contains("no receipt within"));
+}
+
+#[test]
+fn unanswered_accepted_send_stops_holding_the_queue_and_can_still_complete() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = drive_to(&mut ledger, "op-1", SendState::Accepted).unwrap();
+    ledger.queue(&request("op-2", "next"), "test").unwrap();
+    assert_eq!(
+        ledger.claim_next(&lease).unwrap(),
+        None,
+        "op-1 holds the queue"
+    );
+    let b = Bounds::default();
+    fx.clock.advance(b.answer_ms - 1);
+    assert!(ledger.expire(&b).unwrap().is_empty());
+    fx.clock.advance(1);
+    assert_eq!(ledger.expire(&b).unwrap().answers, ["op-1"]);
+    let send = ledger.get("op-1").unwrap().unwrap();
+    assert_eq!(send.state, SendState::Accepted, "it stays accepted");
+    assert_eq!(send.answer_not_observed_at, Some(fx.clock_now()));
+    let note = ledger.timeline("op-1").unwrap().pop().unwrap();
+    assert_eq!(note.kind, sendledger::ledger::EventKind::Note);
+    assert!(note.evidence.unwrap().contains("answer not observed"));
+    assert!(ledger.expire(&b).unwrap().is_empty(), "marked once");
+    assert_eq!(
+        ledger.claim_next(&lease).unwrap().unwrap().op_id,
+        "op-2",
+        "the queue moves on"
+    );
+    let done = ledger
+        .complete("op-1", "answer-late", "late answer", "extension")
+        .unwrap();
+    assert_eq!(
+        done.state,
+        SendState::Completed,
+        "a later completion is still allowed"
+    );
+}
