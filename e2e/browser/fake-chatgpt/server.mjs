@@ -6,8 +6,13 @@
 // every Enter submit, every conversation POST, every stop. The counts and the POSTed
 // texts are readable on test-only routes under /__test/:
 //
-//   GET  /__test/state    → {clicks, enter_submits, posts, stop_clicks, stop_requests, requests: [{text, message_id, conversation_id, format}], held}
-//   POST /__test/config   {format?: "delta"|"legacy"|"handoff", layout?: "standard"|"no-send-button", hold?: bool} → config
+//   GET  /__test/state    → {clicks, enter_submits, posts, stop_clicks, stop_requests, held,
+//                            requests: [{text, message_id, conversation_id, turn_exchange_id, assistant_id, format, concurrent}]}
+//        (`concurrent`: answers still being written when that POST arrived)
+//   POST /__test/config   {format?: "delta"|"legacy"|"handoff", layout?: "standard"|"no-send-button",
+//                          hold?: false|"answer"|"response"} → config
+//        hold "answer": the stream opens (ids, the user message echo, the answer's first
+//        words) and waits; hold "response": the POST gets no response at all until released.
 //   POST /__test/release  releases every held answer → {released: n}
 //   POST /__test/reset    zeroes the counts, releases holds, keeps conversations
 //
@@ -96,10 +101,10 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
   };
 
   /** Waits for a release (when holding) or a stop; answers 'released' or 'stopped'. */
-  const gate = (turn) =>
+  const gate = (turn, when) =>
     new Promise((resolve) => {
       turn.stop = () => resolve('stopped');
-      if (!config.hold) return resolve('released');
+      if (config.hold !== when) return resolve('released');
       holds.push(() => resolve('released'));
     });
 
@@ -122,6 +127,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     const encodings = body.supported_encodings || [];
     const format = encodings.includes('v1') ? (config.format === 'handoff' ? 'handoff' : 'delta') : 'legacy';
     const turn = formats.newTurn(body, format);
+    const concurrent = active.size;
     state.requests.push({
       text: turn.text,
       message_id: turn.user.id,
@@ -129,9 +135,14 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       turn_exchange_id: turn.turnExchangeId,
       assistant_id: turn.assistantId,
       format,
+      concurrent,
     });
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     active.add(turn);
+    if ((await gate(turn, 'response')) === 'stopped') {
+      active.delete(turn);
+      return json(res, 200, {});
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     const conv = conversation(turn.conversationId);
     let answer;
     try {
@@ -146,7 +157,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       const s = format === 'legacy' ? formats.legacyStream(turn) : formats.deltaStream(turn);
       answer = s.answer;
       for (const e of s.head) res.write(e);
-      if ((await gate(turn)) === 'stopped') {
+      if ((await gate(turn, 'answer')) === 'stopped') {
         conv.messages.push(...formats.turnMessages(turn, answer).slice(0, -1));
         res.end(); // a stopped answer simply closes, without the completion tail
         return;
@@ -166,7 +177,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     const { turn, s } = pending;
     const conv = conversation(turn.conversationId);
     for (const f of s.wsHead) ws.send(f);
-    const outcome = await gate(turn);
+    const outcome = await gate(turn, 'answer');
     active.delete(turn);
     if (outcome === 'stopped') {
       conv.messages.push(...formats.turnMessages(turn, s.answer).slice(0, -1));

@@ -1,0 +1,73 @@
+// The owner as a real child process: `target/debug/sendledger serve --profile DIR --port N`,
+// and a client for its bridge using the client token from the profile.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { waitFor } from './wait.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+/** The owner binary (built by scripts/test-browser.sh). */
+export const SENDLEDGER = process.env.SENDLEDGER_BIN || path.join(repo, 'target', 'debug', 'sendledger');
+
+/**
+ * Starts `sendledger serve` on `profile` (port 0: any free port, printed as `port N`).
+ * Returns `{port, pid, address, request(), kill(signal), exited}`.
+ */
+export async function startOwner({ profile, port = 0, logFile }) {
+  const log = fs.openSync(logFile, 'a');
+  const child = spawn(SENDLEDGER, ['serve', '--profile', profile, '--port', String(port)], {
+    stdio: ['ignore', 'pipe', log],
+  });
+  let out = '';
+  let exitCode = null;
+  const exited = new Promise((resolve) =>
+    child.on('exit', (code, signal) => {
+      exitCode = code ?? signal;
+      resolve(exitCode);
+    }),
+  );
+  child.stdout.on('data', (d) => {
+    out += d;
+    fs.writeSync(log, d);
+  });
+  await waitFor(() => {
+    if (exitCode !== null) throw new Error(`sendledger serve exited (${exitCode}) before listening; see ${logFile}`);
+    return /^port (\d+)$/m.test(out);
+  }, { ms: 20_000, what: 'sendledger serve to print its port' });
+  const boundPort = Number(out.match(/^port (\d+)$/m)[1]);
+  const token = fs.readFileSync(path.join(profile, 'client.token'), 'utf8').trim();
+  const address = `127.0.0.1:${boundPort}`;
+
+  /** A client-scope request; answers `{status, body}`. */
+  async function request(method, route, body) {
+    const r = await fetch(`http://${address}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await r.text();
+    let parsed;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+    return { status: r.status, body: parsed };
+  }
+
+  return {
+    port: boundPort,
+    pid: child.pid,
+    address,
+    request,
+    exited,
+    /** Sends `signal` and waits for the process to be gone. */
+    async kill(signal = 'SIGTERM') {
+      if (exitCode !== null) return exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,449 @@
+// The browser end-to-end suite: the real extension in Debian's Chromium (headless, fresh
+// profile each scenario) against the local chatgpt.com fake, with a real
+// `sendledger serve` child process as the owner. Each scenario is named after what it
+// pins; a screenshot of the chat tab is saved after each into target/e2e-screenshots/browser/.
+//
+//   node run.mjs                 every scenario
+//   node run.mjs two_tabs text   the scenarios whose name contains one of the words
+//
+// Ends with `N passed, N failed` and exits non-zero when any failed.
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startFake } from './fake-chatgpt/server.mjs';
+import { selfSignedCert } from './lib/cert.mjs';
+import { launch } from './lib/browser.mjs';
+import { startOwner } from './lib/owner.mjs';
+import { waitFor } from './lib/wait.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..', '..');
+const EXTENSION = path.join(repo, 'extension');
+/** The id the manifest's `key` gives the extension (docs/extension.md). */
+const EXTENSION_ID = 'kpfmbaiknegibcaaopmjnbfkbmcdmhfi';
+const SHOTS = path.join(repo, 'target', 'e2e-screenshots', 'browser');
+const LOGS = path.join(repo, 'target', 'e2e-logs', 'browser');
+fs.mkdirSync(SHOTS, { recursive: true });
+fs.mkdirSync(LOGS, { recursive: true });
+
+const CONV_A = '6a1f00d2-5e1d-8c3b-9f41-0b2de1a7c001';
+const CONV_B = '6a1f00d2-5e1d-8c3b-9f41-0b2de1a7c002';
+
+// ---------------------------------------------------------------- the fake, over its test routes
+
+let fake;
+let fakeCert;
+/** A call to the fake's test routes, trusting its self-signed certificate only. */
+function fakeCall(method, route, body) {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      { host: '127.0.0.1', port: fake.port, path: route, method, ca: fakeCert, servername: 'chatgpt.com' },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve(JSON.parse(text)));
+      },
+    );
+    req.on('error', reject);
+    req.end(body ? JSON.stringify(body) : undefined);
+  });
+}
+const fakeState = () => fakeCall('GET', '/__test/state');
+const fakeConfig = (c) => fakeCall('POST', '/__test/config', c);
+const fakeRelease = () => fakeCall('POST', '/__test/release');
+
+// ---------------------------------------------------------------- one scenario's world
+
+class World {
+  constructor(name) {
+    this.name = name;
+    this.profile = fs.mkdtempSync(path.join(os.tmpdir(), 'sendledger-profile-'));
+    fs.chmodSync(this.profile, 0o700);
+    this.ownerLog = path.join(LOGS, `${name}.owner.log`);
+    fs.writeFileSync(this.ownerLog, '');
+    this.pages = [];
+    this.console = [];
+  }
+
+  async startOwner(port = 0) {
+    this.owner = await startOwner({ profile: this.profile, port, logFile: this.ownerLog });
+    return this.owner;
+  }
+
+  async startBrowser() {
+    this.browser = await launch({ fakePort: fake.port, extension: EXTENSION });
+    this.context = this.browser.context;
+    return this.context;
+  }
+
+  /** The extension's service worker (Playwright's handle). */
+  async worker() {
+    const find = () => this.context.serviceWorkers().find((w) => w.url().startsWith(`chrome-extension://${EXTENSION_ID}/`));
+    return find() || this.context.waitForEvent('serviceworker', { predicate: (w) => w.url().startsWith(`chrome-extension://${EXTENSION_ID}/`), timeout: 15_000 });
+  }
+
+  /** Pairs through the popup page, as a person would: address and code typed, Pair clicked. */
+  async pair() {
+    const { body } = await this.owner.request('POST', '/v1/pairing-code', {});
+    assert.ok(body.code, `the owner gives a pairing code: ${JSON.stringify(body)}`);
+    const popup = await this.context.newPage();
+    await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
+    await popup.fill('#bridge-input', this.owner.address);
+    await popup.fill('#code-input', body.code);
+    await popup.click('#pair-button');
+    await popup.waitForSelector('#pair-result[data-ok]', { timeout: 10_000 });
+    const result = await popup.locator('#pair-result').innerText();
+    assert.equal(await popup.getAttribute('#pair-result', 'data-ok'), 'true', `pairing in the popup: ${result}`);
+    this.popup = popup;
+    return popup;
+  }
+
+  /** Opens chatgpt.com (a conversation when `conversationId` is given) and waits for its lease. */
+  async openChat(conversationId) {
+    const before = await this.leaseCount();
+    const page = await this.context.newPage();
+    page.on('console', (m) => this.console.push(m.text()));
+    await page.goto(conversationId ? `https://chatgpt.com/c/${conversationId}` : 'https://chatgpt.com/');
+    await page.waitForSelector('html[data-fake-ready="true"]', { timeout: 15_000 });
+    await waitFor(async () => (await this.leaseCount()) > before, { what: 'the tab to be leased', ms: 15_000 });
+    this.pages.push(page);
+    return page;
+  }
+
+  async leaseCount() {
+    if (!this.owner) return 0;
+    const { body } = await this.owner.request('GET', '/v1/status');
+    return body.status ? body.status.lease_epochs.length : 0;
+  }
+
+  async queue(text, extra = {}) {
+    const r = await this.owner.request('POST', '/v1/sends', { text, ...extra });
+    assert.equal(r.status, 201, `queueing answers 201: ${JSON.stringify(r.body)}`);
+    return r.body.send.op_id;
+  }
+
+  async send(opId) {
+    const r = await this.owner.request('GET', `/v1/sends/${opId}`);
+    assert.equal(r.status, 200, `GET /v1/sends/${opId}: ${JSON.stringify(r.body)}`);
+    return r.body;
+  }
+
+  /** Waits until the send is in `state` (one of them, when an array) and returns it. */
+  async until(opId, state, ms = 20_000) {
+    const states = [].concat(state);
+    let last;
+    await waitFor(
+      async () => {
+        last = (await this.send(opId)).send;
+        return states.includes(last.state);
+      },
+      { ms, what: `send ${opId} to be ${states.join(' or ')}`, detail: () => this.diagnosis(last) },
+    );
+    return this.send(opId);
+  }
+
+  /** What the send, the fake and the extension say, for a failure message. */
+  async diagnosis(send) {
+    const st = await fakeState().catch((e) => ({ error: String(e) }));
+    let ext = {};
+    try {
+      ext = await (await this.worker()).evaluate(() => chrome.storage.session.get(['connection', 'last_error', 'leases']));
+    } catch (e) {
+      ext = { error: String(e) };
+    }
+    const counts = { clicks: st.clicks, enter_submits: st.enter_submits, posts: st.posts, stop_clicks: st.stop_clicks, held: st.held };
+    return `it is ${send && send.state} (${send && send.evidence}); fake ${JSON.stringify(counts)}; extension ${JSON.stringify(ext)}`;
+  }
+
+  async screenshot(page = this.pages[this.pages.length - 1], suffix = '') {
+    if (!page || page.isClosed()) return;
+    await page.screenshot({ path: path.join(SHOTS, `${this.name}${suffix}.png`) });
+  }
+
+  async close() {
+    if (this.browser) await this.browser.close().catch(() => {});
+    if (this.owner) await this.owner.kill('SIGTERM').catch(() => {});
+    fs.rmSync(this.profile, { recursive: true, force: true });
+  }
+}
+
+/** A world with an owner, a browser, the extension paired, and `tabs` chat tabs open. */
+async function ready(w, { conversations = [CONV_A] } = {}) {
+  await w.startOwner();
+  await w.startBrowser();
+  await w.pair();
+  const pages = [];
+  for (const c of conversations) pages.push(await w.openChat(c));
+  return pages;
+}
+
+// ---------------------------------------------------------------- scenarios
+
+const scenarios = [];
+const scenario = (name, fn) => scenarios.push({ name, fn });
+
+scenario('a_send_completes_with_the_native_tuple_and_answer', async (w) => {
+  await ready(w);
+  const op = await w.queue('What is custody, in one sentence?', { conversation_id: CONV_A });
+  const { send } = await w.until(op, 'completed');
+  const st = await fakeState();
+  assert.equal(st.clicks, 1, 'the send button was clicked exactly once');
+  assert.equal(st.posts, 1, 'the page posted exactly one conversation request');
+  const req = st.requests[0];
+  assert.equal(req.text, 'What is custody, in one sentence?', 'the request carries the send text');
+  assert.deepEqual(
+    send.receipt,
+    { conversation_id: CONV_A, user_message_id: req.message_id, turn_id: req.turn_exchange_id },
+    'the receipt is the native tuple from the page traffic',
+  );
+  assert.equal(send.answer.message_id, req.assistant_id, 'the answer is the assistant message of that turn');
+  assert.match(send.answer.text, /^Received 33 characters on the local chatgpt\.com test double \(delta v1 stream\)\./);
+});
+
+scenario('a_legacy_stream_completes_the_send', async (w) => {
+  await fakeConfig({ format: 'legacy' });
+  await ready(w);
+  const op = await w.queue('Answer in the old format, please.', { conversation_id: CONV_A });
+  const { send } = await w.until(op, 'completed');
+  const st = await fakeState();
+  assert.equal(st.requests[0].format, 'legacy', 'the fake answered with full snapshots');
+  assert.equal(send.receipt.user_message_id, st.requests[0].message_id, 'receipt user message id from the page');
+  assert.equal(send.receipt.conversation_id, CONV_A);
+  assert.equal(send.answer.message_id, st.requests[0].assistant_id);
+  assert.equal(st.clicks, 1);
+});
+
+scenario('a_turn_handed_off_to_the_websocket_completes_the_send', async (w) => {
+  await fakeConfig({ format: 'handoff' });
+  await ready(w);
+  const op = await w.queue('A long answer over the socket.', { conversation_id: CONV_A });
+  const { send } = await w.until(op, 'completed');
+  const st = await fakeState();
+  assert.equal(st.requests[0].format, 'handoff', 'the HTTP stream ended with stream_handoff');
+  assert.deepEqual(send.receipt, {
+    conversation_id: CONV_A,
+    user_message_id: st.requests[0].message_id,
+    turn_id: st.requests[0].turn_exchange_id,
+  });
+  assert.equal(send.answer.message_id, st.requests[0].assistant_id, 'the answer came over the WebSocket');
+  assert.match(send.answer.text, /\(websocket stream\)/);
+  assert.equal(st.clicks, 1);
+});
+
+scenario('text_reaches_the_conversation_request_exactly', async (w) => {
+  await ready(w);
+  const texts = [
+    'Emoji: 🙂👍🏽 and a family 👨‍👩‍👧‍👦, a flag 🇯🇵, combining é (e\u0301).',
+    'CJK: 漢字と仮名まじり文、한국어 문장, 中文句子。',
+    'RTL: שלום עולם — مرحبا بالعالم (mixed with LTR 123).',
+    'Line breaks:\nsecond line\n\nafter an empty line\n  indented line\ttab\ntrailing spaces   \n',
+    '\nStarts with a line break, ends with two.\n\n',
+  ];
+  const ops = [];
+  for (const text of texts) ops.push(await w.queue(text, { conversation_id: CONV_A }));
+  for (const op of ops) await w.until(op, 'completed', 30_000);
+  const st = await fakeState();
+  assert.deepEqual(
+    st.requests.map((r) => r.text),
+    texts,
+    'each conversation request carries exactly its send text, in order, nothing doubled, dropped or reordered',
+  );
+  assert.equal(st.clicks, texts.length, 'one click per send');
+  assert.equal(st.enter_submits, 0, 'no Enter key ever submitted the turn');
+  assert.equal(st.posts, texts.length, 'one request per send');
+});
+
+scenario('owner_killed_after_the_grant_leaves_the_send_uncertain_and_clicked_once', async (w) => {
+  await fakeConfig({ hold: 'response' });
+  await ready(w);
+  const port = w.owner.port;
+  const op = await w.queue('Sent once, then the owner dies.', { conversation_id: CONV_A });
+  await waitFor(async () => (await fakeState()).clicks === 1, { what: 'the granted click' });
+  assert.equal((await w.send(op)).send.state, 'dispatched', 'the click came after the dispatch commit');
+  await w.owner.kill('SIGKILL');
+  await w.startOwner(port);
+  const after = (await w.send(op)).send;
+  assert.equal(after.state, 'uncertain', 'recovery makes a dispatched send uncertain, never queued again');
+  // The page's answer arrives now: the receipt is reobserved, which accepts the send
+  // without granting it again.
+  await fakeRelease();
+  await w.until(op, ['accepted', 'completed']);
+  const second = await w.queue('The next send still goes out.', { conversation_id: CONV_A });
+  await w.until(second, 'completed');
+  const st = await fakeState();
+  assert.equal(st.clicks, 2, 'the uncertain send was clicked once in all; the second once');
+  assert.deepEqual(
+    st.requests.map((r) => r.text),
+    ['Sent once, then the owner dies.', 'The next send still goes out.'],
+    'the uncertain send never went out again',
+  );
+});
+
+scenario('stop_with_three_queued_clicks_none_of_them', async (w) => {
+  await fakeConfig({ hold: 'answer' });
+  await ready(w);
+  const first = await w.queue('The one already sent.', { conversation_id: CONV_A });
+  await w.until(first, 'accepted');
+  const queued = [];
+  for (const n of [1, 2, 3]) queued.push(await w.queue(`Queued behind it, number ${n}.`, { conversation_id: CONV_A }));
+  const stop = await w.owner.request('POST', '/v1/stop', { by: 'e2e' });
+  assert.equal(stop.status, 200, JSON.stringify(stop.body));
+  assert.deepEqual([...stop.body.stop.stopped].sort(), [...queued].sort(), 'Stop moved the three queued sends to stopped');
+  assert.deepEqual(stop.body.stop.remote_stops, [first], 'the clicked one gets a remote stop');
+  for (const op of queued) assert.equal((await w.send(op)).send.state, 'stopped');
+  await waitFor(async () => (await fakeState()).stop_clicks === 1, { what: "the page's stop button to be clicked" });
+  await waitFor(async () => (await w.owner.request('GET', '/v1/status')).body.status.remote_stops_open === 0, {
+    what: 'the remote stop to be confirmed',
+  });
+  const st = await fakeState();
+  assert.equal(st.clicks, 1, 'none of the three was clicked');
+  assert.equal(st.posts, 1, 'none of the three reached the page');
+  for (const op of queued) assert.equal((await w.send(op)).send.state, 'stopped');
+});
+
+scenario('missing_send_button_rejects_before_dispatch_with_the_layout_sentence', async (w) => {
+  await fakeConfig({ layout: 'no-send-button' });
+  const [page] = await ready(w);
+  const op = await w.queue('This cannot be sent.', { conversation_id: CONV_A });
+  const { send, timeline } = await w.until(op, 'rejected');
+  assert.ok(send.dispatched_at === null, 'no dispatch was ever committed');
+  assert.match(send.evidence, /send button not found: chatgpt\.com layout changed/, 'the sentence a person can act on');
+  assert.ok(!timeline.some((e) => e.to === 'dispatched'), 'the timeline has no dispatch');
+  const st = await fakeState();
+  assert.equal(st.clicks + st.enter_submits + st.posts, 0, 'nothing was clicked or submitted');
+  assert.equal(await page.locator('#prompt-textarea').innerText(), '', 'the composer was cleared');
+  await w.popup.reload();
+  await w.popup.waitForSelector('#snapshot-details:not([hidden])');
+  const summary = await w.popup.locator('#snapshot-summary').innerText();
+  assert.match(summary, /send button missing/, 'the popup shows the layout snapshot');
+  const snapshot = await w.popup.locator('#snapshot').innerText();
+  assert.ok(!snapshot.includes('This cannot be sent'), 'the snapshot carries no text');
+  await w.screenshot(w.popup, '.popup');
+});
+
+scenario('two_tabs_take_one_send_at_a_time', async (w) => {
+  await fakeConfig({ hold: 'answer' });
+  const [pageA, pageB] = await ready(w, { conversations: [CONV_A, CONV_B] });
+  const a = await w.queue('For the first tab.', { conversation_id: CONV_A });
+  const b = await w.queue('For the second tab.', { conversation_id: CONV_B });
+  await w.until(a, 'accepted');
+  assert.equal((await w.send(b)).send.state, 'queued', 'the second waits while the first is answered');
+  await fakeRelease();
+  await w.until(a, 'completed');
+  await w.until(b, 'accepted');
+  await fakeRelease();
+  await w.until(b, 'completed');
+  const st = await fakeState();
+  assert.deepEqual(st.requests.map((r) => [r.conversation_id, r.text]), [
+    [CONV_A, 'For the first tab.'],
+    [CONV_B, 'For the second tab.'],
+  ]);
+  assert.deepEqual(st.requests.map((r) => r.concurrent), [0, 0], 'no request arrived while another answer was being written');
+  const tA = (await w.send(a)).timeline;
+  const tB = (await w.send(b)).timeline;
+  const completedA = tA.find((e) => e.to === 'completed').at;
+  const claimedB = tB.find((e) => e.to === 'claimed').at;
+  assert.ok(claimedB >= completedA, 'the second was claimed only after the first completed');
+  await w.screenshot(pageA, '.tab-a');
+  await w.screenshot(pageB, '.tab-b');
+});
+
+scenario('service_worker_stopped_mid_send_sends_no_duplicate', async (w) => {
+  await fakeConfig({ hold: 'answer' });
+  await ready(w);
+  const op = await w.queue('Sent while the worker restarts.', { conversation_id: CONV_A });
+  await w.until(op, 'accepted');
+  await stopServiceWorker(w);
+  await fakeRelease();
+  await w.until(op, 'completed');
+  // Stopped again while idle (its long-poll in flight): the next send still goes out once.
+  await stopServiceWorker(w);
+  const second = await w.queue('Sent after another restart.', { conversation_id: CONV_A });
+  await w.until(second, 'completed');
+  const st = await fakeState();
+  assert.equal(st.clicks, 2, 'one click per send');
+  assert.deepEqual(st.requests.map((r) => r.text), ['Sent while the worker restarts.', 'Sent after another restart.']);
+});
+
+scenario('the_page_never_holds_the_token_and_logs_no_text', async (w) => {
+  const [page] = await ready(w);
+  const text = 'A private sentence that must stay in the ledger.';
+  const op = await w.queue(text, { conversation_id: CONV_A });
+  await w.until(op, 'completed');
+  const token = (await w.worker().then((sw) => sw.evaluate(() => chrome.storage.local.get('token')))).token;
+  assert.ok(token, 'the extension holds a token');
+  const pageStorage = await page.evaluate(() => JSON.stringify({ l: { ...localStorage }, s: { ...sessionStorage }, c: document.cookie }));
+  assert.ok(!pageStorage.includes(token), 'the token is not in page storage');
+  assert.ok(!pageStorage.includes(text), 'the text is not in page storage');
+  const html = await page.content();
+  assert.ok(!html.includes(token), 'the token is not in the page');
+  const session = await w.worker().then((sw) => sw.evaluate(() => chrome.storage.session.get(null)));
+  assert.ok(!JSON.stringify(session).includes(text), 'the text is not in extension session storage');
+  assert.ok(!w.console.some((line) => line.includes(text) || line.includes(token)), 'the console shows neither');
+  const log = fs.readFileSync(w.ownerLog, 'utf8');
+  assert.ok(!log.includes(text), "the owner's log does not carry the text");
+});
+
+/** Stops the extension's service worker through the DevTools protocol, as Chromium does when idle. */
+async function stopServiceWorker(w) {
+  const page = w.pages[0];
+  const cdp = await w.context.newCDPSession(page);
+  const versions = new Map();
+  cdp.on('ServiceWorker.workerVersionUpdated', ({ versions: vs }) => {
+    for (const v of vs) versions.set(v.versionId, v);
+  });
+  await cdp.send('ServiceWorker.enable');
+  const running = await waitFor(
+    () => [...versions.values()].find((v) => v.scriptURL.startsWith(`chrome-extension://${EXTENSION_ID}/`) && v.runningStatus === 'running'),
+    { what: "the extension's running service worker", ms: 10_000 },
+  );
+  await cdp.send('ServiceWorker.stopWorker', { versionId: running.versionId });
+  await waitFor(() => versions.get(running.versionId).runningStatus === 'stopped', { what: 'the service worker to stop', ms: 10_000 });
+  await cdp.detach();
+}
+
+// ---------------------------------------------------------------- runner
+
+async function main() {
+  const filters = process.argv.slice(2);
+  const chosen = filters.length ? scenarios.filter((s) => filters.some((f) => s.name.includes(f))) : scenarios;
+  const certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sendledger-cert-'));
+  const pair = selfSignedCert(certDir);
+  fakeCert = pair.cert;
+  fake = await startFake(pair);
+  let passed = 0;
+  let failed = 0;
+  for (const s of chosen) {
+    const w = new World(s.name);
+    const started = Date.now();
+    await fakeCall('POST', '/__test/reset');
+    try {
+      await s.fn(w);
+      await w.screenshot();
+      passed += 1;
+      console.log(`ok   ${s.name} (${Date.now() - started} ms)`);
+    } catch (e) {
+      failed += 1;
+      await w.screenshot().catch(() => {});
+      console.log(`FAIL ${s.name} (${Date.now() - started} ms)\n     ${String(e.stack || e).split('\n').join('\n     ')}`);
+      console.log(`     owner log: ${w.ownerLog}`);
+    } finally {
+      await w.close();
+    }
+  }
+  await fake.close();
+  fs.rmSync(certDir, { recursive: true, force: true });
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+});

@@ -1,0 +1,212 @@
+// The extension's service worker: the only part that talks to the sendledger bridge
+// (docs/bridge-api.md). A page-context fetch to loopback is blocked for a public site, and
+// the page's own scripts can read anything the page can, so the token lives here, in
+// extension storage, and every bridge request is made from here.
+//
+// Chromium stops an idle service worker at any time: nothing lives only in memory.
+//   chrome.storage.local   {bridge: "127.0.0.1:47615", token}          (survives restarts)
+//   chrome.storage.session {connection, leases, last_error, snapshot}  (this browser session)
+// Long-polls are bounded (≤ 25 s) and re-issued by the content script that asked; a request
+// whose answer was lost with a stopped worker is reported to the caller as lost.
+
+const DEFAULT_BRIDGE = '127.0.0.1:47615';
+const MAX_WAIT_MS = 25_000;
+const SLACK_MS = 10_000; // beyond the long-poll bound before a request counts as lost
+
+const local = chrome.storage.local;
+const session = chrome.storage.session;
+
+/** The bridge's address and the extension token, or nulls. */
+async function pairing() {
+  const { bridge, token } = await local.get(['bridge', 'token']);
+  return { bridge: bridge || DEFAULT_BRIDGE, token: token || null };
+}
+
+async function noteConnection(state, detail) {
+  await session.set({ connection: { state, detail: detail || null, at: Date.now() } });
+}
+
+async function noteError(message) {
+  await session.set({ last_error: { message, at: Date.now() } });
+}
+
+/**
+ * One bridge request. Answers `{ok: true, status, body}` or
+ * `{ok: false, status, code, message}`; `status` 0 means the bridge was not reached.
+ */
+async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = true } = {}) {
+  const { bridge, token } = await pairing();
+  if (auth && !token) {
+    return { ok: false, status: 0, code: 'not_paired', message: 'not paired: open the sendledger extension popup and enter a pairing code' };
+  }
+  const headers = {};
+  if (auth) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let response;
+  try {
+    response = await fetch(`http://${bridge}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+      cache: 'no-store',
+    });
+  } catch (e) {
+    const message = `sendledger is not reachable at ${bridge}: start the app (or \`sendledger serve\`)`;
+    await noteConnection('unreachable', message);
+    return { ok: false, status: 0, code: 'unreachable', message };
+  }
+  let answer = {};
+  try {
+    answer = await response.json();
+  } catch {
+    answer = {};
+  }
+  if (response.ok) {
+    await noteConnection('connected');
+    return { ok: true, status: response.status, body: answer };
+  }
+  const code = answer.code || `http_${response.status}`;
+  const message = answer.message || `the bridge answered ${response.status}`;
+  if (response.status === 401 || code === 'unauthorized') {
+    await noteConnection('unpaired', message);
+  } else {
+    await noteConnection('connected');
+  }
+  await noteError(`${path}: ${message}`);
+  return { ok: false, status: response.status, code, message };
+}
+
+async function setLease(tabId, lease) {
+  const { leases = {} } = await session.get('leases');
+  if (lease) leases[tabId] = lease;
+  else delete leases[tabId];
+  await session.set({ leases });
+}
+
+async function leaseOf(tabId) {
+  const { leases = {} } = await session.get('leases');
+  return leases[tabId] || null;
+}
+
+/** Exchanges a pairing code for the extension token. */
+async function pair({ bridge, code }) {
+  const address = String(bridge || DEFAULT_BRIDGE).trim().replace(/^https?:\/\//, '').replace(/\/+$/, '');
+  if (!/^(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}$/.test(address)) {
+    return { ok: false, code: 'bad_address', message: 'the bridge address must be a loopback address with a port, like 127.0.0.1:47615' };
+  }
+  await local.set({ bridge: address });
+  const r = await bridgeRequest('POST', '/v1/pair', { code: String(code || '').trim().toUpperCase() }, { auth: false });
+  if (!r.ok) return r;
+  await local.set({ token: r.body.token });
+  await session.set({ leases: {}, last_error: null });
+  await noteConnection('connected');
+  // Tell the chatgpt.com tabs, so they lease and start taking sends.
+  const tabs = await chrome.tabs.query({ url: 'https://chatgpt.com/*' });
+  for (const tab of tabs) chrome.tabs.sendMessage(tab.id, { type: 'paired' }).catch(() => {});
+  return { ok: true };
+}
+
+async function status() {
+  const { bridge, token } = await pairing();
+  const s = await session.get(['connection', 'leases', 'last_error', 'snapshot']);
+  return {
+    ok: true,
+    bridge,
+    paired: !!token,
+    extension_id: chrome.runtime.id,
+    connection: s.connection || { state: token ? 'unknown' : 'unpaired', at: null },
+    leases: s.leases || {},
+    last_error: s.last_error || null,
+    snapshot: s.snapshot || null,
+  };
+}
+
+/** What a content script may ask for; `tabId` comes from the sender, never the message. */
+const handlers = {
+  async lease(tabId, m) {
+    const binding = {
+      tab_id: String(tabId),
+      conversation_id: m.conversation_id ?? null,
+      thread_id: m.thread_id ?? null,
+      workspace_id: m.workspace_id ?? null,
+    };
+    const r = await bridgeRequest('POST', '/v1/ext/lease', binding);
+    if (r.ok) await setLease(tabId, { lease_id: r.body.lease_id, epoch: r.body.epoch, conversation_id: binding.conversation_id, at: Date.now() });
+    return r;
+  },
+  async next(tabId, m) {
+    const wait = Math.min(Number(m.wait_ms) || MAX_WAIT_MS, MAX_WAIT_MS);
+    return bridgeRequest('POST', '/v1/ext/next', { lease_id: m.lease_id, wait_ms: wait }, { timeoutMs: wait + SLACK_MS });
+  },
+  async dispatch(tabId, m) {
+    return bridgeRequest('POST', '/v1/ext/dispatch', { lease_id: m.lease_id, op_id: m.op_id });
+  },
+  async fail(tabId, m) {
+    await noteError(m.reason);
+    return bridgeRequest('POST', '/v1/ext/fail', { lease_id: m.lease_id, op_id: m.op_id, stage: m.stage, reason: m.reason });
+  },
+  async observe(tabId, m) {
+    return bridgeRequest('POST', '/v1/ext/observations', m.observation, { timeoutMs: 30_000 });
+  },
+  async remoteStops(tabId, m) {
+    return bridgeRequest('GET', `/v1/ext/remote-stops?lease_id=${encodeURIComponent(m.lease_id)}`);
+  },
+  async remoteStopPhase(tabId, m) {
+    const body = { lease_id: m.lease_id, phase: m.phase };
+    if (m.evidence) body.evidence = m.evidence;
+    return bridgeRequest('POST', `/v1/ext/remote-stops/${encodeURIComponent(m.op_id)}`, body);
+  },
+  async release(tabId, m) {
+    const r = await bridgeRequest('POST', '/v1/ext/release', { lease_id: m.lease_id, reason: m.reason });
+    const held = await leaseOf(tabId);
+    if (held && held.lease_id === m.lease_id) await setLease(tabId, null);
+    return r;
+  },
+  async snapshot(tabId, m) {
+    await session.set({ snapshot: { ...m.snapshot, tab_id: tabId } });
+    return { ok: true };
+  },
+  async forgetLease(tabId, m) {
+    const held = await leaseOf(tabId);
+    if (held && held.lease_id === m.lease_id) await setLease(tabId, null);
+    return { ok: true };
+  },
+};
+
+/** What the popup may ask for. */
+const popupHandlers = {
+  status: () => status(),
+  pair: (m) => pair(m),
+  unpair: async () => {
+    await local.remove('token');
+    await session.set({ leases: {} });
+    await noteConnection('unpaired');
+    return { ok: true };
+  },
+};
+
+chrome.runtime.onMessage.addListener((message, sender, reply) => {
+  if (sender.id !== chrome.runtime.id || !message || typeof message.type !== 'string') return false;
+  // The popup is an extension page (it may also be open in a tab); content scripts run
+  // in chatgpt.com tabs. Each gets only its own set of requests.
+  const fromExtensionPage = typeof sender.url === 'string' && sender.url.startsWith(`chrome-extension://${chrome.runtime.id}/`);
+  const fromChatTab = !fromExtensionPage && sender.tab && typeof sender.tab.id === 'number' && /^https:\/\/chatgpt\.com\//.test(sender.url || '');
+  let work;
+  if (fromChatTab && handlers[message.type]) {
+    work = handlers[message.type](sender.tab.id, message);
+  } else if (fromExtensionPage && popupHandlers[message.type]) {
+    work = popupHandlers[message.type](message);
+  } else {
+    return false;
+  }
+  work.then(reply, (e) => reply({ ok: false, status: 0, code: 'extension_error', message: String(e && e.message) }));
+  return true; // the answer comes asynchronously
+});
+
+chrome.tabs.onRemoved.addListener(async (tabId) => {
+  const lease = await leaseOf(tabId);
+  if (!lease) return;
+  await setLease(tabId, null);
+  await bridgeRequest('POST', '/v1/ext/release', { lease_id: lease.lease_id, reason: 'tab closed' });
+});

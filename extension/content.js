@@ -1,0 +1,372 @@
+// The content script (isolated world) of a chatgpt.com tab: it leases the tab, long-polls
+// the owner for the next send, types it, checks, asks for the dispatch grant, and clicks
+// Send only when granted. It forwards the page's raw traffic (from page-observer.js) to
+// the owner and runs remote stops. Every bridge request goes through the service worker.
+//
+// Custody order for one send (docs/extension.md, "One send"):
+//   1. checks that need no typing: the right conversation, composer found and empty,
+//      no answer being generated                       → else fail before dispatch
+//   2. type the text (focus + execCommand('insertText'): the editor's own input path;
+//      line breaks go in with the text, never as Enter key presses, which submit)
+//   3. check the composer holds exactly the text and the send button is there and
+//      enabled                                          → else clear, fail before dispatch
+//   4. ask for the dispatch grant (answered after `dispatched` is committed)
+//   5. granted: click Send, once. Refused: clear the composer. Answer lost: clear the
+//      composer and report that nothing was clicked — never ask again, never click.
+// The text of a send lives in this script's memory only while it is being typed.
+
+(() => {
+  const S = window.sendledgerSelectors;
+  const TAG = '__sendledger';
+  const WAIT_MS = 25_000; // long-poll bound
+  const SETTLE_MS = 3_000; // how long typing may take to show in the composer
+  const IDLE_MS = 20_000; // how long a send may wait for the page to stop generating
+  const REMOTE_STOP_MS = 1_000; // remote-stop check period while an answer is generating
+  const STOP_CONFIRM_MS = 15_000; // how long a stopped answer may take to stop
+  const MAX_OUTBOX = 5_000;
+
+  const SENTENCES = {
+    otherConversation: 'this tab shows a different conversation than the send is for: open that conversation in the leased tab',
+    noComposer: 'composer not found: chatgpt.com layout changed',
+    composerBusy: 'the composer is not empty: send or clear the draft in the ChatGPT tab, then queue again',
+    generating: 'an answer is still being generated in the ChatGPT tab: wait for it to finish, then queue again',
+    typingRefused: 'the composer did not accept typed text: click into the ChatGPT tab once and queue again',
+    textDiffers: 'the composer does not hold exactly the text after typing (the page changed it): nothing was sent',
+    noSendButton: 'send button not found: chatgpt.com layout changed',
+    sendDisabled: 'the send button stayed disabled after typing: nothing was sent',
+    grantLost: 'the answer to the dispatch request was lost (the extension restarted): the send button was not clicked',
+    pageChanged: 'the page changed while the send was being typed: nothing was sent',
+  };
+
+  let lease = null; // {lease_id, epoch, conversation_id}
+  let stoppedLease = null; // the lease a Stop fenced, for its remote stops
+  let granted = null; // {op_id, requestSeen} of the send clicked in this tab
+  const grantedOps = new Set();
+  const streamOps = new Map(); // page stream id → op id
+  const handledStops = new Set();
+  let waitingForPairing = null;
+
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  let alive = true;
+
+  /** Asks the service worker. A worker stopped before answering gives `{lost: true}`. */
+  async function ask(type, payload = {}) {
+    if (!alive) return { ok: false, lost: true, code: 'lost', message: 'extension unloaded' };
+    try {
+      const r = await chrome.runtime.sendMessage({ type, ...payload });
+      if (r === undefined) return { ok: false, status: 0, lost: true, code: 'lost', message: 'no answer from the service worker' };
+      return r;
+    } catch (e) {
+      const message = String((e && e.message) || e);
+      if (message.includes('Extension context invalidated')) alive = false;
+      return { ok: false, status: 0, lost: true, code: 'lost', message };
+    }
+  }
+
+  const leaseGone = (r) => r.code === 'unknown_lease' || r.status === 410;
+
+  // ---------------------------------------------------------------- observations
+
+  const outbox = [];
+  let flushing = false;
+
+  function accept(observation) {
+    if (!observation || typeof observation.kind !== 'string') return;
+    const o = { ...observation };
+    if (o.kind === 'request' && granted && !granted.requestSeen) {
+      granted.requestSeen = true;
+      streamOps.set(o.stream_id, granted.op_id);
+    }
+    const op = o.stream_id && streamOps.get(o.stream_id);
+    if (op) o.op_id = op;
+    if (o.kind === 'stream_end') streamOps.delete(o.stream_id);
+    if (outbox.length >= MAX_OUTBOX) outbox.shift();
+    outbox.push(o);
+    flush();
+  }
+
+  async function flush() {
+    if (flushing) return;
+    flushing = true;
+    let backoff = 500;
+    try {
+      while (outbox.length && lease && alive) {
+        const r = await ask('observe', { observation: { ...outbox[0], lease_id: lease.lease_id } });
+        if (r.ok) {
+          outbox.shift();
+          backoff = 500;
+        } else if (r.lost || r.code === 'unreachable' || r.status === 503) {
+          await sleep(backoff); // the owner or the worker is restarting: same observation again
+          backoff = Math.min(backoff * 2, 5_000);
+        } else if (leaseGone(r)) {
+          await dropLease();
+        } else {
+          outbox.shift(); // refused as such (malformed, too large): retrying cannot help
+        }
+      }
+    } finally {
+      flushing = false;
+    }
+  }
+
+  window.addEventListener('message', (ev) => {
+    if (ev.source !== window || !ev.data || typeof ev.data[TAG] !== 'string') return;
+    if (ev.data[TAG] === 'observer-hello') window.postMessage({ [TAG]: 'content-ready' }, location.origin);
+    else if (ev.data[TAG] === 'observation') accept(ev.data.observation);
+  });
+  window.postMessage({ [TAG]: 'content-ready' }, location.origin);
+
+  // ---------------------------------------------------------------- page waits
+
+  /** Resolves when `test()` holds (checked on every DOM change), or false after `ms`. */
+  function until(test, ms) {
+    return new Promise((resolve) => {
+      if (test()) return resolve(true);
+      let timer = null;
+      const observer = new MutationObserver(() => {
+        if (!test()) return;
+        observer.disconnect();
+        if (timer) clearTimeout(timer);
+        resolve(true);
+      });
+      observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      if (ms !== Infinity) {
+        timer = setTimeout(() => {
+          observer.disconnect();
+          resolve(test());
+        }, ms);
+      }
+    });
+  }
+
+  // ---------------------------------------------------------------- lease
+
+  async function obtainLease() {
+    const r = await ask('lease', {
+      conversation_id: S.conversationId(),
+      thread_id: S.threadId(),
+      workspace_id: S.workspaceId(),
+    });
+    if (r.ok) {
+      lease = { lease_id: r.body.lease_id, epoch: r.body.epoch, conversation_id: S.conversationId() };
+      stoppedLease = null;
+      flush();
+    }
+    return r;
+  }
+
+  async function dropLease() {
+    if (lease) await ask('forgetLease', { lease_id: lease.lease_id });
+    lease = null;
+  }
+
+  function pairingSignal() {
+    if (!waitingForPairing) {
+      waitingForPairing = new Promise((resolve) => {
+        const listener = (m) => {
+          if (m && m.type === 'paired') {
+            chrome.runtime.onMessage.removeListener(listener);
+            waitingForPairing = null;
+            resolve();
+          }
+        };
+        chrome.runtime.onMessage.addListener(listener);
+      });
+    }
+    return waitingForPairing;
+  }
+
+  // ---------------------------------------------------------------- one send
+
+  async function failBefore(send, reason, { snapshot = false } = {}) {
+    if (snapshot) await ask('snapshot', { snapshot: S.layoutSnapshot(reason) });
+    const r = await ask('fail', { lease_id: lease.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
+    if (!r.ok && r.lost) await ask('fail', { lease_id: lease.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
+  }
+
+  /** Empties the composer through the editor's own input path. */
+  function clearComposer(composer) {
+    if (!composer || !composer.isConnected || S.composerText(composer) === '') return;
+    composer.focus();
+    const range = document.createRange();
+    range.selectNodeContents(composer);
+    const sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    document.execCommand('delete', false);
+  }
+
+  function typeText(composer, text) {
+    composer.focus();
+    const range = document.createRange();
+    range.selectNodeContents(composer);
+    range.collapse(false);
+    const sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    return document.execCommand('insertText', false, text);
+  }
+
+  async function handleSend(send) {
+    const at = location.href;
+    // 1. checks before typing
+    if (send.conversation_id && send.conversation_id !== S.conversationId()) {
+      return failBefore(send, SENTENCES.otherConversation);
+    }
+    let composer = S.composer();
+    if (!composer) return failBefore(send, SENTENCES.noComposer, { snapshot: true });
+    if (S.composerText(composer) !== '') return failBefore(send, SENTENCES.composerBusy);
+    if (S.generating() && !(await until(() => !S.generating(), IDLE_MS))) {
+      return failBefore(send, SENTENCES.generating);
+    }
+    // 2. type
+    if (!typeText(composer, send.text)) {
+      clearComposer(composer);
+      return failBefore(send, SENTENCES.typingRefused);
+    }
+    // 3. check what was typed and the button
+    const holdsText = () => {
+      composer = S.composer();
+      return !!composer && S.composerText(composer) === send.text;
+    };
+    if (!(await until(holdsText, SETTLE_MS))) {
+      clearComposer(S.composer());
+      return failBefore(send, SENTENCES.textDiffers);
+    }
+    let button = S.sendButton();
+    if (!button) {
+      const snapshot = S.layoutSnapshot(SENTENCES.noSendButton);
+      clearComposer(composer);
+      await ask('snapshot', { snapshot });
+      return failBefore(send, SENTENCES.noSendButton);
+    }
+    const enabled = () => {
+      button = S.sendButton();
+      return !!button && !button.disabled && button.getAttribute('aria-disabled') !== 'true';
+    };
+    if (!(await until(enabled, SETTLE_MS))) {
+      clearComposer(composer);
+      return failBefore(send, SENTENCES.sendDisabled);
+    }
+    if (location.href !== at || !holdsText()) {
+      clearComposer(S.composer());
+      return failBefore(send, SENTENCES.pageChanged);
+    }
+    // 4. the grant
+    const r = await ask('dispatch', { lease_id: lease.lease_id, op_id: send.op_id });
+    if (r.ok && r.body && r.body.granted === true) {
+      // 5. the one click
+      granted = { op_id: send.op_id, requestSeen: false };
+      grantedOps.add(send.op_id);
+      button.click();
+      return;
+    }
+    clearComposer(S.composer());
+    if (r.lost || r.code === 'unreachable' || r.status === 0) {
+      // Committed or not, nobody here knows; the button was not clicked. Say so.
+      await ask('fail', { lease_id: lease.lease_id, op_id: send.op_id, stage: 'after_dispatch', reason: SENTENCES.grantLost });
+    }
+  }
+
+  // ---------------------------------------------------------------- remote stop
+
+  async function checkRemoteStops() {
+    const held = lease || stoppedLease;
+    if (!held) return;
+    const r = await ask('remoteStops', { lease_id: held.lease_id });
+    if (!r.ok || !r.body || !Array.isArray(r.body.remote_stops)) return;
+    for (const stop of r.body.remote_stops) {
+      if (stop.phase !== 'pending' || handledStops.has(stop.op_id)) continue;
+      const ours = grantedOps.has(stop.op_id) || stop.epoch === held.epoch;
+      if (!ours) continue;
+      handledStops.add(stop.op_id);
+      await runRemoteStop(held, stop);
+    }
+  }
+
+  async function runRemoteStop(held, stop) {
+    const phase = (p, evidence) => ask('remoteStopPhase', { lease_id: held.lease_id, op_id: stop.op_id, phase: p, evidence });
+    if (!S.generating()) {
+      await phase('confirmed', 'no answer was being generated in the tab when the stop arrived; nothing was clicked');
+      return;
+    }
+    const button = S.stopButton();
+    if (!button) {
+      await phase('uncertain', 'stop button not found: chatgpt.com layout changed');
+      return;
+    }
+    const d = await phase('dispatched');
+    if (!d.ok) {
+      handledStops.delete(stop.op_id); // not recorded: try again on the next check
+      return;
+    }
+    button.click();
+    const stopped = await until(() => !S.generating(), STOP_CONFIRM_MS);
+    if (stopped) await phase('confirmed', "the page's stop button was clicked and the answer stopped generating");
+    else await phase('uncertain', `the page's stop button was clicked but the answer was still generating after ${STOP_CONFIRM_MS / 1000} s`);
+  }
+
+  /** While an answer is generating in a leased tab, look for remote stops. */
+  async function watchGeneration() {
+    for (;;) {
+      await until(() => S.generating(), Infinity);
+      while (S.generating() && alive) {
+        await checkRemoteStops();
+        await sleep(REMOTE_STOP_MS);
+      }
+      if (!alive) return;
+    }
+  }
+
+  // ---------------------------------------------------------------- main loop
+
+  async function run() {
+    await until(() => !!S.composer(), Infinity);
+    watchGeneration();
+    let backoff = 500;
+    const pause = async () => {
+      await sleep(backoff);
+      backoff = Math.min(backoff * 2, 30_000);
+    };
+    while (alive) {
+      if (lease && lease.conversation_id !== S.conversationId() && !S.generating()) {
+        // The tab moved to another conversation (a new chat got its id): bind it again.
+        await ask('release', { lease_id: lease.lease_id, reason: 'the tab moved to another conversation' });
+        lease = null;
+      }
+      if (!lease) {
+        const r = await obtainLease();
+        if (r.ok) {
+          backoff = 500;
+          continue;
+        }
+        if (r.code === 'not_paired' || r.code === 'unauthorized') await pairingSignal();
+        else {
+          if (r.code === 'epoch_stopped') await checkRemoteStops();
+          await pause();
+        }
+        continue;
+      }
+      const r = await ask('next', { lease_id: lease.lease_id, wait_ms: WAIT_MS });
+      if (r.ok) {
+        backoff = 500;
+        if (r.body && r.body.send) await handleSend(r.body.send);
+        await checkRemoteStops();
+        continue;
+      }
+      if (r.lost) continue; // the worker stopped mid-poll: ask again (a claimed send is handed again)
+      if (leaseGone(r)) await dropLease();
+      else if (r.code === 'epoch_stopped') {
+        stoppedLease = lease;
+        await checkRemoteStops();
+        await dropLease();
+        await pause();
+      } else if (r.code === 'not_paired' || r.code === 'unauthorized') {
+        await dropLease();
+        await pairingSignal();
+      } else await pause();
+    }
+  }
+
+  run();
+})();

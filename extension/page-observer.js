@@ -1,0 +1,168 @@
+// Runs in the page's own JavaScript world at document_start (manifest "world": "MAIN").
+// It wraps window.fetch and window.WebSocket to copy, without changing anything the page
+// sees, the raw traffic the owner needs:
+//   - a conversation POST's request body and its response stream, chunk by chunk;
+//   - a GET of a conversation (the listing used as evidence for uncertain sends);
+//   - WebSocket frames of a topic the page was told to follow by `stream_handoff`.
+// Observations go to the isolated content script with window.postMessage, after a ready
+// handshake (anything posted before the content script listens would be lost, so it is
+// buffered here until the content script says it is ready). This script holds no token
+// and talks to nothing but the content script; it decides nothing.
+
+(() => {
+  const TAG = '__sendledger';
+  if (window[TAG]) return;
+  Object.defineProperty(window, TAG, { value: true });
+
+  const MAX_BUFFERED = 2000; // observations kept while the content script is not ready
+  let ready = false;
+  const buffered = [];
+
+  const deliver = (observation) => window.postMessage({ [TAG]: 'observation', observation }, location.origin);
+  const emit = (observation) => {
+    if (ready) deliver(observation);
+    else if (buffered.length < MAX_BUFFERED) buffered.push(observation);
+  };
+
+  window.addEventListener('message', (ev) => {
+    if (ev.source !== window || !ev.data || ev.data[TAG] !== 'content-ready') return;
+    if (!ready) {
+      ready = true;
+      for (const o of buffered.splice(0)) deliver(o);
+    }
+    window.postMessage({ [TAG]: 'observer-ready' }, location.origin);
+  });
+  window.postMessage({ [TAG]: 'observer-hello' }, location.origin);
+
+  const CONVERSATION_POST = /^\/backend-api\/(?:f\/)?conversation\/?$/;
+  const CONVERSATION_GET = /^\/backend-api\/conversations?\/[0-9a-f-]{36}\/?$/;
+  let streams = 0;
+  const newStreamId = () => `s${Date.now().toString(36)}-${(streams += 1)}`;
+
+  /** Topics announced by `stream_handoff`, mapped to the HTTP stream that announced them. */
+  const topics = new Map();
+  /** Recent frames of topics not (yet) announced, replayed when the hand-off is read. */
+  const early = [];
+  const MAX_EARLY = 256;
+
+  function noteHandoffs(streamId, lines) {
+    for (const line of lines) {
+      if (!line.startsWith('data:') || !line.includes('stream_handoff')) continue;
+      let event;
+      try {
+        event = JSON.parse(line.slice(5));
+      } catch {
+        continue;
+      }
+      if (!event || event.type !== 'stream_handoff' || !Array.isArray(event.options)) continue;
+      for (const option of event.options) {
+        if (!option || typeof option.topic_id !== 'string' || topics.has(option.topic_id)) continue;
+        topics.set(option.topic_id, streamId);
+        for (let i = 0; i < early.length; ) {
+          if (early[i].topic === option.topic_id) {
+            emit({ kind: 'websocket', stream_id: streamId, message: early[i].message });
+            early.splice(i, 1);
+          } else i += 1;
+        }
+      }
+    }
+  }
+
+  async function bodyText(input, init) {
+    const body = init && 'body' in init ? init.body : undefined;
+    if (typeof body === 'string') return body;
+    if (body instanceof Blob) return body.text();
+    if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return new TextDecoder().decode(body);
+    if (body instanceof URLSearchParams) return body.toString();
+    if (body === undefined && input instanceof Request) return input.clone().text();
+    return '';
+  }
+
+  async function copyStream(streamId, response) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let seq = 0;
+    let partial = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        const chunk = decoder.decode(value, { stream: true });
+        if (!chunk) continue;
+        emit({ kind: 'stream_chunk', stream_id: streamId, seq: seq++, chunk });
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop();
+        noteHandoffs(streamId, lines);
+      }
+      const rest = decoder.decode();
+      if (rest) emit({ kind: 'stream_chunk', stream_id: streamId, seq: seq++, chunk: rest });
+      noteHandoffs(streamId, [partial + rest]);
+    } catch {
+      // the page's own read was aborted (Stop, navigation): the stream simply ends here
+    } finally {
+      emit({ kind: 'stream_end', stream_id: streamId });
+    }
+  }
+
+  const pageFetch = window.fetch;
+  window.fetch = function fetch(input, init) {
+    let url;
+    let method;
+    try {
+      url = new URL(input instanceof Request ? input.url : String(input), location.href);
+      method = String((init && init.method) || (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    } catch {
+      return pageFetch.apply(this, arguments);
+    }
+    const sameSite = url.origin === location.origin;
+    const isPost = sameSite && method === 'POST' && CONVERSATION_POST.test(url.pathname);
+    const isListing = sameSite && method === 'GET' && CONVERSATION_GET.test(url.pathname);
+    if (!isPost && !isListing) return pageFetch.apply(this, arguments);
+
+    const streamId = newStreamId();
+    const sent = isPost ? bodyText(input, init).catch(() => '') : null;
+    const answer = pageFetch.apply(this, arguments);
+    answer.then(
+      async (response) => {
+        if (isListing) {
+          if (response.ok) emit({ kind: 'listing', url: url.href, body: await response.clone().text() });
+          return;
+        }
+        emit({ kind: 'request', stream_id: streamId, url: url.href, body: await sent });
+        if (response.body) await copyStream(streamId, response.clone());
+        else emit({ kind: 'stream_end', stream_id: streamId });
+      },
+      async () => {
+        if (isPost) {
+          emit({ kind: 'request', stream_id: streamId, url: url.href, body: await sent });
+          emit({ kind: 'stream_end', stream_id: streamId });
+        }
+      },
+    );
+    return answer;
+  };
+
+  const PageWebSocket = window.WebSocket;
+  class ObservedWebSocket extends PageWebSocket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (ev) => {
+        if (typeof ev.data !== 'string' || !ev.data.includes('"topic_id"')) return;
+        let topic;
+        try {
+          topic = JSON.parse(ev.data).topic_id;
+        } catch {
+          return;
+        }
+        if (typeof topic !== 'string') return;
+        const streamId = topics.get(topic);
+        if (streamId) emit({ kind: 'websocket', stream_id: streamId, message: ev.data });
+        else {
+          early.push({ topic, message: ev.data });
+          if (early.length > MAX_EARLY) early.shift();
+        }
+      });
+    }
+  }
+  window.WebSocket = ObservedWebSocket;
+})();

@@ -1,0 +1,73 @@
+// The popup: pairing, connection state, leased tabs with their epochs, the last error, and
+// the layout snapshot kept when a selector failed. It asks the service worker for all of
+// it and never sees a token.
+
+const $ = (id) => document.getElementById(id);
+const short = (s, n = 12) => (s && s.length > n ? `${s.slice(0, n)}…` : s || '—');
+const when = (ms) => (ms ? new Date(ms).toLocaleTimeString() : '');
+
+async function refresh() {
+  const s = await chrome.runtime.sendMessage({ type: 'status' });
+  if (!s || !s.ok) return;
+  const state = s.paired ? s.connection.state : 'unpaired';
+  $('state').dataset.state = state;
+  $('state').textContent = {
+    connected: 'connected',
+    unreachable: 'app not reachable',
+    unpaired: 'not paired',
+    unknown: 'paired (not contacted yet)',
+  }[state] || state;
+  if (s.connection.detail && state !== 'connected') $('state').title = s.connection.detail;
+  $('bridge').textContent = s.bridge;
+  $('extension-id').textContent = s.extension_id;
+  if (!$('bridge-input').value) $('bridge-input').value = s.bridge;
+
+  const body = $('leases').querySelector('tbody');
+  body.textContent = '';
+  const leases = Object.entries(s.leases);
+  for (const [tab, lease] of leases) {
+    const tr = document.createElement('tr');
+    tr.dataset.lease = lease.lease_id;
+    for (const [text, title] of [[tab], [short(lease.lease_id, 8), lease.lease_id], [short(lease.epoch), lease.epoch], [short(lease.conversation_id || 'new chat', 13), lease.conversation_id]]) {
+      const td = document.createElement('td');
+      const code = document.createElement('code');
+      code.textContent = text;
+      if (title) code.title = title;
+      td.appendChild(code);
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+  }
+  $('leases').hidden = leases.length === 0;
+  $('no-leases').hidden = leases.length > 0;
+
+  const err = s.last_error;
+  $('last-error').dataset.error = String(!!err);
+  $('last-error').textContent = err ? `${when(err.at)} ${err.message}` : 'None.';
+
+  const snap = s.snapshot;
+  $('snapshot-details').hidden = !snap;
+  if (snap) {
+    const f = snap.found;
+    $('snapshot-summary').textContent = `${when(snap.at)} ${snap.reason} — composer ${f.composer ? 'found' : 'missing'}, send button ${f.sendButton ? 'found' : 'missing'}, stop button ${f.stopButton ? 'found' : 'missing'}, ${f.turns} turns, ${snap.nodes.length} nodes on ${snap.path}`;
+    $('snapshot').textContent = snap.nodes
+      .map((n) => `${'  '.repeat(n.depth)}<${n.tag}${Object.entries(n).filter(([k]) => k !== 'depth' && k !== 'tag').map(([k, v]) => ` ${k}="${v}"`).join('')}>`)
+      .join('\n');
+  }
+}
+
+$('pair-form').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  $('pair-button').disabled = true;
+  $('pair-result').textContent = 'Pairing…';
+  delete $('pair-result').dataset.ok;
+  const r = await chrome.runtime.sendMessage({ type: 'pair', bridge: $('bridge-input').value, code: $('code-input').value });
+  $('pair-button').disabled = false;
+  $('pair-result').dataset.ok = String(!!(r && r.ok));
+  $('pair-result').textContent = r && r.ok ? 'Paired.' : `Not paired: ${(r && r.message) || 'no answer from the extension'}`;
+  if (r && r.ok) $('code-input').value = '';
+  refresh();
+});
+
+chrome.storage.onChanged.addListener(() => refresh());
+refresh();

@@ -1,0 +1,117 @@
+// Every chatgpt.com DOM fact the extension relies on, in one place (docs/extension.md,
+// "Selectors"). When chatgpt.com changes its layout, this is the file to change.
+//
+// Loaded as a classic content script before content.js; exposes `globalThis.sendledgerSelectors`.
+// Nothing here reads or keeps the text of a message except `composerText`, whose result
+// stays in the content script's memory.
+
+(() => {
+  /** The selectors, with where each was seen (FORMAT.md §5 in ../shared/fixtures/chatgpt). */
+  const SELECTORS = Object.freeze({
+    /** The ProseMirror composer: a contenteditable div. */
+    composer: '#prompt-textarea[contenteditable="true"]',
+    /** The send button, present and enabled once the composer holds text. */
+    sendButton: 'button[data-testid="send-button"]',
+    /** The stop button, present while an answer is being generated. */
+    stopButton: 'button[data-testid="stop-button"]',
+    /** One turn of the thread. */
+    turn: '[data-testid^="conversation-turn-"]',
+    /** One message with its backend id. */
+    message: '[data-message-author-role][data-message-id]',
+  });
+
+  /** Paths: `/c/<conversation id>`, `/g/<gizmo or project id>/c/<conversation id>`. */
+  const CONVERSATION_PATH = /\/c\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\/|$)/;
+  const PROJECT_PATH = /^\/g\/(g-[A-Za-z0-9-]+)/;
+
+  const visible = (el) => !!el && !el.hidden && el.getClientRects().length > 0;
+
+  /** Block elements whose boundaries are line breaks in the composer's text. */
+  const BLOCK = /^(P|DIV|LI|PRE|BLOCKQUOTE|H[1-6])$/;
+
+  /** Text of an inline run: text nodes as they are, `<br>` as LF except a block's last one. */
+  function inlineText(node) {
+    let out = '';
+    node.childNodes.forEach((child, i) => {
+      if (child.nodeType === Node.TEXT_NODE) out += child.data;
+      else if (child.nodeName === 'BR') {
+        const last = i === node.childNodes.length - 1;
+        if (!last && !child.classList.contains('ProseMirror-trailingBreak')) out += '\n';
+      } else if (child.nodeType === Node.ELEMENT_NODE) out += inlineText(child);
+    });
+    return out;
+  }
+
+  window.sendledgerSelectors = Object.freeze({
+    SELECTORS,
+
+    /** The composer element, or null. */
+    composer: () => document.querySelector(SELECTORS.composer),
+
+    /** The send button, or null. */
+    sendButton: () => document.querySelector(SELECTORS.sendButton),
+
+    /** The stop button when it is shown, or null. */
+    stopButton: () => {
+      const b = document.querySelector(SELECTORS.stopButton);
+      return visible(b) ? b : null;
+    },
+
+    /** Whether an answer is being generated (the stop button is shown). */
+    generating: () => visible(document.querySelector(SELECTORS.stopButton)),
+
+    /**
+     * The composer's text as the page will send it: paragraphs joined by LF, `<br>` hard
+     * breaks as LF, a paragraph's placeholder `<br>` ignored.
+     */
+    composerText(el) {
+      const blocks = [...el.children].filter((c) => BLOCK.test(c.nodeName));
+      if (blocks.length === 0) return inlineText(el);
+      return blocks.map(inlineText).join('\n');
+    },
+
+    /** The conversation id in the tab's URL, or null for a new chat. */
+    conversationId: () => (location.pathname.match(CONVERSATION_PATH) || [])[1] || null,
+
+    /** The project (gizmo) id in the URL, bound as the lease's thread, or null. */
+    threadId: () => (location.pathname.match(PROJECT_PATH) || [])[1] || null,
+
+    /** The workspace id: chatgpt.com shows none the extension can read reliably yet. */
+    workspaceId: () => null,
+
+    /**
+     * The page's structure around the composer, for diagnosing a selector failure:
+     * tag names and the attributes the selectors use, never text, never attribute values
+     * that could carry text (aria-label, title, value, href), never message ids.
+     */
+    layoutSnapshot(reason) {
+      const KEEP = ['id', 'data-testid', 'data-type', 'data-turn', 'data-message-author-role', 'contenteditable', 'role', 'type'];
+      const nodes = [];
+      const walk = (el, depth) => {
+        if (nodes.length >= 1500 || depth > 40) return;
+        const attrs = {};
+        for (const a of KEEP) if (el.hasAttribute(a)) attrs[a] = el.getAttribute(a).slice(0, 80);
+        if (el.disabled) attrs.disabled = true;
+        if (el.hidden) attrs.hidden = true;
+        if (el.classList.contains('ProseMirror')) attrs.class = 'ProseMirror';
+        nodes.push({ depth, tag: el.tagName.toLowerCase(), ...attrs });
+        if (el.matches(SELECTORS.message) || el.isContentEditable) return; // never descend into text
+        for (const c of el.children) walk(c, depth + 1);
+      };
+      const root = document.querySelector('main') || document.body;
+      if (root) walk(root, 0);
+      return {
+        reason,
+        at: Date.now(),
+        path: location.pathname.replace(CONVERSATION_PATH, '/c/<id>'),
+        found: {
+          composer: !!document.querySelector(SELECTORS.composer),
+          sendButton: !!document.querySelector(SELECTORS.sendButton),
+          stopButton: !!document.querySelector(SELECTORS.stopButton),
+          turns: document.querySelectorAll(SELECTORS.turn).length,
+        },
+        nodes,
+      };
+    },
+  });
+})();
