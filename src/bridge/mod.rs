@@ -149,12 +149,22 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub fn router(state: BridgeState) -> Router {
     Router::new()
         .merge(client_routes::routes())
-        .merge(extension_routes::routes())
+        .merge(
+            extension_routes::routes()
+                .layer(axum::extract::DefaultBodyLimit::max(body::DEFAULT_LIMIT)),
+        )
         .fallback(|| async {
             ApiError::new(
                 StatusCode::NOT_FOUND,
                 "unknown_route",
                 "no such route: see docs/bridge-api.md",
+            )
+        })
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "unknown_route",
+                "this route does not take that method: see docs/bridge-api.md",
             )
         })
         .layer(axum::middleware::from_fn_with_state(
