@@ -429,6 +429,11 @@ pub struct Extension {
 }
 
 impl Extension {
+    /// Its bearer token.
+    pub fn http_token(&self) -> Option<String> {
+        self.http.token.clone()
+    }
+
     /// The same extension with its own connection pool (its own keep-alive connection).
     pub fn fresh(&self) -> Extension {
         Extension {
