@@ -1,0 +1,552 @@
+//! Model-based property test of the send ledger (issue 2): random sequences of
+//! operations and restarts run against the real ledger and a small reference model.
+//! After every step: no send dispatched twice, no receipt on two sends, every transition
+//! event a legal edge, every state change exactly one transition event, at most one send
+//! in flight, and the model's bins equal the ledger's.
+
+mod support;
+
+use proptest::prelude::*;
+use sendledger::clock::Millis;
+use sendledger::ledger::{Bounds, Decision, Ledger, QueueRequest, Receipt, Resolution, SendState};
+use std::collections::BTreeMap;
+use support::*;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Queue { op: u8, variant: u8 },
+    Lease { tab: u8 },
+    Claim { lease: u8 },
+    Dispatch { op: u8, lease: u8 },
+    Fail { op: u8 },
+    Accept { op: u8, receipt: u8 },
+    Complete { op: u8 },
+    Resolve { op: u8, decision: u8 },
+    Stop,
+    Resume,
+    Expire { advance_ms: Millis },
+    Restart,
+}
+
+fn op_strategy() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (0..5u8, 0..4u8).prop_map(|(op, v)| Op::Queue { op, variant: if v == 0 { 1 } else { 0 } }),
+        2 => (0..2u8).prop_map(|tab| Op::Lease { tab }),
+        4 => (0..3u8).prop_map(|lease| Op::Claim { lease }),
+        4 => (0..5u8, 0..3u8).prop_map(|(op, lease)| Op::Dispatch { op, lease }),
+        2 => (0..5u8).prop_map(|op| Op::Fail { op }),
+        3 => (0..5u8, 0..4u8).prop_map(|(op, receipt)| Op::Accept { op, receipt }),
+        2 => (0..5u8).prop_map(|op| Op::Complete { op }),
+        2 => (0..6u8, 0..3u8).prop_map(|(op, decision)| Op::Resolve { op, decision }),
+        1 => Just(Op::Stop),
+        1 => Just(Op::Resume),
+        2 => prop::sample::select(vec![1_000, 30_000, 60_000, 61_000, 600_000, 700_000])
+            .prop_map(|advance_ms| Op::Expire { advance_ms }),
+        1 => Just(Op::Restart),
+    ]
+}
+
+fn op_id(i: u8) -> String {
+    format!("op-{i}")
+}
+
+fn model_receipt(r: u8) -> Receipt {
+    Receipt {
+        conversation_id: "conv-model".into(),
+        user_message_id: format!("user-{r}"),
+        turn_id: format!("turn-{r}"),
+    }
+}
+
+#[derive(Debug, Clone)]
+struct MSend {
+    state: SendState,
+    text: String,
+    lease: Option<String>,
+    claimed_at: Option<Millis>,
+    dispatched_at: Option<Millis>,
+    receipt: Option<u8>,
+    observed_at: Option<Millis>,
+    answered: bool,
+    not_observed: bool,
+    /// Every state it has been in, oldest first: the transition events must match it.
+    history: Vec<SendState>,
+}
+
+impl MSend {
+    fn go(&mut self, to: SendState) {
+        assert!(
+            design_allows(self.state, to),
+            "the model itself only makes legal edges"
+        );
+        self.state = to;
+        self.history.push(to);
+    }
+    fn in_flight(&self) -> bool {
+        matches!(self.state, SendState::Claimed | SendState::Dispatched)
+            || (self.state == SendState::Accepted && !self.answered && !self.not_observed)
+    }
+}
+
+#[derive(Debug, Clone)]
+struct MLease {
+    id: String,
+    tab: u8,
+    ended: bool,
+}
+
+#[derive(Debug, Default)]
+struct Model {
+    sends: BTreeMap<String, MSend>,
+    order: Vec<String>,
+    gate_closed: bool,
+    leases: Vec<MLease>,
+    now: Millis,
+}
+
+impl Model {
+    fn queued(&mut self, id: String, text: String) {
+        self.order.push(id.clone());
+        self.sends.insert(
+            id,
+            MSend {
+                state: SendState::Queued,
+                text,
+                lease: None,
+                claimed_at: None,
+                dispatched_at: None,
+                receipt: None,
+                observed_at: None,
+                answered: false,
+                not_observed: false,
+                history: vec![SendState::Queued],
+            },
+        );
+    }
+    fn in_flight(&self) -> bool {
+        self.sends.values().any(MSend::in_flight)
+    }
+    fn lease_usable(&self, id: &str) -> bool {
+        !self.gate_closed && self.leases.iter().any(|l| l.id == id && !l.ended)
+    }
+    fn receipt_owner(&self, r: u8) -> Option<&String> {
+        self.sends
+            .iter()
+            .find(|(_, s)| s.receipt == Some(r))
+            .map(|(k, _)| k)
+    }
+    fn lease_id(&self, i: u8) -> Option<String> {
+        (!self.leases.is_empty()).then(|| self.leases[i as usize % self.leases.len()].id.clone())
+    }
+}
+
+struct Run {
+    fx: Fixture,
+    ledger: Option<Ledger>,
+    model: Model,
+    dispatched_at_seen: BTreeMap<String, Millis>,
+}
+
+impl Run {
+    fn new() -> Self {
+        let fx = Fixture::new();
+        let ledger = fx.open();
+        let now = fx.clock_now();
+        Self {
+            fx,
+            ledger: Some(ledger),
+            model: Model {
+                now,
+                ..Model::default()
+            },
+            dispatched_at_seen: BTreeMap::new(),
+        }
+    }
+
+    /// Applies `op` to both; panics (with the step) when they disagree.
+    fn step(&mut self, op: &Op) {
+        let m = &mut self.model;
+        match *op {
+            Op::Queue { op, variant } => {
+                let id = op_id(op);
+                let text = format!("text {op} v{variant}");
+                let got = self.ledger.as_mut().unwrap().queue(
+                    &QueueRequest {
+                        op_id: Some(id.clone()),
+                        text: text.clone(),
+                        conversation_id: None,
+                    },
+                    "model",
+                );
+                let expect = match m.sends.get(&id) {
+                    Some(s) if s.text == text => Some(false),
+                    Some(_) => None,
+                    None if m.gate_closed => None,
+                    None => Some(true),
+                };
+                assert_eq!(
+                    got.as_ref().ok().map(|(_, created)| *created),
+                    expect,
+                    "{op:?}: {got:?}"
+                );
+                if expect == Some(true) {
+                    m.queued(id, text);
+                }
+            }
+            Op::Lease { tab } => {
+                let got = self
+                    .ledger
+                    .as_mut()
+                    .unwrap()
+                    .lease(&support::tab(&format!("tab-{tab}")));
+                assert_eq!(got.is_ok(), !m.gate_closed, "{op:?}: {got:?}");
+                if let Ok(lease) = got {
+                    for l in m.leases.iter_mut().filter(|l| l.tab == tab) {
+                        l.ended = true;
+                    }
+                    m.leases.push(MLease {
+                        id: lease.lease_id,
+                        tab,
+                        ended: false,
+                    });
+                }
+            }
+            Op::Claim { lease } => {
+                let Some(lease_id) = m.lease_id(lease) else {
+                    return;
+                };
+                let got = self.ledger.as_mut().unwrap().claim_next(&lease_id);
+                let expect = if !m.lease_usable(&lease_id) {
+                    None
+                } else if m.in_flight() {
+                    Some(None)
+                } else {
+                    Some(
+                        m.order
+                            .iter()
+                            .find(|id| m.sends[*id].state == SendState::Queued)
+                            .cloned(),
+                    )
+                };
+                assert_eq!(
+                    got.as_ref()
+                        .ok()
+                        .map(|s| s.as_ref().map(|s| s.op_id.clone())),
+                    expect,
+                    "{op:?}: {got:?}"
+                );
+                if let Some(Some(id)) = expect {
+                    let now = m.now;
+                    let s = m.sends.get_mut(&id).unwrap();
+                    s.go(SendState::Claimed);
+                    s.lease = Some(lease_id);
+                    s.claimed_at = Some(now);
+                }
+            }
+            Op::Dispatch { op, lease } => {
+                let Some(lease_id) = m.lease_id(lease) else {
+                    return;
+                };
+                let id = op_id(op);
+                let got = self.ledger.as_mut().unwrap().dispatch(&id, &lease_id);
+                let ok = m.sends.get(&id).is_some_and(|s| {
+                    s.state == SendState::Claimed && s.lease.as_deref() == Some(lease_id.as_str())
+                }) && m.lease_usable(&lease_id);
+                assert_eq!(got.is_ok(), ok, "{op:?}: {got:?}");
+                if ok {
+                    let now = m.now;
+                    let s = m.sends.get_mut(&id).unwrap();
+                    s.go(SendState::Dispatched);
+                    s.dispatched_at = Some(now);
+                }
+            }
+            Op::Fail { op } => {
+                let id = op_id(op);
+                let got = self
+                    .ledger
+                    .as_mut()
+                    .unwrap()
+                    .fail(&id, "witnessed", "model");
+                let to = match m.sends.get(&id).map(|s| s.state) {
+                    Some(SendState::Claimed) => Some(SendState::Rejected),
+                    Some(SendState::Dispatched) => Some(SendState::Uncertain),
+                    _ => None,
+                };
+                assert_eq!(got.is_ok(), to.is_some(), "{op:?}: {got:?}");
+                if let Some(to) = to {
+                    m.sends.get_mut(&id).unwrap().go(to);
+                }
+            }
+            Op::Accept { op, receipt } => {
+                let id = op_id(op);
+                let got =
+                    self.ledger
+                        .as_mut()
+                        .unwrap()
+                        .accept(&id, &model_receipt(receipt), "model");
+                let owner = m.receipt_owner(receipt).cloned();
+                let (ok, moves) = match m.sends.get(&id) {
+                    None => (false, false),
+                    Some(s) if s.receipt.is_some() => (s.receipt == Some(receipt), false),
+                    Some(s) if s.dispatched_at.is_none() => (false, false),
+                    Some(_) if owner.is_some() => (false, false),
+                    Some(s) => {
+                        let ok = matches!(s.state, SendState::Dispatched | SendState::Uncertain);
+                        (ok, ok)
+                    }
+                };
+                assert_eq!(got.is_ok(), ok, "{op:?}: {got:?}");
+                if moves {
+                    let now = m.now;
+                    let s = m.sends.get_mut(&id).unwrap();
+                    s.go(SendState::Accepted);
+                    s.receipt = Some(receipt);
+                    s.observed_at = Some(now);
+                }
+            }
+            Op::Complete { op } => {
+                let id = op_id(op);
+                let got = self.ledger.as_mut().unwrap().complete(
+                    &id,
+                    &format!("answer-{id}"),
+                    "answer",
+                    "model",
+                );
+                let state = m.sends.get(&id).map(|s| s.state);
+                assert_eq!(
+                    got.is_ok(),
+                    matches!(state, Some(SendState::Accepted | SendState::Completed)),
+                    "{op:?}: {got:?}"
+                );
+                if state == Some(SendState::Accepted) {
+                    let s = m.sends.get_mut(&id).unwrap();
+                    s.go(SendState::Completed);
+                    s.answered = true;
+                }
+            }
+            Op::Resolve { op, decision } => {
+                // Ids beyond the queued ones hit sends created by a resend, when any.
+                let id = if op < 5 {
+                    op_id(op)
+                } else {
+                    match m.order.iter().find(|id| !id.starts_with("op-")) {
+                        Some(id) => id.clone(),
+                        None => return,
+                    }
+                };
+                let d =
+                    [Decision::Confirmed, Decision::Abandoned, Decision::Resend][decision as usize];
+                let r = Resolution {
+                    decision: d,
+                    by: "alice".into(),
+                    evidence: "model".into(),
+                };
+                let got = self.ledger.as_mut().unwrap().resolve(&id, &r);
+                let uncertain = m
+                    .sends
+                    .get(&id)
+                    .is_some_and(|s| s.state == SendState::Uncertain);
+                let ok = uncertain && !(d == Decision::Resend && m.gate_closed);
+                assert_eq!(got.is_ok(), ok, "{op:?} on {id}: {got:?}");
+                if let Ok(resolved) = got {
+                    let to = if d == Decision::Confirmed {
+                        SendState::Confirmed
+                    } else {
+                        SendState::Abandoned
+                    };
+                    let text = m.sends[&id].text.clone();
+                    m.sends.get_mut(&id).unwrap().go(to);
+                    match (d, resolved.resent_as) {
+                        (Decision::Resend, Some(new)) => {
+                            assert_eq!(new.resend_of.as_deref(), Some(id.as_str()));
+                            m.queued(new.op_id, text);
+                        }
+                        (Decision::Resend, None) => panic!("a resend queues a new operation"),
+                        (_, extra) => assert!(extra.is_none()),
+                    }
+                }
+            }
+            Op::Stop => {
+                self.ledger
+                    .as_mut()
+                    .unwrap()
+                    .stop("alice")
+                    .expect("stop is always accepted");
+                for s in m.sends.values_mut() {
+                    if matches!(s.state, SendState::Queued | SendState::Claimed) {
+                        s.go(SendState::Stopped);
+                    }
+                }
+                m.gate_closed = true;
+            }
+            Op::Resume => {
+                let got = self.ledger.as_mut().unwrap().resume("alice").unwrap();
+                assert_eq!(
+                    got, m.gate_closed,
+                    "resume reports whether the gate was closed"
+                );
+                if m.gate_closed {
+                    m.gate_closed = false;
+                    m.leases.iter_mut().for_each(|l| l.ended = true);
+                }
+            }
+            Op::Expire { advance_ms } => {
+                self.fx.clock.advance(advance_ms);
+                m.now += advance_ms;
+                let b = Bounds::default();
+                self.ledger.as_mut().unwrap().expire(&b).unwrap();
+                let now = m.now;
+                for s in m.sends.values_mut() {
+                    match s.state {
+                        SendState::Claimed if s.claimed_at.unwrap() <= now - b.claim_ms => {
+                            s.go(SendState::Rejected)
+                        }
+                        SendState::Dispatched if s.dispatched_at.unwrap() <= now - b.receipt_ms => {
+                            s.go(SendState::Uncertain)
+                        }
+                        SendState::Accepted
+                            if !s.answered
+                                && !s.not_observed
+                                && s.observed_at.unwrap() <= now - b.answer_ms =>
+                        {
+                            s.not_observed = true
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Op::Restart => {
+                drop(self.ledger.take());
+                self.ledger = Some(self.fx.open());
+                for s in m.sends.values_mut() {
+                    match s.state {
+                        SendState::Queued => s.go(SendState::Rejected),
+                        SendState::Claimed | SendState::Dispatched => s.go(SendState::Uncertain),
+                        _ => {}
+                    }
+                }
+                m.leases.iter_mut().for_each(|l| l.ended = true);
+            }
+        }
+        self.check(op);
+    }
+
+    fn check(&mut self, op: &Op) {
+        let ledger = self.ledger.as_ref().unwrap();
+        let conn = ledger.raw_connection();
+        // Model bins == ledger bins, and each send's transition events == its history.
+        let mut stmt = conn
+            .prepare("SELECT op_id, state, dispatched_at FROM sends ORDER BY seq")
+            .unwrap();
+        let rows: Vec<(String, String, Option<Millis>)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(
+            rows.len(),
+            self.model.sends.len(),
+            "after {op:?}: the same sends"
+        );
+        for (id, state, dispatched_at) in rows {
+            let s = &self.model.sends[&id];
+            assert_eq!(state, s.state.as_str(), "after {op:?}: bin of {id}");
+            let chain = transitions(conn, &id);
+            let mut expected_from = None;
+            for (i, (from, to)) in chain.iter().enumerate() {
+                assert_eq!(
+                    from, &expected_from,
+                    "after {op:?}: {id}'s events form one chain"
+                );
+                let to_state: SendState = to.parse().unwrap();
+                assert_eq!(
+                    Some(to_state),
+                    s.history.get(i).copied(),
+                    "after {op:?}: {id} event {i}"
+                );
+                if let Some(f) = from {
+                    assert!(
+                        design_allows(f.parse().unwrap(), to_state),
+                        "illegal edge {f} -> {to}"
+                    );
+                } else {
+                    assert_eq!(to_state, SendState::Queued, "admitted as queued");
+                }
+                expected_from = Some(to.clone());
+            }
+            assert_eq!(
+                chain.len(),
+                s.history.len(),
+                "after {op:?}: one event per state change of {id}"
+            );
+            // Dispatched at most once: the time is written once, one dispatch event.
+            if let Some(at) = dispatched_at {
+                let first = *self.dispatched_at_seen.entry(id.clone()).or_insert(at);
+                assert_eq!(
+                    first, at,
+                    "after {op:?}: {id}'s dispatch time never changes"
+                );
+            } else {
+                assert!(
+                    !self.dispatched_at_seen.contains_key(&id),
+                    "a dispatch time is never cleared"
+                );
+            }
+            assert!(
+                dispatch_events(conn, &id) <= 1,
+                "after {op:?}: {id} dispatched twice"
+            );
+        }
+        // No receipt on two sends, and the model agrees on who owns which.
+        let receipts: Vec<(String, String)> = conn
+            .prepare("SELECT op_id, user_message_id FROM receipts")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let mut owners = BTreeMap::new();
+        for (id, msg) in &receipts {
+            assert!(
+                owners.insert(msg.clone(), id.clone()).is_none(),
+                "receipt {msg} on two sends"
+            );
+            assert_eq!(
+                self.model.sends[id]
+                    .receipt
+                    .map(|r| format!("user-{r}"))
+                    .as_deref(),
+                Some(msg.as_str())
+            );
+        }
+        // At most one in flight.
+        let in_flight: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sends WHERE state IN ('claimed', 'dispatched') \
+                 OR (state = 'accepted' AND answered_at IS NULL AND answer_not_observed_at IS NULL)",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(in_flight <= 1, "after {op:?}: {in_flight} sends in flight");
+        assert_eq!(ledger.status().unwrap().gate_closed, self.model.gate_closed);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 128,
+        max_shrink_iters: 2_000,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn ledger_matches_the_reference_model_and_keeps_every_custody_invariant(
+        ops in prop::collection::vec(op_strategy(), 1..48)
+    ) {
+        let mut run = Run::new();
+        for op in &ops {
+            run.step(op);
+        }
+    }
+}
