@@ -1,0 +1,134 @@
+//! Stop racing a dispatch grant from another process (issues 3 and 5): `sendledger stop`
+//! runs as a CLI child that goes through the bridge while the extension asks for the
+//! grant. Whichever commits first, the send is either dispatched before the fence
+//! committed — and then Stop recorded a remote stop for it — or refused and stopped.
+//! Never dispatched after the stop.
+
+#[path = "support/bridge.rs"]
+mod harness;
+
+use harness::*;
+use serde_json::json;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const ROUNDS: u64 = 30;
+
+#[test]
+fn a_send_is_never_dispatched_after_a_racing_stop_commits() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let ext = serve.pair();
+    let (mut granted, mut refused) = (0, 0);
+    for round in 0..ROUNDS {
+        let op = format!("race-{round}");
+        if round > 0 {
+            let r = client.post("/v1/resume", &json!({ "by": "test" }));
+            assert_eq!(r.body["resumed"], true, "round {round}: {}", r.body);
+        }
+        let lease = ext.lease("tab-1");
+        client.queue(&op, "raced by a stop");
+        assert_eq!(ext.next(&lease, 5_000).expect("claimed")["op_id"], op);
+
+        let stop = Command::new(binary())
+            .arg("--profile")
+            .arg(&profile)
+            .args(["--json", "stop", "--by", "racer"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("sendledger stop starts");
+        // Stagger the grant ask over the CLI's start-up so both orders occur; the
+        // outcome is read from the ledger, never from timing.
+        std::thread::sleep(Duration::from_millis(round % 10 * 2));
+        let grant = ext.dispatch(&lease, &op);
+        let out = stop.wait_with_output().expect("sendledger stop finishes");
+        assert!(
+            out.status.success(),
+            "round {round}: stop through the bridge: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("stop prints JSON");
+        let in_report = |k: &str| {
+            report["stop"][k]
+                .as_array()
+                .expect("a list")
+                .iter()
+                .any(|v| v == op.as_str())
+        };
+        let events = events_of(&profile, &op);
+        let dispatched = events
+            .iter()
+            .filter(|(_, to, _)| to == "dispatched")
+            .count();
+        let remote: Option<String> = read_only(&profile)
+            .query_row(
+                "SELECT phase FROM remote_stops WHERE op_id = ?1",
+                [&op],
+                |r| r.get(0),
+            )
+            .ok();
+        if grant.status == 200 {
+            granted += 1;
+            assert_eq!(
+                dispatched, 1,
+                "round {round}: granted means dispatched on disk"
+            );
+            assert!(
+                in_report("remote_stops") && !in_report("stopped"),
+                "round {round}: granted before the fence, so Stop saw it clicked and asked for a remote stop: {report}"
+            );
+            assert_eq!(remote.as_deref(), Some("pending"), "round {round}");
+            let dispatched_at = client.show(&op)["send"]["dispatched_at"].as_i64().unwrap();
+            let stopped_at: i64 = read_only(&profile)
+                .query_row("SELECT max(stopped_at) FROM stopped_epochs", [], |r| {
+                    r.get(0)
+                })
+                .unwrap();
+            assert!(
+                dispatched_at <= stopped_at,
+                "round {round}: the dispatch committed no later than the fence"
+            );
+            let stops = ext
+                .http
+                .get(&format!("/v1/ext/remote-stops?lease_id={lease}"));
+            assert!(
+                stops.body["remote_stops"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|s| s["op_id"] == op.as_str()),
+                "round {round}: the extension is told to stop the answer: {}",
+                stops.body
+            );
+            // Free the queue for the next round: the click may have happened.
+            let f = ext.fail(&lease, &op, "after_dispatch", "stopped by a person");
+            assert_eq!(f.body["send"]["state"], "uncertain", "round {round}");
+        } else {
+            refused += 1;
+            assert_eq!(grant.status, 409, "round {round}: {}", grant.body);
+            assert!(
+                ["epoch_stopped", "not_granted"].contains(&grant.code()),
+                "round {round}: {}",
+                grant.body
+            );
+            assert_eq!(
+                dispatched, 0,
+                "round {round}: refused means never dispatched"
+            );
+            assert!(remote.is_none(), "round {round}: nothing to stop remotely");
+            assert!(in_report("stopped"), "round {round}: {report}");
+            let states: Vec<_> = events.iter().map(|(_, to, _)| to.as_str()).collect();
+            assert_eq!(
+                states,
+                ["queued", "claimed", "stopped"],
+                "round {round}: the fence moved the claim to stopped"
+            );
+            assert_eq!(events[2].2, "racer", "round {round}: Stop's actor");
+        }
+    }
+    eprintln!("{ROUNDS} rounds: {granted} granted before the fence, {refused} refused");
+}
