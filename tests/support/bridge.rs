@@ -342,6 +342,11 @@ impl Http {
 
     /// A server-sent-events stream of `GET /v1/events` (`after` = `?after=ID`).
     pub fn events(&self, after: Option<i64>) -> EventStream {
+        self.events_resuming(after, None)
+    }
+
+    /// A server-sent-events stream, resuming after `?after=ID` and/or `Last-Event-ID`.
+    pub fn events_resuming(&self, after: Option<i64>, last_event_id: Option<i64>) -> EventStream {
         let path = match after {
             Some(id) => format!("/v1/events?after={id}"),
             None => "/v1/events".to_string(),
@@ -353,6 +358,9 @@ impl Http {
         let mut r = agent.get(&format!("{}{path}", self.base));
         if let Some(t) = &self.token {
             r = r.set("Authorization", &format!("Bearer {t}"));
+        }
+        if let Some(id) = last_event_id {
+            r = r.set("Last-Event-ID", &id.to_string());
         }
         let resp = r.call().expect("the event stream opens");
         assert_eq!(
