@@ -312,7 +312,7 @@ fn commentary_analysis_and_tool_messages_of_a_turn_never_settle_it() {
     let cut = text
         .find("data: {\"p\": \"\", \"o\": \"patch\"")
         .expect("the final patch");
-    let obs = decode(text[..cut].as_bytes());
+    let obs = decode(&text.as_bytes()[..cut]);
     assert_eq!(
         chatgpt::answer_outcome(&obs, "6e5d4c3b-2a19-4807-b6f5-e4d3c2b1a098"),
         TurnOutcome::NoAnswerYet
