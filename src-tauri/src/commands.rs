@@ -1,0 +1,132 @@
+//! The window's commands: thin over [`Desk`], which is thin over the core's API. Every
+//! change is committed before the command answers; a refusal carries the core's message
+//! (what happened and what to do) and changes nothing.
+//!
+//! These are the only IPC the window may use (`capabilities/queue-window.json`).
+
+use crate::desk::Desk;
+use crate::json::{self, Refusal, Row, Snapshot, Status, Update};
+use crate::settings::Settings;
+use sendledger::ledger::Decision;
+use std::sync::Arc;
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Runtime, State};
+use tauri_plugin_autostart::AutoLaunchManager;
+
+/// The whole queue.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn snapshot(desk: State<'_, Arc<Desk>>) -> Result<Snapshot, Refusal> {
+    desk.snapshot().await
+}
+
+/// Subscribes the window to live updates: the queue now, then every change as it commits.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn subscribe(
+    desk: State<'_, Arc<Desk>>,
+    channel: Channel<Update>,
+) -> Result<(), Refusal> {
+    desk.listen(channel).await
+}
+
+/// Stop: the emergency brake. No dialog; `by` defaults to the OS user.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn stop(desk: State<'_, Arc<Desk>>, by: Option<String>) -> Result<Status, Refusal> {
+    desk.stop(by).await
+}
+
+/// Resume after a Stop: a person's decision.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn resume(desk: State<'_, Arc<Desk>>, by: Option<String>) -> Result<Status, Refusal> {
+    desk.resume(by).await
+}
+
+/// Confirm sent, Abandon, or Resend as new, with who and evidence.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn resolve(
+    desk: State<'_, Arc<Desk>>,
+    op_id: String,
+    decision: Decision,
+    by: Option<String>,
+    evidence: String,
+) -> Result<Vec<Row>, Refusal> {
+    desk.resolve(op_id, decision, by, evidence).await
+}
+
+/// Queue again a stopped or rejected send (a new operation linked to it).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn requeue(
+    desk: State<'_, Arc<Desk>>,
+    op_id: String,
+    by: Option<String>,
+) -> Result<Vec<Row>, Refusal> {
+    desk.requeue(op_id, by).await
+}
+
+/// A one-time code for pairing the extension (valid 5 minutes).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn pairing_code(desk: State<'_, Arc<Desk>>) -> Result<json::Pairing, Refusal> {
+    desk.pairing_code().await
+}
+
+/// The settings the window edits.
+#[tauri::command(rename_all = "snake_case")]
+pub fn settings<R: Runtime>(
+    app: AppHandle<R>,
+    desk: State<'_, Arc<Desk>>,
+) -> Result<json::Settings, Refusal> {
+    Ok(json::Settings {
+        stale_uncertain_ms: desk.settings().stale_uncertain_ms,
+        autostart: autostart_enabled(&app)?,
+    })
+}
+
+/// Saves the settings; autostart is switched through the autostart plugin.
+#[tauri::command(rename_all = "snake_case")]
+pub fn save_settings<R: Runtime>(
+    app: AppHandle<R>,
+    desk: State<'_, Arc<Desk>>,
+    settings: json::Settings,
+) -> Result<json::Settings, Refusal> {
+    desk.save_settings(Settings {
+        stale_uncertain_ms: settings.stale_uncertain_ms,
+    })?;
+    if autostart_enabled(&app)? != settings.autostart {
+        let manager = autostart(&app)?;
+        if settings.autostart {
+            manager.enable()?;
+        } else {
+            manager.disable()?;
+        }
+    }
+    self::settings(app, desk)
+}
+
+fn autostart<R: Runtime>(app: &AppHandle<R>) -> Result<State<'_, AutoLaunchManager>, Refusal> {
+    use tauri::Manager;
+    app.try_state::<AutoLaunchManager>().ok_or_else(|| Refusal {
+        message: "starting at log-in is not available in this build".into(),
+    })
+}
+
+fn autostart_enabled<R: Runtime>(app: &AppHandle<R>) -> Result<bool, Refusal> {
+    use tauri::Manager;
+    match app.try_state::<AutoLaunchManager>() {
+        Some(m) => Ok(m.is_enabled()?),
+        None => Ok(false),
+    }
+}
+
+/// Registers every command above (the list build.rs turns into permissions).
+pub fn handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
+    tauri::generate_handler![
+        snapshot,
+        subscribe,
+        stop,
+        resume,
+        resolve,
+        requeue,
+        pairing_code,
+        settings,
+        save_settings
+    ]
+}

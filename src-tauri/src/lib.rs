@@ -1,0 +1,166 @@
+//! sendledger's tray app: one process that embeds the owner runtime (ledger + loopback
+//! bridge, the same as `sendledger serve`), with a tray icon, a queue window and
+//! stale-uncertain notifications.
+//!
+//! Code map: [`desk`] is the single seam onto the core; [`commands`] are the window's IPC
+//! (thin over `desk`); [`json`] the shapes the window sees; [`tray`], [`window`],
+//! [`live`] (pushed updates) and [`notifications`] (the sweep) are the desktop parts.
+
+pub mod commands;
+pub mod desk;
+pub mod json;
+pub mod live;
+pub mod notifications;
+pub mod settings;
+pub mod tray;
+pub mod window;
+
+use desk::Desk;
+use sendledger::clock::SystemClock;
+use sendledger::ledger::Bounds;
+use sendledger::owner::OwnerConfig;
+use sendledger::profile::Profile;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tauri::{Manager, RunEvent, WindowEvent};
+
+/// Exit code when the profile cannot be owned (as the CLI's "owned by another process").
+pub const EXIT_NOT_OWNER: i32 = 3;
+
+/// The command line: `sendledger-app [--profile DIR] [--hidden]`. Unknown arguments are
+/// ignored (a desktop launcher or a WebDriver may add its own).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Args {
+    /// Profile directory (else `SENDLEDGER_PROFILE`, else the platform data directory).
+    pub profile: Option<PathBuf>,
+    /// Start in the tray without opening the window (autostart uses this).
+    pub hidden: bool,
+}
+
+impl Args {
+    /// Parses the arguments after the program name.
+    pub fn parse(args: impl IntoIterator<Item = String>) -> Args {
+        let mut out = Args::default();
+        let mut it = args.into_iter();
+        while let Some(a) = it.next() {
+            if a == "--hidden" {
+                out.hidden = true;
+            } else if a == "--profile" {
+                out.profile = it.next().map(PathBuf::from);
+            } else if let Some(p) = a.strip_prefix("--profile=") {
+                out.profile = Some(PathBuf::from(p));
+            }
+        }
+        out
+    }
+}
+
+/// The OS user: the default "who" of a person's decision.
+pub fn os_user() -> String {
+    std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+        .unwrap_or_else(|| "person".into())
+}
+
+/// Runs the app until Quit.
+pub fn run() {
+    let args = Args::parse(std::env::args().skip(1));
+    let log = tauri_plugin_log::Builder::new()
+        .targets([
+            tauri_plugin_log::Target::new(tauri_plugin_log::TargetKind::LogDir { file_name: None }),
+            tauri_plugin_log::Target::new(tauri_plugin_log::TargetKind::Stderr),
+        ])
+        .level(log::LevelFilter::Info)
+        .build();
+    let app = tauri::Builder::default()
+        // First: a second launch hands over its arguments here and exits.
+        .plugin(tauri_plugin_single_instance::init(|app, argv, _cwd| {
+            if !argv.iter().any(|a| a == "--hidden") {
+                window::open(app);
+            }
+        }))
+        .plugin(log)
+        .plugin(tauri_plugin_autostart::init(
+            tauri_plugin_autostart::MacosLauncher::LaunchAgent,
+            Some(vec!["--hidden"]),
+        ))
+        .plugin(
+            tauri_plugin_window_state::Builder::default()
+                .with_state_flags(
+                    tauri_plugin_window_state::StateFlags::all()
+                        - tauri_plugin_window_state::StateFlags::VISIBLE,
+                )
+                .build(),
+        )
+        .invoke_handler(commands::handler())
+        .setup(move |app| {
+            let desk = match start_owner(&args) {
+                Ok(d) => Arc::new(d),
+                Err(message) => refuse_to_start(&message),
+            };
+            app.manage(desk.clone());
+            let status = tauri::async_runtime::block_on(desk.status()).map_err(|e| e.message)?;
+            let tray = tray::Tray::build(app.handle(), desk.clone(), &status)?;
+            log::info!("tray ready");
+            live::forward_events(desk.clone());
+            live::follow_status(desk.clone(), tray);
+            notifications::spawn_sweep(app.handle().clone(), desk);
+            if !args.hidden {
+                window::open(app.handle());
+            }
+            Ok(())
+        })
+        .on_window_event(|window, event| {
+            if let WindowEvent::Destroyed = event {
+                if window.label() == window::LABEL {
+                    window.state::<Arc<Desk>>().forget_listeners();
+                }
+            }
+        })
+        .build(tauri::generate_context!())
+        .expect("the app could not be built");
+    app.run(|app, event| match event {
+        // Closing the window keeps the app in the tray; only Quit (an explicit code) exits.
+        RunEvent::ExitRequested {
+            code: None, api, ..
+        } => api.prevent_exit(),
+        RunEvent::Exit => {
+            let desk = app.state::<Arc<Desk>>().inner().clone();
+            tauri::async_runtime::block_on(desk.shutdown());
+        }
+        _ => {}
+    });
+}
+
+fn start_owner(args: &Args) -> Result<Desk, String> {
+    let profile = Profile::resolve(args.profile.as_deref()).map_err(|e| e.to_string())?;
+    let cfg = OwnerConfig {
+        profile,
+        port: None,
+        bounds: Bounds::default(),
+        clock: Arc::new(SystemClock),
+    };
+    tauri::async_runtime::block_on(Desk::start(cfg, os_user())).map_err(|e| e.to_string())
+}
+
+/// The profile cannot be owned (another owner runs, the ledger is damaged…): say so on
+/// stderr, in the log and as a notification, and exit without touching anything.
+fn refuse_to_start(message: &str) -> ! {
+    let text = format!("sendledger could not start: {message}");
+    log::error!("{text}");
+    eprintln!("{text}");
+    let body = message.to_string();
+    let shown = std::thread::spawn(move || {
+        notify_rust::Notification::new()
+            .appname("sendledger")
+            .summary("sendledger could not start")
+            .body(&body)
+            .icon("dialog-error")
+            .show()
+            .is_ok()
+    });
+    let _ = shown.join();
+    std::process::exit(EXIT_NOT_OWNER)
+}

@@ -1,0 +1,106 @@
+//! The stale-uncertain sweep: an uncertain send left unresolved past the threshold (a
+//! setting, default 5 minutes) gets one desktop notification, recorded in the ledger
+//! (`mark_notified`) so a restart does not notify again.
+//!
+//! Order: show, then record. A failed show (no notification service) is recorded nowhere
+//! and tried again a minute later; the tray's attention icon shows the send meanwhile. The
+//! notification carries the operation id, never the message's text. Clicking it (where
+//! the desktop supports actions) opens the queue window.
+
+use crate::desk::Desk;
+use crate::window;
+use notify_rust::Notification;
+use sendledger::ledger::Send;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tauri::{AppHandle, Runtime};
+
+/// How long a failed notification waits before it is tried again.
+pub const RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// The sweep's period for a threshold: a quarter of it, between 250 ms and 5 s.
+pub fn period(threshold_ms: i64) -> Duration {
+    Duration::from_millis((threshold_ms / 4).clamp(250, 5_000) as u64)
+}
+
+/// The notification for one stale uncertain send (no message text: it stays in the ledger).
+pub fn notification(send: &Send, now_ms: i64) -> Notification {
+    let minutes = ((now_ms - send.updated_at).max(0) / 60_000).max(1);
+    let mut n = Notification::new();
+    n.appname("sendledger")
+        .summary("A send needs you: it may or may not have gone out")
+        .body(&format!(
+            "Send {} has been uncertain for {minutes} min. Open the queue to confirm it, abandon it or resend it.",
+            send.op_id
+        ))
+        .icon("dialog-warning")
+        .action("default", "Open queue");
+    n
+}
+
+/// Runs the sweep for as long as the app runs. Each pass also re-reads counts and gate,
+/// which a Stop or Resume made through the bridge changes without an audit event.
+pub fn spawn_sweep<R: Runtime>(app: AppHandle<R>, desk: Arc<Desk>) {
+    tauri::async_runtime::spawn(async move {
+        let mut failed: HashMap<String, Instant> = HashMap::new();
+        loop {
+            let threshold = desk.settings().stale_uncertain_ms;
+            tokio::time::sleep(period(threshold)).await;
+            let _ = desk.status().await;
+            let stale = desk
+                .ledger()
+                .call(move |l| l.stale_uncertain(threshold).map(|s| (s, l.now_ms())))
+                .await;
+            let (stale, now) = match stale {
+                Ok(s) => s,
+                Err(e) => {
+                    log::error!("stale-uncertain sweep cannot read the ledger: {e}");
+                    continue;
+                }
+            };
+            failed.retain(|_, at| at.elapsed() < RETRY_AFTER);
+            for send in stale {
+                if failed.contains_key(&send.op_id) {
+                    continue;
+                }
+                if let Err(e) = notify_once(&app, &desk, &send, now).await {
+                    log::warn!(
+                        "cannot notify about uncertain send {}: {e}; trying again in a minute",
+                        send.op_id
+                    );
+                    failed.insert(send.op_id.clone(), Instant::now());
+                }
+            }
+        }
+    });
+}
+
+async fn notify_once<R: Runtime>(
+    app: &AppHandle<R>,
+    desk: &Desk,
+    send: &Send,
+    now: i64,
+) -> Result<(), String> {
+    let n = notification(send, now);
+    // `show()` blocks on D-Bus: never on the main thread or an async worker.
+    let handle = tokio::task::spawn_blocking(move || n.show())
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    let op_id = send.op_id.clone();
+    desk.ledger()
+        .call(move |l| l.mark_notified(&op_id))
+        .await
+        .map_err(|e| e.to_string())?;
+    log::info!("notified about uncertain send {}", send.op_id);
+    let app = app.clone();
+    std::thread::spawn(move || {
+        handle.wait_for_action(|action| {
+            if action == "default" {
+                window::open(&app);
+            }
+        })
+    });
+    Ok(())
+}

@@ -1,0 +1,421 @@
+// sendledger queue window. Everything comes from the app's own commands; changes are
+// pushed over one channel as the ledger commits them (no polling). Message text is shown
+// but never stored by the page (no localStorage, no sessionStorage).
+"use strict";
+
+const { invoke, Channel } = window.__TAURI__.core;
+
+const SECTIONS = ["uncertain", "pending", "stopped", "history"];
+const HISTORY_ROWS = 200;
+const rows = new Map(); // op_id -> row (as the app sent it)
+const elements = new Map(); // op_id -> <article>
+let who = "";
+let status = null;
+
+const $ = (sel, root = document) => root.querySelector(sel);
+
+// ---- formatting -------------------------------------------------------------------
+
+function age(ms) {
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 60) return `${s} s ago`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h ago`;
+  return `${Math.floor(h / 24)} days ago`;
+}
+
+function when(ms) {
+  return new Date(ms).toLocaleString();
+}
+
+const STATE_WORDS = {
+  queued: "queued",
+  claimed: "handed to the browser",
+  dispatched: "clicked, waiting for the page",
+  accepted: "accepted, waiting for the answer",
+  completed: "answered",
+  rejected: "never left this computer",
+  uncertain: "uncertain",
+  stopped: "stopped",
+  confirmed: "confirmed sent",
+  abandoned: "abandoned",
+};
+
+function stateWords(row) {
+  if (row.state === "accepted" && row.section === "history") return "accepted (answer not seen)";
+  return STATE_WORDS[row.state] || row.state;
+}
+
+// ---- rendering ----------------------------------------------------------------------
+
+function renderStatus() {
+  if (!status) return;
+  const gate = $("#gate");
+  gate.classList.toggle("closed", status.gate_closed);
+  gate.textContent = status.gate_closed
+    ? "Sends are stopped: nothing more is clicked until a person resumes."
+    : "Sending allowed.";
+  $("#stop").hidden = status.gate_closed;
+  $("#resume").hidden = !status.gate_closed;
+}
+
+function renderCounts() {
+  const counts = { uncertain: 0, pending: 0, stopped: 0, history: 0 };
+  for (const r of rows.values()) counts[r.section]++;
+  for (const s of SECTIONS) {
+    const el = $(`[data-count="${s}"]`);
+    el.textContent = counts[s];
+    el.classList.toggle("nonzero", counts[s] > 0);
+  }
+}
+
+function fillTimeline(ol, row) {
+  ol.replaceChildren();
+  for (const step of row.timeline) {
+    const li = document.createElement("li");
+    const t = document.createElement("time");
+    t.textContent = when(step.at);
+    t.dateTime = new Date(step.at).toISOString();
+    const what = document.createElement("span");
+    what.textContent = step.transition
+      ? ` ${step.from ? step.from + " → " : ""}${step.to} `
+      : " note ";
+    const by = document.createElement("span");
+    by.className = "who";
+    by.textContent = `by ${step.actor}`;
+    li.append(t, what, by);
+    if (step.evidence) {
+      const ev = document.createElement("span");
+      ev.className = "ev";
+      ev.textContent = ` — ${step.evidence}`;
+      li.append(ev);
+    }
+    ol.append(li);
+  }
+}
+
+function build(row, previous) {
+  const el = $("#row-template").content.firstElementChild.cloneNode(true);
+  el.dataset.op = row.op_id;
+  el.dataset.state = row.state;
+  el.setAttribute("aria-label", `${stateWords(row)}: ${row.preview}`);
+  $(".preview", el).textContent = row.preview;
+  const badge = $(".badge", el);
+  badge.textContent = stateWords(row);
+  badge.classList.add(row.state);
+  $(".conversation", el).textContent = row.conversation
+    ? `conversation ${row.conversation}`
+    : "whichever tab is leased";
+  const t = $(".age", el);
+  t.dataset.ms = row.created_at;
+  t.dateTime = new Date(row.created_at).toISOString();
+  t.title = `queued ${when(row.created_at)}`;
+  t.textContent = `queued ${age(row.created_at)}`;
+  $(".op", el).textContent = row.op_id;
+
+  const links = [];
+  if (row.resend_of) links.push(`queued again from ${row.resend_of}`);
+  if (row.queued_again_as) links.push(`queued again as ${row.queued_again_as}`);
+  if (row.notified_at) links.push(`you were notified ${when(row.notified_at)}`);
+  if (links.length) {
+    $(".link", el).hidden = false;
+    $(".link", el).textContent = links.join(" · ");
+  }
+
+  if (row.actions.includes("confirm")) {
+    const decide = $(".decide", el);
+    decide.hidden = false;
+    const byInput = $('input[name="by"]', decide);
+    const evInput = $('input[name="evidence"]', decide);
+    const id = `d-${row.op_id}`;
+    byInput.id = `${id}-by`;
+    evInput.id = `${id}-ev`;
+    byInput.value = who;
+    if (row.observed) {
+      const obs = $(".observed", decide);
+      obs.hidden = false;
+      obs.textContent = `Observed: ${row.observed}`;
+      evInput.value = row.observed;
+    }
+    if (previous) {
+      byInput.value = previous.by;
+      evInput.value = previous.evidence;
+    }
+    for (const b of decide.querySelectorAll("button[data-decision]")) {
+      b.addEventListener("click", () => decideRow(row.op_id, b.dataset.decision, el));
+    }
+    evInput.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") decideRow(row.op_id, "confirmed", el);
+    });
+  }
+  if (row.actions.includes("queue_again")) {
+    const again = $(".again", el);
+    again.hidden = false;
+    $("button", again).addEventListener("click", () => requeueRow(row.op_id, el));
+  }
+  const tl = $(".timeline", el);
+  $("summary", tl).textContent = `Timeline (${row.timeline.length})`;
+  fillTimeline($("ol", tl), row);
+  if (previous && previous.timelineOpen) tl.open = true;
+  return el;
+}
+
+function order(section) {
+  const list = [...rows.values()].filter((r) => r.section === section);
+  // Pending and uncertain: oldest first (the order they go out / have waited).
+  // Stopped and history: newest first.
+  const oldestFirst = section === "pending" || section === "uncertain";
+  list.sort((a, b) => (oldestFirst ? a.created_at - b.created_at : b.created_at - a.created_at));
+  return list;
+}
+
+function place(section) {
+  const box = $(`.rows[data-section="${section}"]`);
+  let list = order(section);
+  if (section === "history" && list.length > HISTORY_ROWS) {
+    for (const r of list.slice(HISTORY_ROWS)) {
+      rows.delete(r.op_id);
+      elements.delete(r.op_id);
+    }
+    list = list.slice(0, HISTORY_ROWS);
+  }
+  const wanted = list.map((r) => elements.get(r.op_id));
+  const current = [...box.children];
+  const same = wanted.length === current.length && wanted.every((el, i) => el === current[i]);
+  if (!same) box.replaceChildren(...wanted);
+}
+
+function upsert(row) {
+  const old = elements.get(row.op_id);
+  let previous = null;
+  let focused = null;
+  if (old) {
+    const by = $('input[name="by"]', old);
+    const ev = $('input[name="evidence"]', old);
+    const before = rows.get(row.op_id);
+    previous = {
+      by: by ? by.value : who,
+      evidence: ev ? ev.value : "",
+      timelineOpen: $(".timeline", old).open,
+    };
+    // Keep what the person typed only while the row still asks the same question.
+    if (!before || before.state !== row.state) {
+      previous.by = who;
+      previous.evidence = row.observed || "";
+    }
+    if (old.contains(document.activeElement)) {
+      focused = document.activeElement.name || document.activeElement.dataset.decision || null;
+    }
+  }
+  rows.set(row.op_id, row);
+  const el = build(row, previous);
+  elements.set(row.op_id, el);
+  if (old) old.replaceWith(el);
+  return { el, focused };
+}
+
+function refocus(el, focused) {
+  if (!focused) return;
+  const target =
+    el.querySelector(`[name="${focused}"]`) || el.querySelector(`[data-decision="${focused}"]`);
+  if (target && !target.closest("[hidden]")) target.focus();
+}
+
+function apply(update) {
+  if (update.kind === "snapshot") {
+    who = update.who;
+    status = update.status;
+    rows.clear();
+    elements.clear();
+    for (const s of SECTIONS) {
+      for (const row of update[s]) upsert(row);
+    }
+    for (const s of SECTIONS) place(s);
+    renderStatus();
+    renderCounts();
+    document.body.dataset.ready = "true";
+  } else if (update.kind === "changed") {
+    status = update.status;
+    const moved = [];
+    for (const row of update.rows) {
+      const before = rows.get(row.op_id);
+      const { el, focused } = upsert(row);
+      moved.push([el, focused]);
+      if (before && before.section !== row.section) announce(row);
+    }
+    for (const s of SECTIONS) place(s);
+    for (const [el, focused] of moved) refocus(el, focused);
+    renderStatus();
+    renderCounts();
+  } else if (update.kind === "intent") {
+    if (update.intent === "resume") openResume();
+    if (update.intent === "pair") showPairing(update);
+  }
+}
+
+function announce(row) {
+  $("#announce").textContent = `${row.op_id} is now ${stateWords(row)}.`;
+}
+
+// ---- actions ----------------------------------------------------------------------
+
+function showError(box, e) {
+  const p = $(".error", box);
+  p.textContent = e && e.message ? e.message : String(e);
+  p.hidden = false;
+}
+
+function clearError(box) {
+  const p = $(".error", box);
+  p.hidden = true;
+  p.textContent = "";
+}
+
+async function decideRow(opId, decision, el) {
+  const decide = $(".decide", el);
+  clearError(decide);
+  const by = $('input[name="by"]', decide).value.trim();
+  const evidence = $('input[name="evidence"]', decide).value.trim();
+  if (!evidence) {
+    showError(decide, {
+      message: "Write what you saw in the chat (a short note): the decision is recorded with it.",
+    });
+    $('input[name="evidence"]', decide).focus();
+    return;
+  }
+  for (const b of decide.querySelectorAll("button")) b.disabled = true;
+  try {
+    const changed = await invoke("resolve", { op_id: opId, decision, by, evidence });
+    apply({ kind: "changed", status, rows: changed });
+  } catch (e) {
+    for (const b of decide.querySelectorAll("button")) b.disabled = false;
+    showError(decide, e);
+  }
+}
+
+async function requeueRow(opId, el) {
+  const again = $(".again", el);
+  clearError(again);
+  try {
+    const changed = await invoke("requeue", { op_id: opId, by: who });
+    apply({ kind: "changed", status, rows: changed });
+  } catch (e) {
+    showError(again, e);
+  }
+}
+
+async function stopNow() {
+  // The emergency brake: no dialog.
+  const err = $("#load-error");
+  try {
+    status = await invoke("stop", {});
+    renderStatus();
+    $("#resume").focus();
+  } catch (e) {
+    err.textContent = e.message || String(e);
+    err.hidden = false;
+  }
+}
+
+function openResume() {
+  const d = $("#resume-dialog");
+  const form = $("#resume-form");
+  form.elements.by.value = who;
+  clearError(form);
+  if (!d.open) d.showModal();
+  form.elements.by.focus();
+}
+
+async function submitResume(e) {
+  e.preventDefault();
+  const form = $("#resume-form");
+  clearError(form);
+  try {
+    status = await invoke("resume", { by: form.elements.by.value.trim() });
+    renderStatus();
+    $("#resume-dialog").close();
+    $("#stop").focus();
+  } catch (err) {
+    showError(form, err);
+  }
+}
+
+function showPairing(p) {
+  const d = $("#pair-dialog");
+  $("#pair-code").textContent = p.code;
+  $("#pair-expiry").textContent = `Valid until ${new Date(p.expires_at).toLocaleTimeString()} (5 minutes, once).`;
+  clearError($("form", d));
+  if (!d.open) d.showModal();
+}
+
+async function pairNow() {
+  try {
+    showPairing(await invoke("pairing_code"));
+  } catch (e) {
+    const d = $("#pair-dialog");
+    $("#pair-code").textContent = "—";
+    showError($("form", d), e);
+    if (!d.open) d.showModal();
+  }
+}
+
+async function openSettings() {
+  const form = $("#settings-form");
+  clearError(form);
+  try {
+    const s = await invoke("settings");
+    form.elements.stale_minutes.value = +(s.stale_uncertain_ms / 60000).toFixed(2);
+    form.elements.autostart.checked = s.autostart;
+  } catch (e) {
+    showError(form, e);
+  }
+  $("#settings-dialog").showModal();
+}
+
+async function saveSettings(e) {
+  e.preventDefault();
+  const form = $("#settings-form");
+  clearError(form);
+  const minutes = Number(form.elements.stale_minutes.value);
+  try {
+    await invoke("save_settings", {
+      settings: {
+        stale_uncertain_ms: Math.round(minutes * 60000),
+        autostart: form.elements.autostart.checked,
+      },
+    });
+    $("#settings-dialog").close();
+  } catch (err) {
+    showError(form, err);
+  }
+}
+
+// ---- start ------------------------------------------------------------------------
+
+$("#stop").addEventListener("click", stopNow);
+$("#resume").addEventListener("click", openResume);
+$("#resume-form").addEventListener("submit", submitResume);
+$("#pair").addEventListener("click", pairNow);
+$("#open-settings").addEventListener("click", openSettings);
+$("#settings-form").addEventListener("submit", saveSettings);
+for (const b of document.querySelectorAll("dialog [data-close]")) {
+  b.addEventListener("click", () => b.closest("dialog").close());
+}
+
+// Ages are re-formatted once a minute from what is already on the page; nothing is asked
+// of the app (changes arrive over the channel).
+setInterval(() => {
+  for (const t of document.querySelectorAll("time.age")) {
+    t.textContent = `queued ${age(Number(t.dataset.ms))}`;
+  }
+}, 60000);
+
+const channel = new Channel();
+channel.onmessage = apply;
+invoke("subscribe", { channel }).catch((e) => {
+  const err = $("#load-error");
+  err.textContent = `The queue could not be read: ${e.message || e}`;
+  err.hidden = false;
+});
