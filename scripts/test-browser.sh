@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The browser end-to-end suite: the real extension (extension/) in Debian's Chromium,
+# headless, against a local HTTPS chatgpt.com fake (e2e/browser/fake-chatgpt/), with a real
+# `sendledger serve` child process as the owner. Screenshots go to
+# target/e2e-screenshots/browser/, owner logs to target/e2e-logs/browser/.
+#
+#   scripts/test-browser.sh               every scenario
+#   scripts/test-browser.sh two_tabs      scenarios whose name contains a word
+#
+# Needs: chromium (Debian's; /usr/lib/chromium/chromium), node + npm, openssl
+# (scripts/setup.sh --test installs them). The certificate for chatgpt.com is made at run
+# time; no browser is downloaded. Exits non-zero when a scenario fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+chromium_bin="${SENDLEDGER_CHROMIUM:-/usr/lib/chromium/chromium}"
+for need in node npm openssl; do
+  command -v "$need" >/dev/null || { echo "test-browser: $need not found: run scripts/setup.sh --test" >&2; exit 1; }
+done
+[[ -x "$chromium_bin" ]] || { echo "test-browser: $chromium_bin not found: run scripts/setup.sh --test (Debian package chromium)" >&2; exit 1; }
+
+echo "== browser e2e: build the owner"
+cargo build --bin sendledger
+
+echo "== browser e2e: npm ci"
+(cd e2e/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+
+echo "== browser e2e: scenarios"
+mkdir -p target/e2e-screenshots/browser target/e2e-logs/browser
+SENDLEDGER_CHROMIUM="$chromium_bin" node e2e/browser/run.mjs "$@"
