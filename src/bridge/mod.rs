@@ -167,11 +167,37 @@ pub fn router(state: BridgeState) -> Router {
                 "this route does not take that method: see docs/bridge-api.md",
             )
         })
+        .layer(axum::middleware::map_response(json_errors))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::guard,
         ))
         .with_state(state)
+}
+
+/// Extractor rejections (a query string or path that does not parse) answer plain
+/// text; the contract says every error is `{code, message}`. Their text is replaced.
+async fn json_errors(res: axum::response::Response) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let status = res.status();
+    let is_json = res
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if is_json || !(status.is_client_error() || status.is_server_error()) {
+        return res;
+    }
+    let (code, message) = match status {
+        StatusCode::BAD_REQUEST | StatusCode::UNPROCESSABLE_ENTITY => (
+            "malformed",
+            "the query string or path could not be read: check it against docs/bridge-api.md",
+        ),
+        StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => {
+            ("unknown_route", "no such route: see docs/bridge-api.md")
+        }
+        _ => ("internal", "the owner could not answer this request"),
+    };
+    ApiError::new(status, code, message).into_response()
 }
 
 /// Serves until `stop` turns true, then finishes in-flight requests.
