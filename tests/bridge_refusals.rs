@@ -443,6 +443,30 @@ fn every_refusal_answers_code_and_message_and_leaves_the_ledger_byte_identical()
             400,
             "malformed",
         ),
+        with(
+            case(
+                "a bad event id",
+                "GET",
+                "/v1/events?after=abc",
+                &ctoken,
+                &None,
+            ),
+            b"",
+            400,
+            "malformed",
+        ),
+        with(
+            case(
+                "remote stops without a lease",
+                "GET",
+                "/v1/ext/remote-stops",
+                &etoken,
+                &eorigin,
+            ),
+            b"",
+            400,
+            "malformed",
+        ),
         // Unknown routes and methods.
         with(
             case("unknown client route", "GET", "/v1/nope", &ctoken, &None),
