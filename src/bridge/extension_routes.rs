@@ -6,6 +6,7 @@
 
 use super::body::{Body, OBSERVATION_LIMIT};
 use super::error::ApiError;
+use super::observations::{self, Observation};
 use super::BridgeState;
 use crate::ledger::{FailStage, LedgerError, RemotePhase, Send, SendState, TabBinding};
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
@@ -175,12 +176,9 @@ async fn fail(State(st): State<BridgeState>, Body(b): Body<FailBody>) -> Answer 
     Ok(Json(json!({ "send": send })))
 }
 
-async fn observe(State(_st): State<BridgeState>, Body(_o): Body<Value>) -> Answer {
-    Err(ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "internal",
-        "PROVIDER-PENDING",
-    ))
+async fn observe(State(st): State<BridgeState>, Body(o): Body<Observation>) -> Answer {
+    let applied = observations::apply(&st, o).await?;
+    Ok(Json(json!({ "applied": applied })))
 }
 
 #[derive(Deserialize)]

@@ -14,7 +14,7 @@ pub mod discovery;
 pub mod error;
 mod events;
 mod extension_routes;
-// PROVIDER-PENDING mod observations;
+mod observations;
 pub mod pairing;
 
 use crate::clock::{Clock, Millis};
@@ -47,6 +47,7 @@ struct Inner {
     extension: Mutex<Option<PairedExtension>>,
     pairing: Mutex<Pairing>,
     clock: Arc<dyn Clock>,
+    observations: Mutex<observations::Tracker>,
 }
 
 /// What every route shares.
@@ -76,6 +77,7 @@ impl BridgeState {
             extension: Mutex::new(extension),
             pairing: Mutex::new(Pairing::default()),
             clock,
+            observations: Mutex::new(observations::Tracker::default()),
         })))
     }
 
@@ -98,6 +100,10 @@ impl BridgeState {
         lock(&self.0.extension)
             .as_ref()
             .is_some_and(|e| e.token_sha256 == token_hash(token))
+    }
+
+    pub(crate) fn observations(&self) -> std::sync::MutexGuard<'_, observations::Tracker> {
+        lock(&self.0.observations)
     }
 
     /// Issues a one-time pairing code.

@@ -28,23 +28,56 @@ pub(crate) struct Observation {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Kind {
-    Request { stream_id: String, url: String, body: String },
-    StreamChunk { stream_id: String, seq: u64, chunk: String },
-    StreamEnd { stream_id: String },
-    Websocket { stream_id: String, message: String },
-    Listing { url: String, body: String },
+    Request {
+        stream_id: String,
+        url: String,
+        body: String,
+    },
+    StreamChunk {
+        stream_id: String,
+        seq: u64,
+        chunk: String,
+    },
+    StreamEnd {
+        stream_id: String,
+    },
+    Websocket {
+        stream_id: String,
+        message: String,
+    },
+    Listing {
+        url: String,
+        body: String,
+    },
 }
 
 /// What an observation led to.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 #[serde(tag = "fact", rename_all = "snake_case")]
 pub(crate) enum Applied {
-    Tracking { op_id: String },
-    NotTracked { reason: String },
-    Accepted { op_id: String, receipt: Receipt },
-    Completed { op_id: String, message_id: String },
-    Outcome { op_id: String, outcome: String },
-    Evidence { op_id: String, matching: usize, exactly_one: bool },
+    Tracking {
+        op_id: String,
+    },
+    NotTracked {
+        reason: String,
+    },
+    Accepted {
+        op_id: String,
+        receipt: Receipt,
+    },
+    Completed {
+        op_id: String,
+        message_id: String,
+    },
+    Outcome {
+        op_id: String,
+        outcome: String,
+    },
+    Evidence {
+        op_id: String,
+        matching: usize,
+        exactly_one: bool,
+    },
 }
 
 struct Track {
@@ -76,9 +109,20 @@ fn refused(msg: impl Into<String>) -> ApiError {
 }
 
 impl Tracker {
-    fn start(&mut self, stream_id: String, op_id: String, text: String, req: request::ConversationRequest) {
+    fn start(
+        &mut self,
+        stream_id: String,
+        op_id: String,
+        text: String,
+        req: request::ConversationRequest,
+    ) {
         if self.tracks.len() >= MAX_TRACKS {
-            if let Some(oldest) = self.tracks.iter().min_by_key(|(_, t)| t.order).map(|(k, _)| k.clone()) {
+            if let Some(oldest) = self
+                .tracks
+                .iter()
+                .min_by_key(|(_, t)| t.order)
+                .map(|(k, _)| k.clone())
+            {
                 self.tracks.remove(&oldest);
             }
         }
@@ -100,7 +144,11 @@ impl Tracker {
     }
 
     /// Feeds what arrived and returns the facts it newly shows.
-    fn feed(&mut self, stream_id: &str, input: Input) -> Result<(Vec<Fact>, Option<(String, String)>), ApiError> {
+    fn feed(
+        &mut self,
+        stream_id: &str,
+        input: Input,
+    ) -> Result<(Vec<Fact>, Option<(String, String)>), ApiError> {
         let Some(t) = self.tracks.get_mut(stream_id) else {
             return Ok((Vec::new(), None));
         };
@@ -137,7 +185,11 @@ impl Tracker {
         if t.accepted && !t.completed {
             if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
                 t.completed = true;
-                facts.push(Fact::Answer(t.op_id.clone(), message_id.clone(), text.clone()));
+                facts.push(Fact::Answer(
+                    t.op_id.clone(),
+                    message_id.clone(),
+                    text.clone(),
+                ));
             }
         }
         let end = ended.then(|| (t.op_id.clone(), outcome.to_string()));
@@ -158,9 +210,17 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
     let lease_id = o.lease_id.clone();
     st.ledger().call(move |l| l.get_lease(&lease_id)).await?;
     let (stream_id, input) = match o.kind {
-        Kind::Request { stream_id, url, body } => return start(st, o.op_id, stream_id, &url, &body).await,
-        Kind::Listing { body, .. } => return listing(st, &body).await,
-        Kind::StreamChunk { stream_id, seq, chunk } => (stream_id, Input::Chunk(seq, chunk)),
+        Kind::Request {
+            stream_id,
+            url,
+            body,
+        } => return start(st, o.op_id, stream_id, &url, &body).await,
+        Kind::Listing { url, body } => return listing(st, &url, &body).await,
+        Kind::StreamChunk {
+            stream_id,
+            seq,
+            chunk,
+        } => (stream_id, Input::Chunk(seq, chunk)),
         Kind::Websocket { stream_id, message } => (stream_id, Input::Websocket(message)),
         Kind::StreamEnd { stream_id } => (stream_id, Input::End),
     };
@@ -170,12 +230,16 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         applied.push(match fact {
             Fact::Receipt(op_id, receipt) => {
                 let (id, r) = (op_id.clone(), receipt.clone());
-                st.ledger().call(move |l| l.accept(&id, &r, "extension")).await?;
+                st.ledger()
+                    .call(move |l| l.accept(&id, &r, "extension"))
+                    .await?;
                 Applied::Accepted { op_id, receipt }
             }
             Fact::Answer(op_id, message_id, text) => {
                 let (id, m) = (op_id.clone(), message_id.clone());
-                st.ledger().call(move |l| l.complete(&id, &m, &text, "extension")).await?;
+                st.ledger()
+                    .call(move |l| l.complete(&id, &m, &text, "extension"))
+                    .await?;
                 Applied::Completed { op_id, message_id }
             }
         });
@@ -194,10 +258,14 @@ async fn start(
     body: &str,
 ) -> Result<Vec<Applied>, ApiError> {
     if !url.contains("/backend-api/") || !url.contains("conversation") {
-        return Ok(vec![Applied::NotTracked { reason: "not a conversation request".into() }]);
+        return Ok(vec![Applied::NotTracked {
+            reason: "not a conversation request".into(),
+        }]);
     }
     let Some(op_id) = op_id else {
-        return Ok(vec![Applied::NotTracked { reason: "no granted send in this tab".into() }]);
+        return Ok(vec![Applied::NotTracked {
+            reason: "no granted send in this tab".into(),
+        }]);
     };
     let req = request::parse_request(body.as_bytes())
         .map_err(|e| refused(format!("the conversation request could not be read: {e}")))?;
@@ -206,7 +274,9 @@ async fn start(
         .ledger()
         .call(move |l| l.get(&id)?.ok_or(LedgerError::UnknownSend(id)))
         .await?;
-    if send.dispatched_at.is_none() || !matches!(send.state, SendState::Dispatched | SendState::Uncertain) {
+    if send.dispatched_at.is_none()
+        || !matches!(send.state, SendState::Dispatched | SendState::Uncertain)
+    {
         return Ok(vec![Applied::NotTracked {
             reason: format!("send {op_id} is {}, not awaiting its receipt", send.state),
         }]);
@@ -216,13 +286,22 @@ async fn start(
             reason: format!("the page's request does not carry the text of send {op_id}"),
         }]);
     }
-    st.observations().start(stream_id, op_id.clone(), send.text, req);
+    st.observations()
+        .start(stream_id, op_id.clone(), send.text, req);
     Ok(vec![Applied::Tracking { op_id }])
 }
 
-async fn listing(st: &BridgeState, body: &str) -> Result<Vec<Applied>, ApiError> {
+async fn listing(st: &BridgeState, url: &str, body: &str) -> Result<Vec<Applied>, ApiError> {
     let listing = conversation::parse_listing(body.as_bytes())
         .map_err(|e| refused(format!("the conversation listing could not be read: {e}")))?;
+    // The conversation it lists: from the body, else the URL's last path segment.
+    let listed = listing.conversation_id.clone().or_else(|| {
+        let path = url.split(['?', '#']).next().unwrap_or_default();
+        path.rsplit('/')
+            .next()
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    });
     let uncertain = st
         .ledger()
         .call(|l| {
@@ -234,7 +313,19 @@ async fn listing(st: &BridgeState, body: &str) -> Result<Vec<Applied>, ApiError>
         .await?;
     let mut applied = Vec::new();
     for send in uncertain {
-        let ev = evidence::for_uncertain_send(&listing, &send.text, send.dispatched_at.unwrap_or(send.created_at));
+        let conversation = send
+            .receipt
+            .as_ref()
+            .map(|r| r.conversation_id.clone())
+            .or_else(|| send.conversation_id.clone());
+        if conversation.is_some() && conversation != listed {
+            continue;
+        }
+        let ev = evidence::for_uncertain_send(
+            &listing,
+            &send.text,
+            send.dispatched_at.unwrap_or(send.created_at),
+        );
         let note = match (ev.matches.len(), ev.exactly_one) {
             (0, _) => "observed the conversation: no user message with this text after the dispatch".to_string(),
             (_, true) => format!(
@@ -244,8 +335,14 @@ async fn listing(st: &BridgeState, body: &str) -> Result<Vec<Applied>, ApiError>
             (n, false) => format!("observed the conversation: {n} user messages with this text after the dispatch"),
         };
         let (op_id, n) = (send.op_id.clone(), ev.matches.len());
-        st.ledger().call(move |l| l.note_evidence(&op_id, &note)).await?;
-        applied.push(Applied::Evidence { op_id: send.op_id, matching: n, exactly_one: ev.exactly_one });
+        st.ledger()
+            .call(move |l| l.note_evidence(&op_id, &note))
+            .await?;
+        applied.push(Applied::Evidence {
+            op_id: send.op_id,
+            matching: n,
+            exactly_one: ev.exactly_one,
+        });
     }
     Ok(applied)
 }

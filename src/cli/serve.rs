@@ -32,6 +32,7 @@ pub(crate) fn serve(profile: Option<&Path>, a: ServeArgs) -> Result<(), CliError
                 .unwrap_or_else(|_| "info".into()),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let rt = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Unreachable(format!("cannot start the runtime: {e}")))?;
