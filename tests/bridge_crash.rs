@@ -160,3 +160,35 @@ fn an_occupied_port_is_a_clear_error_not_a_silent_change() {
         .expect("once the port is free, serve starts there and nowhere else");
     assert_eq!(serve.port.to_string(), port);
 }
+
+#[test]
+fn after_sigkill_the_cli_ignores_the_stale_bridge_json_and_writes_the_ledger_itself() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    serve.kill();
+    assert!(
+        profile.join("bridge.json").exists(),
+        "a killed owner cannot remove its bridge.json"
+    );
+    let out = cli(
+        &profile,
+        &["--json", "send", "--id", "offline", "queued with no owner"],
+    );
+    assert!(
+        out.status.success(),
+        "the CLI works without an owner: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no owner is running"),
+        "and says the send will not be handed to a browser until an owner runs"
+    );
+    let events = events_of(&profile, "offline");
+    assert!(
+        events[0].2.starts_with("cli:"),
+        "written by the CLI itself, not through a dead bridge: {events:?}"
+    );
+    // The next owner's recovery rejects it: it never left the host.
+    let serve = Serve::start(&profile, &[]);
+    assert_eq!(serve.client().state("offline"), "rejected");
+}
