@@ -147,7 +147,12 @@ const handlers = {
     return bridgeRequest('POST', '/v1/ext/fail', { lease_id: m.lease_id, op_id: m.op_id, stage: m.stage, reason: m.reason });
   },
   async observe(tabId, m) {
-    return bridgeRequest('POST', '/v1/ext/observations', m.observation, { timeoutMs: 30_000 });
+    const r = await bridgeRequest('POST', '/v1/ext/observations', m.observation, { timeoutMs: 30_000 });
+    // For diagnosis: what the owner made of the latest observations (facts, never text).
+    const { observed = [] } = await session.get('observed');
+    observed.push({ kind: m.observation.kind, stream_id: m.observation.stream_id || null, op_id: m.observation.op_id || null, status: r.status, answer: r.ok ? r.body.applied : r.code });
+    await session.set({ observed: observed.slice(-20) });
+    return r;
   },
   async remoteStops(tabId, m) {
     return bridgeRequest('GET', `/v1/ext/remote-stops?lease_id=${encodeURIComponent(m.lease_id)}`);

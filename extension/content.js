@@ -63,7 +63,8 @@
     }
   }
 
-  const leaseGone = (r) => r.code === 'unknown_lease' || r.status === 410;
+  /** The bridge no longer knows the lease, or it has ended (owner restarted, tab leased again). */
+  const leaseGone = (r) => r.code === 'unknown_lease' || r.status === 410 || (r.code === 'not_granted' && /lease/.test(r.message || ''));
 
   // ---------------------------------------------------------------- observations
 

@@ -68,6 +68,18 @@
     }
   }
 
+  /** The turn handed off by `streamId` is complete: forget its topics, end the stream. */
+  function endHandoff(streamId) {
+    let known = false;
+    for (const [topic, id] of topics) {
+      if (id === streamId) {
+        topics.delete(topic);
+        known = true;
+      }
+    }
+    if (known) emit({ kind: 'stream_end', stream_id: streamId });
+  }
+
   async function bodyText(input, init) {
     const body = init && 'body' in init ? init.body : undefined;
     if (typeof body === 'string') return body;
@@ -100,7 +112,8 @@
     } catch {
       // the page's own read was aborted (Stop, navigation): the stream simply ends here
     } finally {
-      emit({ kind: 'stream_end', stream_id: streamId });
+      // A handed-off turn goes on over the WebSocket: its stream ends with the turn.
+      if (![...topics.values()].includes(streamId)) emit({ kind: 'stream_end', stream_id: streamId });
     }
   }
 
@@ -124,12 +137,19 @@
     const answer = pageFetch.apply(this, arguments);
     answer.then(
       async (response) => {
+        // Clone before anything awaits: once the page starts reading, the body is locked.
+        let copy = null;
+        try {
+          copy = response.body ? response.clone() : null;
+        } catch {
+          copy = null;
+        }
         if (isListing) {
-          if (response.ok) emit({ kind: 'listing', url: url.href, body: await response.clone().text() });
+          if (response.ok && copy) emit({ kind: 'listing', url: url.href, body: await copy.text() });
           return;
         }
         emit({ kind: 'request', stream_id: streamId, url: url.href, body: await sent });
-        if (response.body) await copyStream(streamId, response.clone());
+        if (copy) await copyStream(streamId, copy);
         else emit({ kind: 'stream_end', stream_id: streamId });
       },
       async () => {
@@ -156,8 +176,10 @@
         }
         if (typeof topic !== 'string') return;
         const streamId = topics.get(topic);
-        if (streamId) emit({ kind: 'websocket', stream_id: streamId, message: ev.data });
-        else {
+        if (streamId) {
+          emit({ kind: 'websocket', stream_id: streamId, message: ev.data });
+          if (ev.data.includes('"conversation-turn-complete"')) endHandoff(streamId);
+        } else {
           early.push({ topic, message: ev.data });
           if (early.length > MAX_EARLY) early.shift();
         }

@@ -152,7 +152,7 @@ class World {
     const st = await fakeState().catch((e) => ({ error: String(e) }));
     let ext = {};
     try {
-      ext = await (await this.worker()).evaluate(() => chrome.storage.session.get(['connection', 'last_error', 'leases']));
+      ext = await (await this.worker()).evaluate(() => chrome.storage.session.get(['connection', 'last_error', 'leases', 'observed']));
     } catch (e) {
       ext = { error: String(e) };
     }
@@ -271,6 +271,7 @@ scenario('owner_killed_after_the_grant_leaves_the_send_uncertain_and_clicked_onc
   assert.equal(after.state, 'uncertain', 'recovery makes a dispatched send uncertain, never queued again');
   // The page's answer arrives now: the receipt is reobserved, which accepts the send
   // without granting it again.
+  await fakeConfig({ hold: false });
   await fakeRelease();
   await w.until(op, ['accepted', 'completed']);
   const second = await w.queue('The next send still goes out.', { conversation_id: CONV_A });
@@ -316,7 +317,7 @@ scenario('missing_send_button_rejects_before_dispatch_with_the_layout_sentence',
   assert.ok(!timeline.some((e) => e.to === 'dispatched'), 'the timeline has no dispatch');
   const st = await fakeState();
   assert.equal(st.clicks + st.enter_submits + st.posts, 0, 'nothing was clicked or submitted');
-  assert.equal(await page.locator('#prompt-textarea').innerText(), '', 'the composer was cleared');
+  assert.equal(await page.locator('#prompt-textarea').textContent(), '', 'the composer was cleared');
   await w.popup.reload();
   await w.popup.waitForSelector('#snapshot-details:not([hidden])');
   const summary = await w.popup.locator('#snapshot-summary').innerText();
@@ -359,6 +360,7 @@ scenario('service_worker_stopped_mid_send_sends_no_duplicate', async (w) => {
   const op = await w.queue('Sent while the worker restarts.', { conversation_id: CONV_A });
   await w.until(op, 'accepted');
   await stopServiceWorker(w);
+  await fakeConfig({ hold: false });
   await fakeRelease();
   await w.until(op, 'completed');
   // Stopped again while idle (its long-poll in flight): the next send still goes out once.
@@ -394,8 +396,12 @@ async function stopServiceWorker(w) {
   const page = w.pages[0];
   const cdp = await w.context.newCDPSession(page);
   const versions = new Map();
+  const stopped = new Set(); // versions seen stopped (it may be restarted right after)
   cdp.on('ServiceWorker.workerVersionUpdated', ({ versions: vs }) => {
-    for (const v of vs) versions.set(v.versionId, v);
+    for (const v of vs) {
+      versions.set(v.versionId, v);
+      if (v.runningStatus === 'stopped') stopped.add(v.versionId);
+    }
   });
   await cdp.send('ServiceWorker.enable');
   const running = await waitFor(
@@ -403,7 +409,7 @@ async function stopServiceWorker(w) {
     { what: "the extension's running service worker", ms: 10_000 },
   );
   await cdp.send('ServiceWorker.stopWorker', { versionId: running.versionId });
-  await waitFor(() => versions.get(running.versionId).runningStatus === 'stopped', { what: 'the service worker to stop', ms: 10_000 });
+  await waitFor(() => stopped.has(running.versionId), { what: 'the service worker to stop', ms: 10_000 });
   await cdp.detach();
 }
 
