@@ -63,11 +63,17 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Shows a one-time code to pair the browser extension (valid 5 minutes).
     Pair,
+    /// Shows what the ChatGPT parser sees in a captured request, stream, WebSocket log
+    /// or conversation listing (run it when chatgpt.com changes).
+    Inspect(inspect::InspectArgs),
 }
 
 /// Runs the CLI with the process's arguments.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Inspect(args) = &cli.command {
+        return inspect::run(args);
+    }
     let json = cli.json;
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -94,5 +100,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Doctor => status::doctor(profile, json),
         Command::Serve(a) => serve::serve(profile, a),
         Command::Pair => gate::pair(profile, json),
+        // Answered in `main`: it reads a file, needs no profile, and sets its own exit code.
+        Command::Inspect(_) => Ok(()),
     }
 }
