@@ -391,7 +391,10 @@ impl EventStream {
     /// The next event (keep-alive comments skipped). Panics past the bound.
     pub fn next_event(&mut self) -> SseEvent {
         let (mut event, mut id, mut data) = (String::new(), String::new(), String::new());
+        // Keep-alive comments arrive every 15 s, so each read returns; this bounds the whole.
+        let deadline = Instant::now() + BOUND;
         loop {
+            assert!(Instant::now() < deadline, "no event within {BOUND:?}");
             let mut line = String::new();
             let n = self
                 .reader
@@ -421,7 +424,12 @@ impl EventStream {
 
     /// Reads events until one about `op_id` reaches state `to`; returns it.
     pub fn wait_for(&mut self, op_id: &str, to: &str) -> Value {
+        let deadline = Instant::now() + BOUND;
         loop {
+            assert!(
+                Instant::now() < deadline,
+                "{op_id} did not reach {to} within {BOUND:?}"
+            );
             let e = self.next_event();
             if e.data["op_id"] == op_id && e.data["to"] == to {
                 return e.data;
