@@ -5,7 +5,7 @@
 //
 // Chromium stops an idle service worker at any time: nothing lives only in memory.
 //   chrome.storage.local   {bridge: "127.0.0.1:47615", token}          (survives restarts)
-//   chrome.storage.session {connection, leases, last_error, snapshot}  (this browser session)
+//   chrome.storage.session {connection, leases, last_error, snapshot, outcomes, observed}  (this browser session)
 // Long-polls are bounded (≤ 25 s) and re-issued by the content script that asked; a request
 // whose answer was lost with a stopped worker is reported to the caller as lost.
 
@@ -167,6 +167,13 @@ const handlers = {
     const held = await leaseOf(tabId);
     if (held && held.lease_id === m.lease_id) await setLease(tabId, null);
     return r;
+  },
+  async outcome(tabId, m) {
+    // What the tab did with a send (no text): clicked, refused, lost, failed before dispatch.
+    const { outcomes = [] } = await session.get('outcomes');
+    outcomes.push({ tab_id: tabId, op_id: m.op_id, outcome: m.outcome, detail: m.detail || null, at: Date.now() });
+    await session.set({ outcomes: outcomes.slice(-20) });
+    return { ok: true };
   },
   async snapshot(tabId, m) {
     await session.set({ snapshot: { ...m.snapshot, tab_id: tabId } });

@@ -179,8 +179,11 @@
 
   // ---------------------------------------------------------------- one send
 
+  const outcome = (send, what, detail) => ask('outcome', { op_id: send.op_id, outcome: what, detail });
+
   async function failBefore(send, reason, { snapshot = false } = {}) {
     if (snapshot) await ask('snapshot', { snapshot: S.layoutSnapshot(reason) });
+    await outcome(send, 'failed_before_dispatch', reason);
     const r = await ask('fail', { lease_id: lease.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
     if (!r.ok && r.lost) await ask('fail', { lease_id: lease.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
   }
@@ -254,15 +257,18 @@
       return failBefore(send, SENTENCES.pageChanged);
     }
     // 4. the grant
+    await outcome(send, 'asking_grant');
     const r = await ask('dispatch', { lease_id: lease.lease_id, op_id: send.op_id });
     if (r.ok && r.body && r.body.granted === true) {
       // 5. the one click
       granted = { op_id: send.op_id, requestSeen: false };
       grantedOps.add(send.op_id);
       button.click();
+      await outcome(send, 'clicked');
       return;
     }
     clearComposer(S.composer());
+    await outcome(send, r.lost || r.status === 0 ? 'grant_answer_lost' : 'refused', r.code);
     if (r.lost || r.code === 'unreachable' || r.status === 0) {
       // Committed or not, nobody here knows; the button was not clicked. Say so.
       await ask('fail', { lease_id: lease.lease_id, op_id: send.op_id, stage: 'after_dispatch', reason: SENTENCES.grantLost });

@@ -70,8 +70,9 @@ class World {
     this.console = [];
   }
 
-  async startOwner(port = 0) {
-    this.owner = await startOwner({ profile: this.profile, port, logFile: this.ownerLog });
+  async startOwner(port = 0, args = this.ownerArgs || []) {
+    this.ownerArgs = args;
+    this.owner = await startOwner({ profile: this.profile, port, logFile: this.ownerLog, args });
     return this.owner;
   }
 
@@ -152,7 +153,7 @@ class World {
     const st = await fakeState().catch((e) => ({ error: String(e) }));
     let ext = {};
     try {
-      ext = await (await this.worker()).evaluate(() => chrome.storage.session.get(['connection', 'last_error', 'leases', 'observed']));
+      ext = await (await this.worker()).evaluate(() => chrome.storage.session.get(['connection', 'last_error', 'leases', 'observed', 'outcomes']));
     } catch (e) {
       ext = { error: String(e) };
     }
@@ -173,8 +174,8 @@ class World {
 }
 
 /** A world with an owner, a browser, the extension paired, and `tabs` chat tabs open. */
-async function ready(w, { conversations = [CONV_A] } = {}) {
-  await w.startOwner();
+async function ready(w, { conversations = [CONV_A], ownerArgs = [] } = {}) {
+  await w.startOwner(0, ownerArgs);
   await w.startBrowser();
   await w.pair();
   const pages = [];
@@ -307,6 +308,37 @@ scenario('stop_with_three_queued_clicks_none_of_them', async (w) => {
   for (const op of queued) assert.equal((await w.send(op)).send.state, 'stopped');
 });
 
+scenario('a_refused_grant_clears_the_composer_and_clicks_nothing', async (w) => {
+  // The first answer is held and stops holding the queue after 1 s, so the second send is
+  // handed to the tab while the page is still generating; the tab waits for the answer
+  // to end. Stop comes meanwhile: when the tab asks for the grant, it is refused.
+  await fakeConfig({ hold: 'answer' });
+  const [page] = await ready(w, { ownerArgs: ['--answer-ms', '1000'] });
+  const first = await w.queue('Answered slowly.', { conversation_id: CONV_A });
+  await w.until(first, 'accepted');
+  const second = await w.queue('Handed out, then fenced by Stop.', { conversation_id: CONV_A });
+  await w.until(second, 'claimed');
+  const stop = await w.owner.request('POST', '/v1/stop', { by: 'e2e' });
+  assert.deepEqual(stop.body.stop.stopped, [second], 'Stop fenced the claimed send');
+  await fakeConfig({ hold: false });
+  await fakeRelease();
+  const acted = await waitFor(
+    async () => {
+      const { outcomes = [] } = await (await w.worker()).evaluate(() => chrome.storage.session.get('outcomes'));
+      return outcomes.find((o) => o.op_id === second && o.outcome !== 'asking_grant');
+    },
+    { what: 'the tab to act on the second send', ms: 30_000 },
+  );
+  await waitFor(async () => (await page.locator('#prompt-textarea').textContent()) === '' && !(await page.locator('button[data-testid="stop-button"]').isVisible()), {
+    what: 'the page to be idle with an empty composer',
+  });
+  const st = await fakeState();
+  assert.equal(st.clicks, 1, 'the refused send was not clicked');
+  assert.equal(st.posts, 1, 'the refused send never reached the page');
+  assert.equal(acted.outcome, 'refused', 'the tab typed it, asked for the grant and was refused');
+  assert.equal((await w.send(second)).send.state, 'stopped');
+});
+
 scenario('missing_send_button_rejects_before_dispatch_with_the_layout_sentence', async (w) => {
   await fakeConfig({ layout: 'no-send-button' });
   const [page] = await ready(w);
@@ -370,6 +402,40 @@ scenario('service_worker_stopped_mid_send_sends_no_duplicate', async (w) => {
   const st = await fakeState();
   assert.equal(st.clicks, 2, 'one click per send');
   assert.deepEqual(st.requests.map((r) => r.text), ['Sent while the worker restarts.', 'Sent after another restart.']);
+});
+
+scenario('service_worker_stopped_during_the_grant_clicks_nothing', async (w) => {
+  // The grant's answer is lost: the owner is frozen (SIGSTOP) while the tab asks for it,
+  // and the worker carrying the request is stopped. The tab must not click, and must say so.
+  await fakeConfig({ hold: 'answer' });
+  const [page] = await ready(w, { ownerArgs: ['--answer-ms', '1000'] });
+  const first = await w.queue('Answered slowly, again.', { conversation_id: CONV_A });
+  await w.until(first, 'accepted');
+  const second = await w.queue('Its grant answer gets lost.', { conversation_id: CONV_A });
+  await w.until(second, 'claimed');
+  const outcomes = async () => (await (await w.worker()).evaluate(() => chrome.storage.session.get('outcomes'))).outcomes || [];
+  w.owner.signal('SIGSTOP');
+  try {
+    await fakeConfig({ hold: false });
+    await fakeRelease();
+    await waitFor(async () => (await outcomes()).some((o) => o.op_id === second && o.outcome === 'asking_grant'), {
+      what: 'the tab to ask for the grant',
+    });
+    await stopServiceWorker(w);
+    await waitFor(async () => (await outcomes()).some((o) => o.op_id === second && o.outcome !== 'asking_grant'), {
+      what: 'the tab to give up on the lost answer',
+    });
+  } finally {
+    w.owner.signal('SIGCONT');
+  }
+  const acted = (await outcomes()).filter((o) => o.op_id === second).pop();
+  assert.equal(acted.outcome, 'grant_answer_lost', 'the tab knows the answer was lost');
+  const { send } = await w.until(second, ['uncertain', 'rejected']);
+  assert.match(send.evidence, /the send button was not clicked/, 'the evidence says nothing was clicked');
+  const st = await fakeState();
+  assert.equal(st.clicks, 1, 'only the first send was clicked');
+  assert.equal(st.posts, 1);
+  assert.equal(await page.locator('#prompt-textarea').textContent(), '', 'the composer was cleared');
 });
 
 scenario('the_page_never_holds_the_token_and_logs_no_text', async (w) => {

@@ -12,12 +12,13 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 export const SENDLEDGER = process.env.SENDLEDGER_BIN || path.join(repo, 'target', 'debug', 'sendledger');
 
 /**
- * Starts `sendledger serve` on `profile` (port 0: any free port, printed as `port N`).
+ * Starts `sendledger serve` on `profile` (port 0: any free port, printed as `port N`);
+ * `args`: more flags (e.g. `--answer-ms 1000`).
  * Returns `{port, pid, address, request(), kill(signal), exited}`.
  */
-export async function startOwner({ profile, port = 0, logFile }) {
+export async function startOwner({ profile, port = 0, logFile, args = [] }) {
   const log = fs.openSync(logFile, 'a');
-  const child = spawn(SENDLEDGER, ['serve', '--profile', profile, '--port', String(port)], {
+  const child = spawn(SENDLEDGER, ['serve', '--profile', profile, '--port', String(port), ...args], {
     stdio: ['ignore', 'pipe', log],
   });
   let out = '';
@@ -63,6 +64,10 @@ export async function startOwner({ profile, port = 0, logFile }) {
     address,
     request,
     exited,
+    /** Sends SIGSTOP or SIGCONT (the process stays). */
+    signal(sig) {
+      process.kill(child.pid, sig);
+    },
     /** Sends `signal` and waits for the process to be gone. */
     async kill(signal = 'SIGTERM') {
       if (exitCode !== null) return exitCode;
