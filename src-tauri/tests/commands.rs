@@ -1,0 +1,528 @@
+//! The window's commands through Tauri's IPC on the mock runtime (no display, no D-Bus),
+//! with the app's real capabilities and a real owner (SQLite file, loopback bridge) on a
+//! temporary profile.
+
+use sendledger::clock::ManualClock;
+use sendledger::ledger::{Bounds, Ledger, LedgerReader, QueueRequest, SendState, TabBinding};
+use sendledger::owner::OwnerConfig;
+use sendledger::profile::Profile;
+use sendledger_app::commands;
+use sendledger_app::desk::Desk;
+use sendledger_app::json::{Section, Update};
+use sendledger_app::live;
+use serde_json::{json, Value};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+use tauri::ipc::{CallbackFn, Channel, InvokeBody, InvokeResponseBody};
+use tauri::test::{get_ipc_response, mock_builder, MockRuntime, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::{App, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
+
+const WHO: &str = "os-user";
+/// Upper bound for waiting on a pushed update (a bound, not a sleep).
+const PUSH_BOUND: Duration = Duration::from_secs(10);
+
+struct Harness {
+    _dir: tempfile::TempDir,
+    profile: Profile,
+    desk: Arc<Desk>,
+    app: App<MockRuntime>,
+    clock: ManualClock,
+}
+
+impl Harness {
+    fn new() -> Harness {
+        let dir = tempfile::tempdir().unwrap();
+        let profile = Profile::at(dir.path().join("profile")).unwrap();
+        let clock = ManualClock::new(1_764_500_000_000);
+        let cfg = OwnerConfig {
+            profile: profile.clone(),
+            port: Some(0),
+            bounds: Bounds::default(),
+            clock: Arc::new(clock.clone()),
+        };
+        let desk = Arc::new(tauri::async_runtime::block_on(Desk::start(cfg, WHO.into())).unwrap());
+        let app = mock_builder()
+            .invoke_handler(commands::handler())
+            .build(tauri::generate_context!())
+            .expect("the mock app builds with the real config and capabilities");
+        app.manage(desk.clone());
+        Harness {
+            _dir: dir,
+            profile,
+            desk,
+            app,
+            clock,
+        }
+    }
+
+    fn window(&self, label: &str) -> WebviewWindow<MockRuntime> {
+        WebviewWindowBuilder::new(&self.app, label, WebviewUrl::default())
+            .build()
+            .unwrap()
+    }
+
+    fn queue_window(&self) -> WebviewWindow<MockRuntime> {
+        self.window("queue")
+    }
+
+    /// Runs `f` on the owner's ledger (what the bridge does for the extension and the CLI).
+    fn ledger<T: Send + 'static>(&self, f: impl FnOnce(&mut Ledger) -> T + Send + 'static) -> T {
+        tauri::async_runtime::block_on(self.desk.ledger().call(f))
+    }
+
+    fn queue(&self, op_id: &str, text: &str) {
+        let (op, text) = (op_id.to_string(), text.to_string());
+        self.ledger(move |l| {
+            l.queue(
+                &QueueRequest {
+                    op_id: Some(op),
+                    text,
+                    conversation_id: Some("conv-1".into()),
+                },
+                "cli",
+            )
+            .unwrap()
+        });
+    }
+
+    /// Queues, claims, dispatches and fails after dispatch: uncertain.
+    fn uncertain(&self, op_id: &str, text: &str) {
+        self.queue(op_id, text);
+        let op = op_id.to_string();
+        self.ledger(move |l| {
+            let lease = l
+                .lease(&TabBinding {
+                    tab_id: "7".into(),
+                    conversation_id: Some("conv-1".into()),
+                    ..Default::default()
+                })
+                .unwrap();
+            let claimed = l
+                .claim_next(&lease.lease_id)
+                .unwrap()
+                .expect("a send to claim");
+            assert_eq!(claimed.op_id, op, "the only queued send is claimed");
+            l.dispatch(&op, &lease.lease_id).unwrap();
+            l.fail(
+                &op,
+                "the page stopped answering after the click",
+                "extension",
+            )
+            .unwrap();
+            l.end_lease(&lease.lease_id, "test").unwrap();
+        });
+    }
+
+    fn reader(&self) -> LedgerReader {
+        LedgerReader::open(&self.profile).unwrap()
+    }
+}
+
+fn invoke(w: &WebviewWindow<MockRuntime>, cmd: &str, body: Value) -> Result<Value, Value> {
+    let req = InvokeRequest {
+        cmd: cmd.into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        url: "tauri://localhost".parse().unwrap(),
+        body: InvokeBody::Json(body),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
+    };
+    get_ipc_response(w, req).map(|b| match b {
+        InvokeResponseBody::Json(s) => serde_json::from_str(&s).unwrap(),
+        InvokeResponseBody::Raw(r) => serde_json::from_slice(&r).unwrap(),
+    })
+}
+
+fn ops(rows: &Value) -> Vec<String> {
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["op_id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn snapshot_sorts_sends_into_pending_uncertain_stopped_and_history() {
+    let h = Harness::new();
+    h.uncertain("u-1", "was it sent?");
+    h.queue("q-1", "first queued");
+    h.queue("q-2", "second queued");
+    let w = h.queue_window();
+    let snap = invoke(&w, "snapshot", json!({})).unwrap();
+    assert_eq!(
+        ops(&snap["pending"]),
+        ["q-1", "q-2"],
+        "pending reads oldest first"
+    );
+    assert_eq!(ops(&snap["uncertain"]), ["u-1"]);
+    assert_eq!(snap["who"], WHO, "the OS user is the default who");
+    let u = &snap["uncertain"][0];
+    assert_eq!(u["actions"], json!(["confirm", "abandon", "resend"]));
+    assert_eq!(u["conversation"], "conv-1");
+    assert_eq!(u["preview"], "was it sent?");
+    let steps: Vec<&str> = u["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["to"].as_str().unwrap())
+        .collect();
+    assert_eq!(steps, ["queued", "claimed", "dispatched", "uncertain"]);
+    assert_eq!(snap["status"]["uncertain"], 1);
+    assert_eq!(snap["status"]["pending"], 2);
+
+    invoke(&w, "stop", json!({})).unwrap();
+    let snap = invoke(&w, "snapshot", json!({})).unwrap();
+    assert!(
+        snap["pending"].as_array().unwrap().is_empty(),
+        "Stop empties Pending"
+    );
+    assert_eq!(
+        ops(&snap["stopped"]),
+        ["q-2", "q-1"],
+        "stopped reads newest first"
+    );
+    assert_eq!(snap["stopped"][0]["actions"], json!(["queue_again"]));
+    assert_eq!(snap["status"]["stopped"], 2);
+}
+
+#[test]
+fn stop_command_closes_the_gate_before_it_answers() {
+    let h = Harness::new();
+    h.queue("q-1", "not yet clicked");
+    let w = h.queue_window();
+    let status = invoke(&w, "stop", json!({})).unwrap();
+    assert_eq!(status["gate_closed"], true);
+    // A separate read-only connection sees the commit: it happened before the answer.
+    let r = h.reader();
+    assert!(
+        r.status().unwrap().gate_closed,
+        "the gate is closed on disk"
+    );
+    let q = r.get("q-1").unwrap().unwrap();
+    assert_eq!(q.state, SendState::Stopped);
+    assert_eq!(
+        q.actor, WHO,
+        "Stop from the window is recorded as the OS user"
+    );
+    let refused = h.ledger(|l| {
+        l.queue(
+            &QueueRequest {
+                op_id: Some("after-stop".into()),
+                text: "must not be admitted".into(),
+                conversation_id: None,
+            },
+            "cli",
+        )
+    });
+    assert!(refused.is_err(), "nothing is admitted after Stop");
+
+    let status = invoke(&w, "resume", json!({"by": "alice"})).unwrap();
+    assert_eq!(status["gate_closed"], false, "a person resumed");
+    assert!(!h.reader().status().unwrap().gate_closed);
+}
+
+#[test]
+fn confirm_records_who_and_evidence() {
+    let h = Harness::new();
+    h.uncertain("u-1", "hello");
+    let w = h.queue_window();
+    let rows = invoke(
+        &w,
+        "resolve",
+        json!({"op_id": "u-1", "decision": "confirmed", "by": "alice", "evidence": "I see it in the chat at 10:02"}),
+    )
+    .unwrap();
+    assert_eq!(rows[0]["state"], "confirmed");
+    assert_eq!(rows[0]["section"], "history");
+    let last = h.reader().timeline("u-1").unwrap().pop().unwrap();
+    assert_eq!(last.to, SendState::Confirmed);
+    assert_eq!(last.actor, "alice");
+    assert_eq!(
+        last.evidence.as_deref(),
+        Some("I see it in the chat at 10:02")
+    );
+}
+
+#[test]
+fn abandon_records_who_defaulting_to_the_os_user_and_evidence() {
+    let h = Harness::new();
+    h.uncertain("u-1", "hello");
+    let w = h.queue_window();
+    invoke(
+        &w,
+        "resolve",
+        json!({"op_id": "u-1", "decision": "abandoned", "by": "  ", "evidence": "not in the chat"}),
+    )
+    .unwrap();
+    let last = h.reader().timeline("u-1").unwrap().pop().unwrap();
+    assert_eq!(last.to, SendState::Abandoned);
+    assert_eq!(last.actor, WHO, "an empty who falls back to the OS user");
+    assert_eq!(last.evidence.as_deref(), Some("not in the chat"));
+}
+
+#[test]
+fn resend_abandons_and_queues_a_new_linked_operation() {
+    let h = Harness::new();
+    h.uncertain("u-1", "hello again");
+    let w = h.queue_window();
+    let rows = invoke(
+        &w,
+        "resolve",
+        json!({"op_id": "u-1", "decision": "resend", "by": "bob", "evidence": "no such message in the chat"}),
+    )
+    .unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "the old row and the new operation");
+    let old = rows.iter().find(|r| r["op_id"] == "u-1").unwrap();
+    let new = rows.iter().find(|r| r["op_id"] != "u-1").unwrap();
+    assert_eq!(old["state"], "abandoned");
+    assert_eq!(new["state"], "queued");
+    assert_eq!(new["resend_of"], "u-1");
+    assert_eq!(old["queued_again_as"], new["op_id"]);
+    let r = h.reader();
+    let last = r.timeline("u-1").unwrap().pop().unwrap();
+    assert_eq!(last.actor, "bob");
+    assert!(last
+        .evidence
+        .unwrap()
+        .contains("no such message in the chat"));
+    let new_send = r.get(new["op_id"].as_str().unwrap()).unwrap().unwrap();
+    assert_eq!(
+        new_send.text, "hello again",
+        "the same text, as a new operation"
+    );
+    assert_eq!(new_send.actor, "bob");
+}
+
+#[test]
+fn a_decision_without_evidence_is_refused_and_changes_nothing() {
+    let h = Harness::new();
+    h.uncertain("u-1", "hello");
+    let w = h.queue_window();
+    let err = invoke(
+        &w,
+        "resolve",
+        json!({"op_id": "u-1", "decision": "confirmed", "by": "alice", "evidence": "   "}),
+    )
+    .unwrap_err();
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("evidence is required"),
+        "the refusal says what is missing: {err}"
+    );
+    assert_eq!(
+        h.reader().get("u-1").unwrap().unwrap().state,
+        SendState::Uncertain
+    );
+}
+
+#[test]
+fn a_decision_on_a_send_that_is_not_uncertain_is_refused() {
+    let h = Harness::new();
+    h.queue("q-1", "queued only");
+    let w = h.queue_window();
+    let err = invoke(
+        &w,
+        "resolve",
+        json!({"op_id": "q-1", "decision": "confirmed", "by": "alice", "evidence": "seen"}),
+    )
+    .unwrap_err();
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot be resolved"),
+        "{err}"
+    );
+    assert_eq!(
+        h.reader().get("q-1").unwrap().unwrap().state,
+        SendState::Queued
+    );
+}
+
+#[test]
+fn queue_again_is_a_persons_decision_made_once() {
+    let h = Harness::new();
+    h.queue("q-1", "stop me");
+    let w = h.queue_window();
+    invoke(&w, "stop", json!({})).unwrap();
+    invoke(&w, "resume", json!({})).unwrap();
+    let snap = invoke(&w, "snapshot", json!({})).unwrap();
+    assert!(
+        snap["pending"].as_array().unwrap().is_empty(),
+        "resuming queues nothing again by itself"
+    );
+    let first = invoke(&w, "requeue", json!({"op_id": "q-1", "by": "carol"})).unwrap();
+    let again = invoke(&w, "requeue", json!({"op_id": "q-1", "by": "carol"})).unwrap();
+    let new_of = |rows: &Value| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["op_id"] != "q-1")
+            .unwrap()["op_id"]
+            .clone()
+    };
+    assert_eq!(new_of(&first), new_of(&again), "asking twice queues once");
+    let old = first
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["op_id"] == "q-1")
+        .unwrap();
+    assert_eq!(
+        old["actions"],
+        json!([]),
+        "a row queued again offers nothing more"
+    );
+    let snap = invoke(&w, "snapshot", json!({})).unwrap();
+    assert_eq!(snap["pending"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        snap["status"]["stopped"], 0,
+        "a stopped send queued again is not counted"
+    );
+}
+
+#[test]
+fn the_window_may_call_only_the_apps_own_commands() {
+    let h = Harness::new();
+    let w = h.queue_window();
+    assert!(
+        invoke(&w, "snapshot", json!({})).is_ok(),
+        "its own commands are allowed"
+    );
+    for (cmd, body) in [
+        ("plugin:window|close", json!({"label": "queue"})),
+        ("plugin:event|emit", json!({"event": "x", "payload": null})),
+        ("plugin:webview|create_webview_window", json!({})),
+        ("plugin:autostart|enable", json!({})),
+        ("plugin:log|log", json!({"level": 3, "message": "x"})),
+    ] {
+        let err = invoke(&w, cmd, body).unwrap_err();
+        assert!(
+            err.to_string().contains("not allowed"),
+            "{cmd} must be refused by the capability, got {err}"
+        );
+    }
+    let other = h.window("other");
+    let err = invoke(&other, "stop", json!({})).unwrap_err();
+    assert!(err.to_string().contains("not allowed"), "{err}");
+    assert!(
+        !h.reader().status().unwrap().gate_closed,
+        "a refused command changed nothing"
+    );
+}
+
+#[test]
+fn changes_are_pushed_to_the_window_as_they_commit() {
+    let h = Harness::new();
+    live::forward_events(h.desk.clone());
+    let (tx, rx) = mpsc::channel::<Value>();
+    let channel: Channel<Update> = Channel::new(move |body| {
+        if let InvokeResponseBody::Json(s) = body {
+            let _ = tx.send(serde_json::from_str(&s).unwrap());
+        }
+        Ok(())
+    });
+    tauri::async_runtime::block_on(h.desk.listen(channel)).unwrap();
+    let first = rx.recv_timeout(PUSH_BOUND).unwrap();
+    assert_eq!(
+        first["kind"], "snapshot",
+        "a new listener gets the whole queue first"
+    );
+
+    // A send queued through the owner (as the bridge does for the CLI) reaches the window.
+    h.queue("q-1", "pushed");
+    let pushed = loop {
+        let u = rx
+            .recv_timeout(PUSH_BOUND)
+            .expect("an update within the bound");
+        if u["kind"] == "changed" && !u["rows"].as_array().unwrap().is_empty() {
+            break u;
+        }
+    };
+    assert_eq!(ops(&pushed["rows"]), ["q-1"]);
+    assert_eq!(pushed["rows"][0]["section"], "pending");
+    assert_eq!(pushed["status"]["pending"], 1);
+}
+
+#[test]
+fn settings_are_checked_and_kept_in_the_profile() {
+    let h = Harness::new();
+    let w = h.queue_window();
+    let s = invoke(&w, "settings", json!({})).unwrap();
+    assert_eq!(s["stale_uncertain_ms"], 300_000, "5 minutes by default");
+    assert_eq!(s["autostart"], false, "autostart is off by default");
+    let err = invoke(
+        &w,
+        "save_settings",
+        json!({"settings": {"stale_uncertain_ms": 10, "autostart": false}}),
+    )
+    .unwrap_err();
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("at least 1000 ms"),
+        "{err}"
+    );
+    let saved = invoke(
+        &w,
+        "save_settings",
+        json!({"settings": {"stale_uncertain_ms": 120000, "autostart": false}}),
+    )
+    .unwrap();
+    assert_eq!(saved["stale_uncertain_ms"], 120_000);
+    let path = h.profile.dir().join("app.json");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "settings live in the profile, private");
+    assert_eq!(
+        sendledger_app::settings::Settings::load(&h.profile).stale_uncertain_ms,
+        120_000
+    );
+}
+
+#[test]
+fn stale_uncertain_sends_are_found_once_notified_is_recorded() {
+    let h = Harness::new();
+    h.uncertain("u-1", "hello");
+    let threshold = h.desk.settings().stale_uncertain_ms;
+    let stale = |h: &Harness| h.ledger(move |l| l.stale_uncertain(threshold).unwrap());
+    assert!(stale(&h).is_empty(), "not stale before the threshold");
+    h.clock.advance(threshold);
+    assert_eq!(stale(&h).len(), 1, "stale at the threshold");
+    h.ledger(|l| l.mark_notified("u-1").unwrap());
+    assert!(
+        stale(&h).is_empty(),
+        "a notified send is not notified again"
+    );
+    let w = h.queue_window();
+    let snap = invoke(&w, "snapshot", json!({})).unwrap();
+    assert!(snap["uncertain"][0]["notified_at"].is_i64());
+}
+
+#[test]
+fn pairing_code_is_a_one_time_code() {
+    let h = Harness::new();
+    let w = h.queue_window();
+    let p = invoke(&w, "pairing_code", json!({})).unwrap();
+    let code = p["code"].as_str().unwrap();
+    assert_eq!(code.len(), 9, "XXXX-XXXX");
+    assert_eq!(&code[4..5], "-");
+    let now = h.desk.ledger();
+    let now = tauri::async_runtime::block_on(now.call(|l| l.now_ms()));
+    assert_eq!(p["expires_at"].as_i64().unwrap(), now + 5 * 60 * 1000);
+}
+
+#[test]
+fn rows_fall_into_sections_by_state() {
+    use sendledger_app::desk::section_of;
+    let h = Harness::new();
+    h.queue("q-1", "x");
+    let s = h.reader().get("q-1").unwrap().unwrap();
+    assert_eq!(section_of(&s), Section::Pending);
+}
