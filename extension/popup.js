@@ -4,6 +4,7 @@
 
 const $ = (id) => document.getElementById(id);
 const short = (s, n = 12) => (s && s.length > n ? `${s.slice(0, n)}…` : s || '—');
+let addressShown = false; // the stored address is put in the field once, never over typing
 const when = (ms) => (ms ? new Date(ms).toLocaleTimeString() : '');
 
 async function refresh() {
@@ -20,7 +21,10 @@ async function refresh() {
   if (s.connection.detail && state !== 'connected') $('state').title = s.connection.detail;
   $('bridge').textContent = s.bridge;
   $('extension-id').textContent = s.extension_id;
-  if (!$('bridge-input').value) $('bridge-input').value = s.bridge;
+  if (!addressShown) {
+    addressShown = true;
+    if (!$('bridge-input').value) $('bridge-input').value = s.bridge;
+  }
 
   const body = $('leases').querySelector('tbody');
   body.textContent = '';

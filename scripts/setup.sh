@@ -10,7 +10,8 @@ pkgs=(build-essential pkg-config libssl-dev curl ca-certificates
       libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev)
 if [[ "${1:-}" == "--test" ]]; then
   pkgs+=(xvfb xauth webkit2gtk-driver dbus dbus-x11 at-spi2-core python3-dbus python3-gi
-         chromium sqlite3 bc openssl)
+         chromium sqlite3 bc openssl
+         fonts-noto-color-emoji fonts-noto-cjk)  # screenshots show emoji, CJK: no tofu
   # Node.js and npm for the browser suite: any recent install will do (Debian's, or another).
   command -v npm >/dev/null || pkgs+=(nodejs npm)
 fi

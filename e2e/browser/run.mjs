@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import https from 'node:https';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,8 +31,13 @@ const LOGS = path.join(repo, 'target', 'e2e-logs', 'browser');
 fs.mkdirSync(SHOTS, { recursive: true });
 fs.mkdirSync(LOGS, { recursive: true });
 
-const CONV_A = '6a1f00d2-5e1d-8c3b-9f41-0b2de1a7c001';
-const CONV_B = '6a1f00d2-5e1d-8c3b-9f41-0b2de1a7c002';
+// Each scenario gets conversations of its own (the fake keeps conversations for its lifetime).
+let CONV_A;
+let CONV_B;
+const newConversationId = () => {
+  const u = randomUUID();
+  return `${u.slice(0, 14)}8${u.slice(15)}`;
+};
 
 // ---------------------------------------------------------------- the fake, over its test routes
 
@@ -94,6 +100,7 @@ class World {
     assert.ok(body.code, `the owner gives a pairing code: ${JSON.stringify(body)}`);
     const popup = await this.context.newPage();
     await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
+    await popup.waitForFunction(() => document.getElementById('extension-id').textContent !== '');
     await popup.fill('#bridge-input', this.owner.address);
     await popup.fill('#code-input', body.code);
     await popup.click('#pair-button');
@@ -492,6 +499,8 @@ async function main() {
   let failed = 0;
   for (const s of chosen) {
     const w = new World(s.name);
+    CONV_A = newConversationId();
+    CONV_B = newConversationId();
     const started = Date.now();
     await fakeCall('POST', '/__test/reset');
     try {

@@ -64,7 +64,8 @@ function page(config) {
   section[data-turn="user"] > div { background: #f0f0f0; border-radius: 18px; padding: 8px 14px; max-width: 70%; }
   .whitespace-pre-wrap, .markdown { white-space: pre-wrap; }
   form { max-width: 760px; margin: 0 auto 24px; display: flex; gap: 8px; align-items: flex-end;
-         border: 1px solid #ccc; border-radius: 24px; padding: 8px 12px; }
+         border: 1px solid #ccc; border-radius: 24px; padding: 8px 12px; background: #fff;
+         position: sticky; bottom: 16px; box-shadow: 0 0 0 16px #fff; }
   #editor-mount { flex: 1; }
   .ProseMirror { outline: none; white-space: pre-wrap; word-wrap: break-word; min-height: 24px; }
   .ProseMirror p { margin: 0; }
