@@ -10,7 +10,6 @@
 //! Figures and the machine they came from go in docs/performance.md ("Bridge").
 
 #[path = "../tests/support/bridge.rs"]
-#[allow(dead_code)]
 mod harness;
 
 use harness::*;
