@@ -213,6 +213,31 @@ scenario('a_send_completes_with_the_native_tuple_and_answer', async (w) => {
   assert.match(send.answer.text, /^Received 33 characters on the local chatgpt\.com test double \(delta v1 stream\)\./);
 });
 
+scenario('a_new_chat_send_completes_and_the_tab_binds_its_new_conversation', async (w) => {
+  await w.startOwner();
+  await w.startBrowser();
+  await w.pair();
+  const page = await w.openChat(null);
+  const op = await w.queue('Start a new chat.');
+  const { send } = await w.until(op, 'completed');
+  const st = await fakeState();
+  assert.equal(st.requests[0].text, 'Start a new chat.');
+  assert.equal(send.receipt.conversation_id, st.requests[0].conversation_id, 'the conversation the server created');
+  assert.equal(send.receipt.user_message_id, st.requests[0].message_id);
+  await waitFor(() => page.url().endsWith(`/c/${send.receipt.conversation_id}`), { what: 'the page to show the new conversation' });
+  const leased = await waitFor(
+    async () => {
+      const { leases = {} } = await (await w.worker()).evaluate(() => chrome.storage.session.get('leases'));
+      return Object.values(leases).find((l) => l.conversation_id === send.receipt.conversation_id);
+    },
+    { what: 'the tab to lease its new conversation' },
+  );
+  assert.ok(leased.epoch, 'a new lease, a new epoch');
+  const next = await w.queue('A follow-up in that chat.', { conversation_id: send.receipt.conversation_id });
+  await w.until(next, 'completed');
+  assert.equal((await fakeState()).clicks, 2);
+});
+
 scenario('a_legacy_stream_completes_the_send', async (w) => {
   await fakeConfig({ format: 'legacy' });
   await ready(w);
@@ -305,7 +330,10 @@ scenario('stop_with_three_queued_clicks_none_of_them', async (w) => {
   assert.deepEqual([...stop.body.stop.stopped].sort(), [...queued].sort(), 'Stop moved the three queued sends to stopped');
   assert.deepEqual(stop.body.stop.remote_stops, [first], 'the clicked one gets a remote stop');
   for (const op of queued) assert.equal((await w.send(op)).send.state, 'stopped');
-  await waitFor(async () => (await fakeState()).stop_clicks === 1, { what: "the page's stop button to be clicked" });
+  await waitFor(async () => (await fakeState()).stop_clicks === 1, {
+    what: "the page's stop button to be clicked",
+    detail: async () => w.diagnosis((await w.send(first)).send),
+  });
   await waitFor(async () => (await w.owner.request('GET', '/v1/status')).body.status.remote_stops_open === 0, {
     what: 'the remote stop to be confirmed',
   });
