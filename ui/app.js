@@ -59,6 +59,11 @@ function renderStatus() {
     : "Sending allowed.";
   $("#stop").hidden = status.gate_closed;
   $("#resume").hidden = !status.gate_closed;
+  // Queue again admits a new send: not while the gate is closed.
+  for (const b of document.querySelectorAll("button[data-requeue]")) {
+    b.disabled = status.gate_closed;
+    b.title = status.gate_closed ? "Resume first: nothing is queued while sends are stopped" : "";
+  }
 }
 
 function renderCounts() {

@@ -1,0 +1,369 @@
+"""Drives the real tray app for the end-to-end tests: tauri-driver + WebKitWebDriver for the
+window (WebDriver over http.client), the CLI for sends, a fake extension speaking the real
+bridge routes for in-flight sends, and D-Bus for the tray menu and notifications.
+
+Every wait polls a condition with a bound; nothing sleeps for an event.
+"""
+import base64
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import dbus
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI = os.path.join(ROOT, "target", "debug", "sendledger")
+APP = os.environ.get("SENDLEDGER_APP_BINARY", os.path.join(ROOT, "target", "debug", "sendledger-app"))
+SHOTS = os.path.join(ROOT, "target", "e2e-screenshots", "app")
+EXTENSION_ORIGIN = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
+BOUND = 20.0  # seconds: the longest any single wait may take
+W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
+
+
+class Timeout(AssertionError):
+    pass
+
+
+def wait_until(fn, what, bound=BOUND):
+    """Polls fn() until it returns a truthy value (returned), or fails after `bound` s."""
+    deadline = time.monotonic() + bound
+    last_err = None
+    while time.monotonic() < deadline:
+        try:
+            v = fn()
+            if v:
+                return v
+        except Exception as e:  # the condition is not met yet
+            last_err = e
+        time.sleep(0.05)
+    raise Timeout(f"timed out after {bound:.0f} s waiting for {what}" + (f" (last error: {last_err})" if last_err else ""))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---- profiles and the CLI --------------------------------------------------------------
+
+
+class Profile:
+    """A fresh profile directory (bridge on any free port) with optional app settings."""
+
+    def __init__(self, stale_uncertain_ms=None):
+        self.root = tempfile.mkdtemp(prefix="sendledger-e2e-")
+        self.dir = os.path.join(self.root, "profile")
+        os.makedirs(self.dir, mode=0o700)
+        with open(os.path.join(self.dir, "config.json"), "w") as f:
+            json.dump({"port": 0}, f)
+        if stale_uncertain_ms is not None:
+            with open(os.path.join(self.dir, "app.json"), "w") as f:
+                json.dump({"stale_uncertain_ms": stale_uncertain_ms}, f)
+        self.home = os.path.join(self.root, "home")
+        os.makedirs(self.home)
+
+    def cli(self, *args, check=True):
+        """Runs `sendledger --profile DIR --json ARGS`; returns the parsed JSON answer."""
+        p = subprocess.run(
+            [CLI, "--profile", self.dir, "--json", *args],
+            capture_output=True, text=True, timeout=30,
+        )
+        if check and p.returncode != 0:
+            raise AssertionError(f"sendledger {' '.join(args)} exited {p.returncode}: {p.stderr.strip()} {p.stdout.strip()}")
+        out = p.stdout.strip()
+        try:
+            return json.loads(out) if out else None
+        except json.JSONDecodeError:
+            return out
+
+    def status(self):
+        s = self.cli("status")
+        return s.get("status", s)
+
+    def show(self, op_id):
+        return self.cli("show", op_id)
+
+    def bridge(self):
+        with open(os.path.join(self.dir, "bridge.json")) as f:
+            return json.load(f)
+
+
+# ---- a fake extension over the real bridge routes ----------------------------------------
+
+
+class FakeExtension:
+    """Pairs with the owner's bridge like the extension does, and drives a send to
+    `uncertain`: lease → next → dispatch (granted) → fail after dispatch."""
+
+    def __init__(self, profile):
+        self.profile = profile
+        addr = profile.bridge()["address"]
+        self.host, port = addr.rsplit(":", 1)
+        self.port = int(port)
+        code = profile.cli("pair")["code"]
+        self.token = self.post("/v1/pair", {"code": code}, token=False)["token"]
+
+    def post(self, path, body, token=True):
+        c = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        headers = {"content-type": "application/json", "origin": EXTENSION_ORIGIN,
+                   "host": f"127.0.0.1:{self.port}"}
+        if token:
+            headers["authorization"] = f"Bearer {self.token}"
+        c.request("POST", path, body=json.dumps(body), headers=headers)
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        if r.status >= 300:
+            raise AssertionError(f"POST {path} answered {r.status}: {data.decode()}")
+        return json.loads(data) if data else {}
+
+    def make_uncertain(self, op_id):
+        lease = self.post("/v1/ext/lease", {"tab_id": "1"})["lease_id"]
+        try:
+            got = self.post("/v1/ext/next", {"lease_id": lease, "wait_ms": 5000})["send"]
+            assert got and got["op_id"] == op_id, f"expected to claim {op_id}, got {got}"
+            assert self.post("/v1/ext/dispatch", {"lease_id": lease, "op_id": op_id})["granted"]
+            self.post("/v1/ext/fail", {"lease_id": lease, "op_id": op_id, "stage": "after_dispatch",
+                                       "reason": "the page stopped answering after the click"})
+        finally:
+            self.post("/v1/ext/release", {"lease_id": lease, "reason": "test done"})
+
+
+# ---- the fake desktop (notifications + tray host) -------------------------------------
+
+
+class Desktop:
+    """Runs fake_desktop.py on the session bus and reads what it recorded."""
+
+    def __init__(self):
+        fd, self.log = tempfile.mkstemp(prefix="sendledger-desktop-", suffix=".jsonl")
+        os.close(fd)
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.join(os.path.dirname(__file__), "fake_desktop.py"), self.log],
+            stdout=subprocess.PIPE, text=True,
+        )
+        line = self.proc.stdout.readline()
+        assert line.strip() == "ready", f"fake desktop did not start: {line!r}"
+
+    def records(self, kind):
+        with open(self.log) as f:
+            return [r for r in map(json.loads, f) if r["kind"] == kind]
+
+    def notifications(self):
+        return self.records("notify")
+
+    def invoke(self, nid, action):
+        bus = dbus.SessionBus()
+        obj = bus.get_object("org.freedesktop.Notifications", "/org/freedesktop/Notifications", introspect=False)
+        obj.Invoke(dbus.UInt32(nid), action, dbus_interface="org.sendledger.Test", timeout=10)
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+# ---- the tray over D-Bus (StatusNotifierItem + dbusmenu) --------------------------------
+
+
+class Tray:
+    """The app's tray item as a tray host sees it."""
+
+    def __init__(self, desktop, pid):
+        bus = dbus.SessionBus()
+        dbus_obj = bus.get_object("org.freedesktop.DBus", "/org/freedesktop/DBus", introspect=False)
+
+        def mine():
+            for rec in reversed(desktop.records("tray_item")):
+                owner_pid = dbus_obj.GetConnectionUnixProcessID(rec["service"], dbus_interface="org.freedesktop.DBus", timeout=5)
+                if owner_pid == pid:
+                    return rec
+            return None
+
+        rec = wait_until(mine, "the app's tray item to register with the tray host")
+        self.item = bus.get_object(rec["service"], rec["path"], introspect=False)
+        props = dbus.Interface(self.item, dbus.PROPERTIES_IFACE)
+        menu_path = props.Get("org.kde.StatusNotifierItem", "Menu", timeout=10)
+        self.props = props
+        self.menu = bus.get_object(rec["service"], menu_path, introspect=False)
+
+    def prop(self, name):
+        return self.props.Get("org.kde.StatusNotifierItem", name, timeout=10)
+
+    def entries(self):
+        """[(id, label, enabled)] of the menu's entries, separators left out."""
+        _rev, layout = self.menu.GetLayout(0, -1, dbus.Array([], signature="s"),
+                                           dbus_interface="com.canonical.dbusmenu", timeout=10)
+        out = []
+        for child in layout[2]:
+            cid, cprops = int(child[0]), child[1]
+            if cprops.get("type") == "separator":
+                continue
+            label = str(cprops.get("label", "")).replace("_", "")
+            out.append((cid, label, bool(cprops.get("enabled", True))))
+        return out
+
+    def entry(self, label):
+        for e in self.entries():
+            if e[1] == label:
+                return e
+        raise AssertionError(f"no tray entry {label!r} in {self.entries()}")
+
+    def click(self, label):
+        cid = self.entry(label)[0]
+        self.menu.Event(cid, "clicked", dbus.String("", variant_level=1), dbus.UInt32(int(time.time())),
+                        dbus_interface="com.canonical.dbusmenu", timeout=10)
+
+
+# ---- WebDriver (tauri-driver + WebKitWebDriver) ---------------------------------------
+
+
+class Driver:
+    """A tauri-driver for one app run (the app inherits its environment)."""
+
+    def __init__(self, env):
+        self.port = free_port()
+        native = free_port()
+        self.proc = subprocess.Popen(
+            ["tauri-driver", "--port", str(self.port), "--native-port", str(native),
+             "--native-driver", "/usr/bin/WebKitWebDriver"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+        )
+
+        def up():
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return True
+
+        wait_until(up, "tauri-driver to listen")
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+class App:
+    """The real app binary, launched by WebKitWebDriver, on `profile`."""
+
+    def __init__(self, profile, extra_env=None, args=()):
+        self.profile = profile
+        # WebKitWebDriver starts the app with tauri-driver's environment; HOME keeps the
+        # app's own files (log, window state, autostart entry) inside the test's folder.
+        self.driver = Driver({**os.environ, "HOME": profile.home, **(extra_env or {})})
+        caps = {"capabilities": {"alwaysMatch": {
+            "browserName": "wry",
+            "tauri:options": {"application": APP, "args": ["--profile", profile.dir, *args]},
+        }}}
+        try:
+            v = self.request("POST", "/session", caps)
+        except Exception:
+            self.driver.close()
+            raise
+        self.sid = v["sessionId"]
+        self.pid = wait_until(lambda: self._pid(), "the app to own the profile (bridge.json)")
+        wait_until(lambda: self.js("return document.body.dataset.ready === 'true'"), "the queue to load")
+
+    def _pid(self):
+        try:
+            return self.profile.bridge()["pid"]
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def request(self, method, path, body=None):
+        c = http.client.HTTPConnection("127.0.0.1", self.driver.port, timeout=60)
+        c.request(method, path, body=json.dumps(body) if body is not None else None,
+                  headers={"content-type": "application/json"})
+        r = c.getresponse()
+        data = json.loads(r.read() or b"{}")
+        c.close()
+        if r.status >= 300:
+            raise AssertionError(f"WebDriver {method} {path} answered {r.status}: {data}")
+        return data.get("value")
+
+    def s(self, path):
+        return f"/session/{self.sid}{path}"
+
+    def js(self, script, *args):
+        return self.request("POST", self.s("/execute/sync"), {"script": script, "args": list(args)})
+
+    def find(self, css):
+        return self.request("POST", self.s("/element"), {"using": "css selector", "value": css})[W3C_ELEMENT]
+
+    def click(self, css):
+        self.request("POST", self.s(f"/element/{self.find(css)}/click"), {})
+
+    def type(self, css, text, clear=True):
+        el = self.find(css)
+        if clear:
+            self.request("POST", self.s(f"/element/{el}/clear"), {})
+        self.request("POST", self.s(f"/element/{el}/value"), {"text": text})
+
+    def keys(self, *keys):
+        """Presses keys on whatever has the focus (W3C actions)."""
+        actions = []
+        for k in keys:
+            actions += [{"type": "keyDown", "value": k}, {"type": "keyUp", "value": k}]
+        self.request("POST", self.s("/actions"), {"actions": [{"type": "key", "id": "kbd", "actions": actions}]})
+
+    def wait_js(self, script, what, *args):
+        return wait_until(lambda: self.js(script, *args), what)
+
+    def row_section(self, op_id):
+        return self.js(
+            "const el = document.querySelector(`article[data-op='${arguments[0]}']`);"
+            "return el ? el.closest('.rows').dataset.section : null;", op_id)
+
+    def wait_row(self, op_id, section):
+        return wait_until(lambda: self.row_section(op_id) == section, f"row {op_id} in {section}")
+
+    def shot(self, name):
+        """Saves the window as target/e2e-screenshots/app/NAME.png (two frames later, so
+        the latest DOM change is painted)."""
+        self.js("return await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
+        png = base64.b64decode(self.request("GET", self.s("/screenshot")))
+        os.makedirs(SHOTS, exist_ok=True)
+        path = os.path.join(SHOTS, f"{name}.png")
+        with open(path, "wb") as f:
+            f.write(png)
+        return path
+
+    def alive(self):
+        try:
+            os.kill(self.pid, 0)
+            return True
+        except ProcessLookupError:
+            return False
+
+    def close(self):
+        try:
+            self.request("DELETE", self.s(""))
+        except Exception:
+            pass
+        kill(self.pid)
+        self.driver.close()
+
+
+def kill(pid):
+    """Ends the app (SIGTERM) and waits for it to go."""
+    if pid is None:
+        return
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+
+    def gone():
+        try:
+            os.kill(pid, 0)
+            # a zombie of ours counts as gone
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().split()[2] == "Z"
+        except (ProcessLookupError, FileNotFoundError):
+            return True
+
+    wait_until(gone, f"pid {pid} to exit")

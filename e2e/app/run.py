@@ -1,0 +1,37 @@
+#!/usr/bin/python3
+"""Runs the app's end-to-end tests (test_app.py) one by one with a fresh fake desktop each,
+prints `ok`/`FAILED` per test and closes with `N passed, N failed`. Exit status 1 on any
+failure. Must run inside a display and a session bus (scripts/test-app.sh sets both up).
+
+    python3 e2e/app/run.py [NAME-SUBSTRING ...]
+"""
+import sys
+import time
+import traceback
+
+import test_app
+from harness import Desktop
+
+
+def main(filters):
+    tests = [t for t in test_app.TESTS if not filters or any(f in t.__name__ for f in filters)]
+    passed = failed = 0
+    for t in tests:
+        desktop = Desktop()
+        start = time.monotonic()
+        try:
+            t(desktop)
+            passed += 1
+            print(f"ok      {t.__name__} ({time.monotonic() - start:.1f} s)", flush=True)
+        except Exception:
+            failed += 1
+            print(f"FAILED  {t.__name__}", flush=True)
+            traceback.print_exc()
+        finally:
+            desktop.close()
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not tests else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,346 @@
+"""End-to-end tests of the real tray app: the real binary under Xvfb, driven through its
+window (tauri-driver + WebKitWebDriver), its tray menu (D-Bus) and the CLI, with sends
+made through the real bridge. Run by run.py inside xvfb-run + dbus-run-session."""
+import os
+import subprocess
+import time
+
+from harness import APP, App, Desktop, FakeExtension, Profile, Tray, kill, wait_until
+
+# Each test gets the fake desktop (tray host + notification recorder) from run.py.
+
+
+def last_event(profile, op_id):
+    return profile.show(op_id)["timeline"][-1]
+
+
+def test_rows_appear_for_queued_uncertain_and_stopped_sends(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        app.shot("01-empty")
+        p.cli("send", "What is the capital of Australia?", "--id", "uncertain-1")
+        app.wait_row("uncertain-1", "pending")
+        FakeExtension(p).make_uncertain("uncertain-1")
+        app.wait_row("uncertain-1", "uncertain")
+        assert app.js("return document.querySelector('[data-count=uncertain]').textContent") == "1"
+
+        p.cli("send", "Please summarise the meeting notes from Tuesday", "--id", "queued-1")
+        app.wait_row("queued-1", "pending")
+        app.shot("02-pending-and-uncertain")
+
+        p.cli("send", "Draft a reply to the landlord", "--id", "stopped-1")
+        app.wait_row("stopped-1", "pending")
+        p.cli("stop", "--by", "cli-user")
+        app.wait_row("stopped-1", "stopped")
+        app.wait_row("queued-1", "stopped")
+        app.wait_js("return document.querySelector('#gate').classList.contains('closed')", "the gate shown closed")
+        app.shot("04-stopped")
+    finally:
+        app.close()
+
+
+def test_stop_button_closes_the_gate_and_resume_is_a_persons_decision(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        p.cli("send", "Book the table for Friday", "--id", "q-1")
+        app.wait_row("q-1", "pending")
+        app.click("#stop")
+        # The click's command commits before it answers; the CLI reads the ledger itself.
+        wait_until(lambda: p.status()["gate_closed"], "sendledger status to show the gate closed")
+        assert p.show("q-1")["send"]["state"] == "stopped"
+        assert p.show("q-1")["send"]["actor"] == os.environ.get("USER", "root")
+        app.wait_row("q-1", "stopped")
+        app.wait_js("return !document.querySelector('#resume').hidden", "Resume to be offered")
+        code = subprocess.run([p_cli(), "--profile", p.dir, "send", "after stop", "--id", "late-1"],
+                              capture_output=True, text=True, timeout=30)
+        assert code.returncode == 1 and "epoch stopped" in code.stderr, code.stderr
+
+        app.click("#resume")
+        app.wait_js("return document.querySelector('#resume-dialog').open", "the Resume dialog")
+        app.type("#resume-form input[name=by]", "dana")
+        app.shot("05-resume-dialog")
+        app.click("#resume-form button[value=resume]")
+        wait_until(lambda: not p.status()["gate_closed"], "the gate to open again")
+        assert app.js("return document.querySelector('article[data-op=\"q-1\"]').closest('.rows').dataset.section") == "stopped", \
+            "resuming queues nothing again by itself"
+    finally:
+        app.close()
+
+
+def p_cli():
+    from harness import CLI
+    return CLI
+
+
+def test_confirm_abandon_and_resend_record_who_and_evidence(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        ext = None
+        for op in ("c-1", "a-1", "r-1"):
+            p.cli("send", f"Message {op} for the decisions test", "--id", op)
+            ext = ext or FakeExtension(p)
+            ext.make_uncertain(op)
+        for op in ("c-1", "a-1", "r-1"):
+            app.wait_row(op, "uncertain")
+        app.shot("06-three-uncertain")
+
+        def decide(op, who, evidence, decision):
+            row = f"article[data-op='{op}']"
+            app.type(f"{row} input[name=by]", who)
+            app.type(f"{row} input[name=evidence]", evidence)
+            app.click(f"{row} button[data-decision={decision}]")
+
+        decide("c-1", "erin", "I see it in the chat at 10:02", "confirmed")
+        app.wait_row("c-1", "history")
+        e = last_event(p, "c-1")
+        assert (e["to"], e["actor"], e["evidence"]) == ("confirmed", "erin", "I see it in the chat at 10:02"), e
+
+        decide("a-1", "frank", "not in the chat; will not send", "abandoned")
+        app.wait_row("a-1", "history")
+        e = last_event(p, "a-1")
+        assert (e["to"], e["actor"], e["evidence"]) == ("abandoned", "frank", "not in the chat; will not send"), e
+
+        decide("r-1", "gwen", "the chat shows nothing after 10:05", "resend")
+        app.wait_row("r-1", "history")
+        e = last_event(p, "r-1")
+        assert e["to"] == "abandoned" and e["actor"] == "gwen" and "the chat shows nothing after 10:05" in e["evidence"], e
+        new = wait_until(lambda: app.js(
+            "const el = [...document.querySelectorAll('[data-section=pending] article')]"
+            ".find(a => a.textContent.includes('queued again from r-1')); return el && el.dataset.op"),
+            "the resend as a new pending row")
+        assert p.show(new)["send"]["resend_of"] == "r-1"
+        app.js("document.querySelectorAll('[data-section=history] details').forEach(d => d.open = true)")
+        app.shot("07-decided-history")
+    finally:
+        app.close()
+
+
+def test_a_decision_needs_evidence(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        p.cli("send", "Check the evidence rule", "--id", "u-1")
+        FakeExtension(p).make_uncertain("u-1")
+        app.wait_row("u-1", "uncertain")
+        app.type("article[data-op='u-1'] input[name=evidence]", " ")
+        app.click("article[data-op='u-1'] button[data-decision=confirmed]")
+        msg = app.wait_js("const e = document.querySelector(\"article[data-op='u-1'] .decide .error\");"
+                          "return !e.hidden && e.textContent", "the evidence error")
+        assert "short note" in msg, msg
+        assert p.show("u-1")["send"]["state"] == "uncertain", "nothing was decided"
+        app.shot("08-evidence-required")
+    finally:
+        app.close()
+
+
+def test_keyboard_alone_confirms_an_uncertain_send(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        p.cli("send", "Keyboard only", "--id", "k-1")
+        FakeExtension(p).make_uncertain("k-1")
+        app.wait_row("k-1", "uncertain")
+        app.js("document.activeElement && document.activeElement.blur(); document.body.focus();")
+        seen = []
+        # Tab from the top of the page until the evidence field has the focus.
+        for _ in range(30):
+            app.keys("\ue004")  # Tab
+            name = app.js("const a = document.activeElement; return a ? (a.id || a.name || a.textContent.trim()) : ''")
+            seen.append(name)
+            if name == "evidence":
+                break
+        assert seen[-1] == "evidence", f"Tab never reached the evidence field: {seen}"
+        assert "Stop sends" in seen or "stop" in seen, f"the Stop button is reachable by Tab: {seen}"
+        ring = app.js("return getComputedStyle(document.activeElement).outlineStyle")
+        assert ring != "none", "the focused field shows a focus ring"
+        app.shot("09-keyboard-focus")
+        for ch in "seen in chat":
+            app.keys(ch)
+        app.keys("\ue007")  # Enter confirms
+        app.wait_row("k-1", "history")
+        e = last_event(p, "k-1")
+        assert (e["to"], e["evidence"]) == ("confirmed", "seen in chat"), e
+    finally:
+        app.close()
+
+
+def test_queue_again_for_a_send_rejected_at_restart(desktop):
+    p = Profile()
+    # Queued while no owner runs: the app's recovery rejects it (it never left the host).
+    p.cli("send", "Queued while the app was not running", "--id", "old-1")
+    app = App(p)
+    try:
+        app.wait_row("old-1", "stopped")
+        assert p.show("old-1")["send"]["state"] == "rejected"
+        assert app.js("return document.querySelectorAll('[data-section=pending] article').length") == 0, \
+            "recovery queues nothing again by itself"
+        app.click("article[data-op='old-1'] button[data-requeue]")
+        new = wait_until(lambda: app.js(
+            "const el = document.querySelector('[data-section=pending] article'); return el && el.dataset.op"),
+            "the send queued again")
+        sent = p.show(new)["send"]
+        assert sent["resend_of"] == "old-1" and sent["state"] == "queued", sent
+        app.wait_js("return document.querySelector(\"article[data-op='old-1'] .again\").hidden",
+                    "Queue again to disappear once used")
+        app.shot("10-queued-again")
+    finally:
+        app.close()
+
+
+def test_stale_uncertain_send_is_notified_exactly_once(desktop):
+    p = Profile(stale_uncertain_ms=1000)
+    app = App(p)
+    try:
+        p.cli("send", "A private message text that must not leave the ledger", "--id", "stale-1")
+        ext = FakeExtension(p)
+        ext.make_uncertain("stale-1")
+        mine = lambda op: [n for n in desktop.notifications() if op in n["body"]]
+        wait_until(lambda: mine("stale-1"), "a notification for stale-1")
+        n = mine("stale-1")[0]
+        assert n["app_name"] == "sendledger"
+        assert "private message" not in n["body"] + n["summary"], "the text stays in the ledger"
+        assert "default" in n["actions"], "clicking the notification opens the queue"
+        wait_until(lambda: p.show("stale-1")["send"]["notified_at"], "the notification recorded in the ledger")
+        app.wait_js("return document.querySelector(\"article[data-op='stale-1'] .link\").textContent.includes('notified')",
+                    "the row to say you were notified")
+        app.shot("11-notified")
+    finally:
+        app.close()
+    # A restart must not notify again: a second stale send is notified after the restart,
+    # and by then the sweep has passed over stale-1 as well.
+    app = App(p)
+    try:
+        p.cli("send", "Second stale message", "--id", "stale-2")
+        FakeExtension(p).make_uncertain("stale-2")
+        wait_until(lambda: mine("stale-2"), "a notification for stale-2 after the restart")
+        assert len(mine("stale-1")) == 1, f"stale-1 notified once, not {len(mine('stale-1'))} times"
+        assert len(mine("stale-2")) == 1
+    finally:
+        app.close()
+
+
+def test_clicking_the_notification_opens_the_window(desktop):
+    p = Profile(stale_uncertain_ms=1000)
+    app = App(p)
+    try:
+        p.cli("send", "Click me", "--id", "click-1")
+        FakeExtension(p).make_uncertain("click-1")
+        n = wait_until(lambda: [x for x in desktop.notifications() if "click-1" in x["body"]], "the notification")[0]
+        app.request("DELETE", app.s("/window"))  # the person closes the window
+        assert app.alive(), "closing the window keeps the app running"
+        assert p.status() is not None
+        desktop.invoke(n["id"], "default")
+        handles = wait_until(lambda: app.request("GET", app.s("/window/handles")), "a window to open again")
+        app.request("POST", app.s("/window"), {"handle": handles[0]})
+        app.wait_js("return document.body.dataset.ready === 'true'", "the reopened queue to load")
+        app.wait_row("click-1", "uncertain")
+    finally:
+        app.close()
+
+
+def test_tray_menu_over_dbus_and_stop_from_the_tray(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        tray = Tray(desktop, app.pid)
+        labels = [e[1] for e in tray.entries()]
+        assert labels[1:] == ["Open queue", "Stop sends", "Resume…", "Pair extension…", "Quit"], labels
+        assert "0 pending · 0 uncertain" in labels[0] and "sending allowed" in labels[0], labels[0]
+        assert tray.entry("Stop sends")[2] and not tray.entry("Resume…")[2]
+
+        p.cli("send", "Stop me from the tray", "--id", "t-1")
+        wait_until(lambda: "1 pending" in tray.entries()[0][1], "the tray counts to show the queued send")
+        tray.click("Stop sends")
+        wait_until(lambda: p.status()["gate_closed"], "Stop from the tray to close the gate")
+        assert p.show("t-1")["send"]["state"] == "stopped"
+        wait_until(lambda: "sends stopped" in tray.entries()[0][1], "the tray to show the gate closed")
+        assert not tray.entry("Stop sends")[2] and tray.entry("Resume…")[2]
+        app.wait_row("t-1", "stopped")
+        app.wait_js("return document.querySelector('#gate').classList.contains('closed')", "the window to show Stop")
+
+        tray.click("Resume…")
+        app.wait_js("return document.querySelector('#resume-dialog').open", "Resume… to ask in the window")
+        app.click("#resume-form button[data-close]")
+
+        tray.click("Pair extension…")
+        code = app.wait_js("const d = document.querySelector('#pair-dialog');"
+                           "return d.open && document.querySelector('#pair-code').textContent", "a pairing code")
+        assert len(code) == 9 and code[4] == "-", code
+        app.shot("12-pairing-code")
+        app.click("#pair-dialog button[value=done]")
+
+        p.cli("resume", "--by", "henry")
+        p.cli("send", "Uncertain for the tray", "--id", "t-2")
+        FakeExtension(p).make_uncertain("t-2")
+        wait_until(lambda: "1 uncertain" in tray.entries()[0][1], "the tray to count the uncertain send")
+
+        tray.click("Quit")
+        wait_until(lambda: not app.alive() or open(f"/proc/{app.pid}/stat").read().split()[2] == "Z", "Quit to end the app")
+        assert not os.path.exists(os.path.join(p.dir, "bridge.json")), "Quit shuts the owner down cleanly"
+    finally:
+        app.close()
+
+
+def test_second_launch_hands_over_to_the_first(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        env = {**os.environ, "HOME": p.home}
+        second = subprocess.run([APP, "--profile", p.dir], env=env, capture_output=True, text=True, timeout=30)
+        assert second.returncode == 0, second.stderr
+        assert app.alive(), "the first instance keeps running"
+        assert p.bridge()["pid"] == app.pid, "the first instance still owns the profile"
+    finally:
+        app.close()
+
+
+def test_the_app_refuses_a_profile_another_owner_holds(desktop):
+    p = Profile()
+    serve = subprocess.Popen([p_cli(), "--profile", p.dir, "serve"], stdout=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: "listening" in serve.stdout.readline(), "sendledger serve to start")
+        env = {**os.environ, "HOME": p.home}
+        r = subprocess.run([APP, "--profile", p.dir, "--hidden"], env=env, capture_output=True, text=True, timeout=30)
+        assert r.returncode == 3, (r.returncode, r.stderr)
+        assert "owned by another process" in r.stderr, r.stderr
+        assert f"{serve.pid}" in r.stderr, "the message names the owner's pid"
+    finally:
+        kill(serve.pid)
+        serve.wait(10)
+
+
+def test_dark_theme(desktop):
+    p = Profile()
+    p.cli("send", "Queued before start, rejected at start", "--id", "d-0")
+    app = App(p, extra_env={"GTK_THEME": "Adwaita:dark"})
+    try:
+        p.cli("send", "Shown in the dark theme", "--id", "d-1")
+        FakeExtension(p).make_uncertain("d-1")
+        p.cli("send", "Pending in the dark", "--id", "d-2")
+        app.wait_row("d-1", "uncertain")
+        app.wait_row("d-2", "pending")
+        dark = app.js("return matchMedia('(prefers-color-scheme: dark)').matches")
+        bg = app.js("return getComputedStyle(document.body).backgroundColor")
+        app.shot("13-dark-theme")
+        assert dark, f"GTK's dark theme reaches the page (background {bg})"
+    finally:
+        app.close()
+
+
+TESTS = [
+    test_rows_appear_for_queued_uncertain_and_stopped_sends,
+    test_stop_button_closes_the_gate_and_resume_is_a_persons_decision,
+    test_confirm_abandon_and_resend_record_who_and_evidence,
+    test_a_decision_needs_evidence,
+    test_keyboard_alone_confirms_an_uncertain_send,
+    test_queue_again_for_a_send_rejected_at_restart,
+    test_stale_uncertain_send_is_notified_exactly_once,
+    test_clicking_the_notification_opens_the_window,
+    test_tray_menu_over_dbus_and_stop_from_the_tray,
+    test_second_launch_hands_over_to_the_first,
+    test_the_app_refuses_a_profile_another_owner_holds,
+    test_dark_theme,
+]

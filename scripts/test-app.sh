@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The tray app's suite: lints, the commands through Tauri's IPC on the mock runtime, then
+# the real app end to end under Xvfb and a private D-Bus session (tauri-driver +
+# WebKitWebDriver for the window, D-Bus for the tray menu and notifications). With
+# --deb (or in CI) it also builds the .deb, installs it with dpkg and runs the first
+# end-to-end test against the installed binary.
+# Installs what it needs first. Exits non-zero on failure; the last line is the total.
+#   scripts/test-app.sh [--deb] [TEST-NAME-SUBSTRING ...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+deb=0; [[ "${CI:-}" == "true" ]] && deb=1
+if [[ "${1:-}" == "--deb" ]]; then deb=1; shift; fi
+export PATH="$HOME/.cargo/bin:$PATH"
+scripts/setup.sh --test || exit 1
+if ! command -v tauri-driver >/dev/null; then
+  echo "test-app: installing tauri-driver (about 40 s)"
+  cargo install tauri-driver --locked --version '^2' || exit 1
+fi
+mkdir -p target
+passed=0; failed=0; status=0
+count() {
+  local p f
+  p=$(grep -Eo '[0-9]+ passed' "$1" | grep -Eo '[0-9]+' | paste -sd+ | bc 2>/dev/null || echo 0)
+  f=$(grep -Eo '[0-9]+ failed' "$1" | grep -Eo '[0-9]+' | paste -sd+ | bc 2>/dev/null || echo 0)
+  passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
+}
+e2e() { # runs the end-to-end suite with a display and a session bus of its own
+  xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- /usr/bin/python3 e2e/app/run.py "$@"
+}
+
+echo "== app: clippy"
+cargo clippy -p sendledger-app --no-deps --all-targets -- -D warnings || status=1
+
+echo "== app: build"
+cargo build -p sendledger-app --bin sendledger-app && cargo build --bin sendledger || exit 1
+
+echo "== app: commands on the mock runtime"
+cargo test -p sendledger-app 2>&1 | tee target/test-app-commands.log
+[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+count target/test-app-commands.log
+
+echo "== app: end to end (screenshots in target/e2e-screenshots/app/)"
+rm -rf target/e2e-screenshots/app
+e2e "$@" 2>&1 | tee target/test-app-e2e.log
+[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+tail -n 1 target/test-app-e2e.log | grep -E '^[0-9]+ passed, [0-9]+ failed$' > target/test-app-e2e.count || status=1
+count target/test-app-e2e.count
+
+if [[ $deb -eq 1 ]]; then
+  echo "== app: .deb built, installed with dpkg, and run"
+  if scripts/package-deb.sh && dpkg -i target/release/bundle/deb/*.deb; then
+    SENDLEDGER_APP_BINARY=/usr/bin/sendledger-app e2e test_rows_appear 2>&1 | tee target/test-app-deb.log
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+    tail -n 1 target/test-app-deb.log | grep -E '^[0-9]+ passed, [0-9]+ failed$' > target/test-app-deb.count || status=1
+    count target/test-app-deb.count
+  else
+    echo "FAILED: the .deb could not be built or installed"; status=1; failed=$((failed + 1))
+  fi
+fi
+
+echo
+[[ $status -eq 0 && $failed -eq 0 ]] || echo "FAILED: see the sections above"
+echo "$passed passed, $failed failed"
+[[ $status -eq 0 && $failed -eq 0 ]]
