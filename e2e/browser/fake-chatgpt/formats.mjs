@@ -46,6 +46,26 @@ export function newTurn(body, format) {
 }
 
 function userMessage(t) {
+  // The legacy stream's user echo carries no turn_exchange_id (01_legacy_full_message_2024-10:
+  // message_source, message_type, request_id, serialization_metadata, timestamp_).
+  const metadata =
+    t.format === 'legacy'
+      ? {
+          serialization_metadata: { custom_symbol_offsets: [] },
+          request_id: t.requestId,
+          message_source: null,
+          timestamp_: 'absolute',
+          message_type: 'next',
+        }
+      : {
+          selected_github_repos: [],
+          serialization_metadata: { custom_symbol_offsets: [] },
+          request_id: t.requestId,
+          message_source: null,
+          turn_exchange_id: t.turnExchangeId,
+          turn_trace_id: t.turnTraceId,
+          parent_id: t.isNewChat ? t.systemId : t.parentId,
+        };
   return {
     id: t.user.id,
     author: { role: 'user', name: null, metadata: {} },
@@ -55,15 +75,7 @@ function userMessage(t) {
     status: 'finished_successfully',
     end_turn: null,
     weight: 1.0,
-    metadata: {
-      selected_github_repos: [],
-      serialization_metadata: { custom_symbol_offsets: [] },
-      request_id: t.requestId,
-      message_source: null,
-      turn_exchange_id: t.turnExchangeId,
-      turn_trace_id: t.turnTraceId,
-      parent_id: t.isNewChat ? t.systemId : t.parentId,
-    },
+    metadata,
     recipient: 'all',
     channel: null,
   };
