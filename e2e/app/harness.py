@@ -367,3 +367,87 @@ def kill(pid):
             return True
 
     wait_until(gone, f"pid {pid} to exit")
+
+
+# ---- the app without WebDriver, and its X windows ---------------------------------------
+
+
+class DirectApp:
+    """The app binary started as a person would (no WebDriver), on `profile`."""
+
+    def __init__(self, profile, args=(), extra_env=None):
+        self.profile = profile
+        env = {**os.environ, "HOME": profile.home, **(extra_env or {})}
+        env.pop("TAURI_WEBVIEW_AUTOMATION", None)
+        self.proc = subprocess.Popen([APP, "--profile", profile.dir, *args], env=env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.pid = self.proc.pid
+        wait_until(lambda: profile_pid(profile) == self.pid, "the app to own the profile (bridge.json)")
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def close(self):
+        if self.alive():
+            kill(self.pid)
+        self.proc.wait(10)
+
+
+def profile_pid(profile):
+    try:
+        return profile.bridge()["pid"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+QUEUE_TITLE = "sendledger — queue"
+
+
+class X:
+    """Top-level X windows, as a window manager sees them."""
+
+    def __init__(self):
+        from Xlib import display
+        self.d = display.Display()
+        self.root = self.d.screen().root
+        self.utf8 = self.d.intern_atom("UTF8_STRING")
+        self.net_name = self.d.intern_atom("_NET_WM_NAME")
+
+    def title(self, w):
+        try:
+            p = w.get_full_property(self.net_name, self.utf8)
+            if p:
+                return p.value.decode() if isinstance(p.value, bytes) else str(p.value)
+            name = w.get_wm_name()
+            return name.decode() if isinstance(name, bytes) else name
+        except Exception:
+            return None
+
+    def shown(self, title=QUEUE_TITLE):
+        """Mapped windows with that title."""
+        from Xlib import X as XC
+        out = []
+        for w in self.root.query_tree().children:
+            try:
+                if w.get_attributes().map_state == XC.IsViewable and self.title(w) == title:
+                    out.append(w)
+            except Exception:
+                continue
+        return out
+
+    def close(self, w):
+        """What a window manager's close button does: WM_DELETE_WINDOW."""
+        from Xlib import X as XC
+        from Xlib.protocol import event
+        protocols = self.d.intern_atom("WM_PROTOCOLS")
+        delete = self.d.intern_atom("WM_DELETE_WINDOW")
+        ev = event.ClientMessage(window=w, client_type=protocols, data=(32, [delete, XC.CurrentTime, 0, 0, 0]))
+        w.send_event(ev, event_mask=XC.NoEventMask)
+        self.d.flush()
+
+    def shot(self, name):
+        """The whole screen (with the tray, when trayer runs) into the screenshots folder."""
+        os.makedirs(SHOTS, exist_ok=True)
+        path = os.path.join(SHOTS, f"{name}.png")
+        subprocess.run(["import", "-window", "root", path], check=True, timeout=30)
+        return path

@@ -5,7 +5,7 @@ import os
 import subprocess
 import time
 
-from harness import APP, App, Desktop, FakeExtension, Profile, Tray, kill, wait_until
+from harness import APP, App, DirectApp, FakeExtension, Profile, Tray, X, kill, wait_until
 
 # Each test gets the fake desktop (tray host + notification recorder) from run.py.
 
@@ -148,7 +148,7 @@ def test_keyboard_alone_confirms_an_uncertain_send(desktop):
         # Tab from the top of the page until the evidence field has the focus.
         for _ in range(30):
             app.keys("\ue004")  # Tab
-            name = app.js("const a = document.activeElement; return a ? (a.id || a.name || a.textContent.trim()) : ''")
+            name = app.js("const a = document.activeElement; return a ? (a.name || a.id || a.textContent.trim()) : ''")
             seen.append(name)
             if name == "evidence":
                 break
@@ -222,21 +222,46 @@ def test_stale_uncertain_send_is_notified_exactly_once(desktop):
         app.close()
 
 
-def test_clicking_the_notification_opens_the_window(desktop):
+def test_closing_the_window_keeps_the_app_in_the_tray(desktop):
     p = Profile(stale_uncertain_ms=1000)
-    app = App(p)
+    app = DirectApp(p)
+    x = X()
     try:
-        p.cli("send", "Click me", "--id", "click-1")
-        FakeExtension(p).make_uncertain("click-1")
-        n = wait_until(lambda: [x for x in desktop.notifications() if "click-1" in x["body"]], "the notification")[0]
-        app.request("DELETE", app.s("/window"))  # the person closes the window
+        win = wait_until(lambda: x.shown(), "the queue window to show")[0]
+        x.close(win)
+        wait_until(lambda: not x.shown(), "the window to close")
         assert app.alive(), "closing the window keeps the app running"
-        assert p.status() is not None
+        assert p.status() is not None and p.bridge()["pid"] == app.pid, "the owner still runs"
+        tray = Tray(desktop, app.pid)
+        tray.click("Open queue")
+        win = wait_until(lambda: x.shown(), "Open queue to open the window again")[0]
+
+        # A notification's click opens the window too.
+        x.close(win)
+        wait_until(lambda: not x.shown(), "the window to close again")
+        p.cli("send", "Click the notification", "--id", "click-1")
+        FakeExtension(p).make_uncertain("click-1")
+        n = wait_until(lambda: [m for m in desktop.notifications() if "click-1" in m["body"]], "the notification")[0]
         desktop.invoke(n["id"], "default")
-        handles = wait_until(lambda: app.request("GET", app.s("/window/handles")), "a window to open again")
-        app.request("POST", app.s("/window"), {"handle": handles[0]})
-        app.wait_js("return document.body.dataset.ready === 'true'", "the reopened queue to load")
-        app.wait_row("click-1", "uncertain")
+        wait_until(lambda: x.shown(), "clicking the notification to open the window")
+    finally:
+        app.close()
+
+
+def test_hidden_launch_goes_to_the_tray_only(desktop):
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    x = X()
+    try:
+        tray = Tray(desktop, app.pid)
+        assert tray.entry("Open queue")[2]
+        assert not x.shown(), "--hidden (autostart) opens no window"
+        # A second launch (from the desktop menu) opens the first instance's window.
+        env = {**os.environ, "HOME": p.home}
+        second = subprocess.run([APP, "--profile", p.dir], env=env, capture_output=True, text=True, timeout=30)
+        assert second.returncode == 0, second.stderr
+        wait_until(lambda: x.shown(), "the second launch to open the first instance's window")
+        assert app.alive() and p.bridge()["pid"] == app.pid, "the first instance keeps the profile"
     finally:
         app.close()
 
@@ -338,7 +363,8 @@ TESTS = [
     test_keyboard_alone_confirms_an_uncertain_send,
     test_queue_again_for_a_send_rejected_at_restart,
     test_stale_uncertain_send_is_notified_exactly_once,
-    test_clicking_the_notification_opens_the_window,
+    test_closing_the_window_keeps_the_app_in_the_tray,
+    test_hidden_launch_goes_to_the_tray_only,
     test_tray_menu_over_dbus_and_stop_from_the_tray,
     test_second_launch_hands_over_to_the_first,
     test_the_app_refuses_a_profile_another_owner_holds,
