@@ -66,5 +66,7 @@ pub(super) async fn stream(
         };
         async move { out }
     });
-    Ok(Sse::new(first.chain(rest)).keep_alive(KeepAlive::default()))
+    // The stream ends when shutdown begins, so it does not hold the owner for its grace.
+    let until_closing = st.closing();
+    Ok(Sse::new(first.chain(rest).take_until(until_closing)).keep_alive(KeepAlive::default()))
 }

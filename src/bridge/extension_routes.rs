@@ -111,8 +111,11 @@ async fn next(State(st): State<BridgeState>, Body(b): Body<NextBody>) -> Answer 
         if let Some(send) = st.ledger().call(move |l| take(l, &lease_id)).await? {
             return Ok(Json(json!({ "send": handed(&send) })));
         }
-        if tokio::time::timeout_at(deadline, notified).await.is_err() {
-            return Ok(Json(json!({ "send": null })));
+        // Nothing within the wait, or the owner is shutting down: nothing handed out.
+        tokio::select! {
+            _ = notified => {}
+            _ = tokio::time::sleep_until(deadline) => return Ok(Json(json!({ "send": null }))),
+            _ = st.closing() => return Ok(Json(json!({ "send": null }))),
         }
     }
 }

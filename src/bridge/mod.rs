@@ -48,6 +48,9 @@ struct Inner {
     pairing: Mutex<Pairing>,
     clock: Arc<dyn Clock>,
     observations: Mutex<observations::Tracker>,
+    /// Turns true when shutdown begins: long-lived answers (long-polls, event streams)
+    /// end then, so graceful shutdown does not wait out its grace on them.
+    closing: watch::Sender<bool>,
 }
 
 /// What every route shares.
@@ -78,6 +81,7 @@ impl BridgeState {
             pairing: Mutex::new(Pairing::default()),
             clock,
             observations: Mutex::new(observations::Tracker::default()),
+            closing: watch::Sender::new(false),
         })))
     }
 
@@ -89,6 +93,13 @@ impl BridgeState {
     }
     pub(crate) fn now(&self) -> Millis {
         self.0.clock.now_ms()
+    }
+    /// Resolves once shutdown has begun.
+    pub(crate) fn closing(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut rx = self.0.closing.subscribe();
+        async move {
+            let _ = rx.wait_for(|closing| *closing).await;
+        }
     }
     pub(crate) fn client_token_hash(&self) -> &str {
         &self.0.client_token_sha256
@@ -212,13 +223,14 @@ pub(crate) async fn serve(
     state: BridgeState,
     mut stop: watch::Receiver<bool>,
 ) {
-    let app = router(state);
+    let app = router(state.clone());
     let shutdown = async move {
         while !*stop.borrow() {
             if stop.changed().await.is_err() {
                 break;
             }
         }
+        state.0.closing.send_replace(true);
     };
     if let Err(e) = axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
