@@ -192,3 +192,49 @@ fn after_sigkill_the_cli_ignores_the_stale_bridge_json_and_writes_the_ledger_its
     let serve = Serve::start(&profile, &[]);
     assert_eq!(serve.client().state("offline"), "rejected");
 }
+
+#[test]
+fn sigterm_answers_a_parked_long_poll_and_ends_event_streams_instead_of_cutting_them() {
+    let (_tmp, profile) = profile_dir();
+    let mut serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let mut feed = client.events(None);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    client.queue("seen", "an event to prove the stream is live");
+    assert_eq!(feed.next_event().data["op_id"], "seen");
+    assert_eq!(ext.next(&lease, 5_000).expect("claimed")["op_id"], "seen");
+    assert_eq!(
+        ext.fail(&lease, "seen", "before_dispatch", "test").status,
+        200
+    );
+    // The extension's default poll: 25 s, far longer than the shutdown grace (5 s).
+    let (accepted_tx, accepted) = std::sync::mpsc::channel();
+    let in_flight = {
+        let (ext, lease) = (ext.fresh(), lease.clone());
+        std::thread::spawn(move || {
+            assert!(ext.next(&lease, 0).is_none(), "nothing queued");
+            accepted_tx.send(()).unwrap();
+            ext.http.post(
+                "/v1/ext/next",
+                &serde_json::json!({ "lease_id": lease, "wait_ms": 25_000 }),
+            )
+        })
+    };
+    accepted
+        .recv_timeout(BOUND)
+        .expect("the poller's connection is accepted");
+    assert!(ext.next(&ext.lease("tab-2"), 200).is_none(), "polls park");
+    serve.terminate();
+    let answer = in_flight.join().expect("the poller finished");
+    assert_eq!(
+        (answer.status, &answer.body),
+        (200, &json!({ "send": null })),
+        "a parked long-poll is answered at shutdown, not cut off after the grace"
+    );
+    assert!(
+        feed.ended_cleanly(),
+        "the event stream ends with the owner, not cut off"
+    );
+    assert!(serve.wait_exit().success());
+}

@@ -422,6 +422,24 @@ impl EventStream {
         }
     }
 
+    /// Reads to the end of the stream: `true` when it ended cleanly (the server closed
+    /// it), `false` when it was cut (a transport error).
+    pub fn ended_cleanly(&mut self) -> bool {
+        let deadline = Instant::now() + BOUND;
+        loop {
+            assert!(
+                Instant::now() < deadline,
+                "the stream did not end within {BOUND:?}"
+            );
+            let mut line = String::new();
+            match self.reader.read_line(&mut line) {
+                Ok(0) => return true,
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+    }
+
     /// Reads events until one about `op_id` reaches state `to`; returns it.
     pub fn wait_for(&mut self, op_id: &str, to: &str) -> Value {
         let deadline = Instant::now() + BOUND;
