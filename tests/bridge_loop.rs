@@ -191,3 +191,48 @@ fn the_message_text_never_reaches_the_owner_log_or_an_error() {
     );
     assert!(!log.contains(secret), "a send's text never reaches the log");
 }
+
+#[test]
+fn cli_commands_reach_the_live_owner_and_its_refusals_keep_their_codes() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let (code, out) = cli_json(&profile, &["pair"]);
+    assert_eq!(code, 0, "{out}");
+    let anonymous = Http::new(serve.port, None, Some(EXTENSION_ORIGIN.into()));
+    let paired = anonymous.post("/v1/pair", &json!({ "code": out["code"] }));
+    assert_eq!(
+        paired.status, 200,
+        "the CLI's code pairs the extension: {}",
+        paired.body
+    );
+
+    assert_eq!(
+        cli_json(&profile, &["send", "--id", "op-1", "first words"]).0,
+        0
+    );
+    let (code, out) = cli_json(&profile, &["send", "--id", "op-1", "other words"]);
+    assert_eq!(
+        (code, out["error"]["code"].as_str()),
+        (1, Some("payload_changed")),
+        "the bridge's refusal keeps its code and exit status: {out}"
+    );
+    let (code, out) = cli_json(&profile, &["stop", "--by", "alice"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out["stop"]["stopped"], json!(["op-1"]));
+    let (code, out) = cli_json(&profile, &["send", "--id", "op-2", "while stopped"]);
+    assert_eq!(
+        (code, out["error"]["code"].as_str()),
+        (1, Some("epoch_stopped")),
+        "{out}"
+    );
+    let (code, out) = cli_json(&profile, &["resume", "--by", "alice"]);
+    assert_eq!((code, &out["resumed"]), (0, &json!(true)), "{out}");
+    let (code, out) = cli_json(&profile, &["status"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        out["owner"]["pid"],
+        serve.pid(),
+        "status names the live owner"
+    );
+    assert_eq!(out["status"]["gate_closed"], false);
+}
