@@ -136,6 +136,15 @@ fn request_without_a_user_message_is_refused_not_guessed() {
         }
     );
     assert!(e.to_string().contains("not the request of a send"), "{e}");
+    let no_user = r#"{"action":"next","messages":[{"id":"s-1","author":{"role":"system"},"content":{"parts":["x"]}}]}"#;
+    let e = parse_request(no_user.as_bytes()).unwrap_err();
+    assert_eq!(
+        e,
+        ParseError::NoUserMessage {
+            action: "next".into()
+        },
+        "another role is never taken for the user's"
+    );
 }
 
 #[test]

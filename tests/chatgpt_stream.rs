@@ -586,6 +586,12 @@ fn delta_keeps_one_root_object_per_c() {
     );
     let user = obs.message(USER).unwrap();
     assert_eq!(user.text, SEND_TEXT, "appends to c 2 never touch c 1");
+    assert_eq!(
+        obs.message(ASSIST).unwrap().text,
+        ANSWER_TEXT,
+        "bare appends go to the carried c 2"
+    );
+    assert_eq!(obs.messages[0].text, "", "nothing lands on c 0");
     assert_eq!(user.turn_exchange_id.as_deref(), Some(TURN));
 }
 
@@ -706,6 +712,18 @@ fn receipt_requires_the_observed_message_text_too() {
     assert_eq!(
         chatgpt::receipt_for(&new_chat_request(), &obs, SEND_TEXT),
         None
+    );
+}
+
+#[test]
+fn receipt_requires_the_request_text_too() {
+    let obs = decode(&fixture("stream_delta_new_chat.sse"));
+    let mut req = new_chat_request();
+    req.text = "Another text typed by someone else.".into();
+    assert_eq!(
+        chatgpt::receipt_for(&req, &obs, SEND_TEXT),
+        None,
+        "the request is not the send's"
     );
 }
 
