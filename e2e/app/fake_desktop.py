@@ -4,7 +4,7 @@
   org.freedesktop.Notifications   records every Notify call as one JSON line in LOG
   org.kde.StatusNotifierWatcher   records every tray item that registers (a tray host)
 
-Each record is a JSON object on its own line of LOG:
+Each record is a JSON object on its own line of LOG (with "t", the wall-clock time in s):
   {"kind": "notify", "id": 1, "app_name": ..., "summary": ..., "body": ..., "actions": [...]}
   {"kind": "tray_item", "service": ":1.5", "path": "/org/ayatana/NotificationItem/..."}
 
@@ -16,6 +16,7 @@ emits the standard ActionInvoked signal.
 """
 import json
 import sys
+import time
 
 import dbus
 import dbus.service
@@ -32,6 +33,7 @@ class Recorder:
         self.file = open(path, "a", buffering=1)
 
     def write(self, record):
+        record["t"] = time.time()
         self.file.write(json.dumps(record) + "\n")
 
 

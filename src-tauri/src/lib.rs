@@ -132,6 +132,7 @@ pub fn run() {
             if let WindowEvent::Destroyed = event {
                 if window.label() == window::LABEL {
                     window.state::<Arc<Desk>>().forget_listeners();
+                    return_freed_memory();
                 }
             }
         })
@@ -148,6 +149,16 @@ pub fn run() {
         }
         _ => {}
     });
+}
+
+/// Hands the heap the closed web view freed back to the OS, so an app back in the tray is
+/// as small as one that never opened its window (glibc keeps freed pages otherwise).
+fn return_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory at the top of glibc's heaps.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 fn start_owner(args: &Args) -> Result<Desk, String> {

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Sets up, builds and launches the sendledger tray app: the owner of your profile (ledger +
+# loopback bridge, as `sendledger serve`) with its tray icon and queue window.
+#   scripts/run-app.sh [--debug] [--hidden] [--profile DIR]
+# --debug builds faster (unoptimised); --hidden starts in the tray without the window.
+# Closing the window keeps the app in the tray; Quit is in the tray menu. On a desktop
+# without a tray (GNOME without its AppIndicator extension) run this again to open the window.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
+  echo "run-app: no graphical session (DISPLAY / WAYLAND_DISPLAY unset): the tray app needs one." >&2
+  echo "run-app: for a headless owner run: cargo run --release --bin sendledger -- serve" >&2
+  exit 1
+fi
+scripts/setup.sh
+mode=release; flag=--release
+if [[ "${1:-}" == "--debug" ]]; then mode=debug; flag=; shift; fi
+cargo build $flag -p sendledger-app --bin sendledger-app
+cargo build $flag --bin sendledger
+echo "run-app: the CLI is target/$mode/sendledger; logs go to ~/.local/share/org.sendledger.app/logs/"
+exec "target/$mode/sendledger-app" "$@"
