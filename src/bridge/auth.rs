@@ -1,7 +1,8 @@
 //! Every request is checked before it reaches a route: Host (loopback names and the
-//! bridge's port only: no DNS rebinding), Origin (none for local clients, the paired
-//! extension's `chrome-extension://` origin for extension routes; web pages never),
-//! and the bearer token of the route's scope. Tokens are compared by SHA-256.
+//! bridge's port only: no DNS rebinding), Origin (none for local clients; for extension
+//! routes the paired extension's `chrome-extension://` origin, or none — a service
+//! worker's GET carries none; web pages never), and the bearer token of the route's
+//! scope. Tokens are compared by SHA-256.
 
 use super::error::ApiError;
 use super::pairing::token_hash;
@@ -114,7 +115,10 @@ fn check(st: &BridgeState, req: &Request) -> Result<(), ApiError> {
                 ));
             }
             let paired = st.paired_origin().ok_or_else(unauthorized)?;
-            if origin != Some(paired.as_str()) {
+            // Chromium's service worker sends no Origin on a GET; a web page always sends
+            // one (and cannot add the bearer token without a preflight the bridge never
+            // answers). So: the paired extension's origin, or none with its token.
+            if origin.is_some_and(|o| o != paired) {
                 return Err(bad_origin(
                     "only the paired extension may use extension routes",
                 ));
