@@ -284,18 +284,6 @@ fn every_refusal_answers_code_and_message_and_leaves_the_ledger_byte_identical()
             "bad_origin",
         ),
         with(
-            case(
-                "extension routes without an origin",
-                "POST",
-                "/v1/ext/dispatch",
-                &etoken,
-                &None,
-            ),
-            &grant_body,
-            403,
-            "bad_origin",
-        ),
-        with(
             case("web page pairing", "POST", "/v1/pair", &None, &evil),
             br#"{"code":"AAAA-AAAA"}"#,
             403,
@@ -719,4 +707,27 @@ fn each_route_takes_bodies_up_to_its_own_limit() {
         &json!({ "tab_id": "t", "conversation_id": "c".repeat(15 * 1024) }),
     );
     assert_ne!(a.status, 413, "other routes take up to 16 KiB: {}", a.body);
+}
+
+#[test]
+fn the_extension_token_without_an_origin_is_accepted_as_a_service_worker_get_sends_none() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    let no_origin = Http::new(serve.port, ext.http_token(), None);
+    let a = no_origin.get(&format!("/v1/ext/remote-stops?lease_id={lease}"));
+    assert_eq!(
+        a.status, 200,
+        "Chromium's service worker sends no Origin on a GET: {}",
+        a.body
+    );
+    let a =
+        Http::new(serve.port, None, None).get(&format!("/v1/ext/remote-stops?lease_id={lease}"));
+    assert_eq!(
+        a.code(),
+        "unauthorized",
+        "but never without the token: {}",
+        a.body
+    );
 }
