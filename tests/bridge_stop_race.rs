@@ -132,3 +132,90 @@ fn a_send_is_never_dispatched_after_a_racing_stop_commits() {
     }
     eprintln!("{ROUNDS} rounds: {granted} granted before the fence, {refused} refused");
 }
+
+/// Queues, claims and dispatches `op`, then stops through the client API.
+fn dispatched_then_stopped(serve: &Serve, ext: &Extension, op: &str) -> String {
+    let client = serve.client();
+    let lease = ext.lease("tab-1");
+    client.queue(op, "already clicked when Stop came");
+    ext.next(&lease, 5_000).expect("claimed");
+    assert_eq!(ext.dispatch(&lease, op).status, 200);
+    let stop = client.post("/v1/stop", &json!({ "by": "alice" }));
+    assert_eq!(
+        stop.body["stop"]["remote_stops"],
+        json!([op]),
+        "{}",
+        stop.body
+    );
+    lease
+}
+
+fn open_stops(ext: &Extension, lease: &str) -> Vec<serde_json::Value> {
+    let a = ext
+        .http
+        .get(&format!("/v1/ext/remote-stops?lease_id={lease}"));
+    assert_eq!(a.status, 200, "{}", a.body);
+    a.body["remote_stops"].as_array().unwrap().clone()
+}
+
+fn phase(ext: &Extension, lease: &str, op: &str, phase: &str) -> Answer {
+    ext.http.post(
+        &format!("/v1/ext/remote-stops/{op}"),
+        &json!({ "lease_id": lease, "phase": phase, "evidence": "the page's stop button" }),
+    )
+}
+
+#[test]
+fn a_remote_stop_moves_pending_dispatched_confirmed_and_never_back() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = dispatched_then_stopped(&serve, &ext, "op-1");
+    let stops = open_stops(&ext, &lease);
+    assert_eq!(stops.len(), 1);
+    assert_eq!(
+        (&stops[0]["op_id"], &stops[0]["phase"]),
+        (&json!("op-1"), &json!("pending"))
+    );
+    assert_eq!(phase(&ext, &lease, "op-1", "dispatched").status, 200);
+    assert_eq!(open_stops(&ext, &lease)[0]["phase"], "dispatched");
+    assert_eq!(phase(&ext, &lease, "op-1", "confirmed").status, 200);
+    assert!(
+        open_stops(&ext, &lease).is_empty(),
+        "a confirmed stop is closed"
+    );
+    let back = phase(&ext, &lease, "op-1", "dispatched");
+    assert_eq!(
+        (back.status, back.code()),
+        (409, "refused"),
+        "a confirmed remote stop never moves again: {}",
+        back.body
+    );
+    let pending = phase(&ext, &lease, "op-1", "pending");
+    assert_eq!(
+        pending.code(),
+        "malformed",
+        "nobody sets pending: {}",
+        pending.body
+    );
+}
+
+#[test]
+fn a_remote_stop_dispatched_at_a_crash_becomes_uncertain_not_confirmed() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = dispatched_then_stopped(&serve, &ext, "op-1");
+    assert_eq!(phase(&ext, &lease, "op-1", "dispatched").status, 200);
+    serve.kill();
+    let serve = Serve::start(&profile, &[]);
+    let phase_now: String = read_only(&profile)
+        .query_row(
+            "SELECT phase FROM remote_stops WHERE op_id = 'op-1'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(phase_now, "uncertain", "a confirmation is never invented");
+    assert_eq!(serve.client().state("op-1"), "uncertain");
+}
