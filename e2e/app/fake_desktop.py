@@ -12,7 +12,10 @@ The test side asks the fake notification daemon to act like a person clicking a
 notification through the extra method org.sendledger.Test.Invoke(id, action_key), which
 emits the standard ActionInvoked signal.
 
-    python3 fake_desktop.py LOG     # prints "ready" once both names are owned
+    python3 fake_desktop.py LOG [--no-tray-host]   # prints "ready" once its names are owned
+
+Without the tray host the app's indicator falls back to an XEmbed icon, which a real
+system tray (trayer) then shows.
 """
 import json
 import sys
@@ -136,7 +139,9 @@ def main():
     DBusGMainLoop(set_as_default=True)
     bus = dbus.SessionBus()
     recorder = Recorder(sys.argv[1])
-    keep = [Notifications(bus, recorder), Watcher(bus, recorder)]
+    keep = [Notifications(bus, recorder)]
+    if "--no-tray-host" not in sys.argv:
+        keep.append(Watcher(bus, recorder))
     print("ready", flush=True)
     GLib.MainLoop().run()
     del keep

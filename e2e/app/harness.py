@@ -142,11 +142,12 @@ class FakeExtension:
 class Desktop:
     """Runs fake_desktop.py on the session bus and reads what it recorded."""
 
-    def __init__(self):
+    def __init__(self, tray_host=True):
         fd, self.log = tempfile.mkstemp(prefix="sendledger-desktop-", suffix=".jsonl")
         os.close(fd)
         self.proc = subprocess.Popen(
-            [sys.executable, os.path.join(os.path.dirname(__file__), "fake_desktop.py"), self.log],
+            [sys.executable, os.path.join(os.path.dirname(__file__), "fake_desktop.py"), self.log]
+            + ([] if tray_host else ["--no-tray-host"]),
             stdout=subprocess.PIPE, text=True,
         )
         line = self.proc.stdout.readline()
@@ -451,3 +452,22 @@ class X:
         path = os.path.join(SHOTS, f"{name}.png")
         subprocess.run(["import", "-window", "root", path], check=True, timeout=30)
         return path
+
+
+def colour_share(png, box, rgb, tolerance=40):
+    """Share of the pixels in `box` (w, h, x, y) of `png` within `tolerance` of `rgb`."""
+    w, h, x, y = box
+    out = subprocess.run(["convert", png, "-crop", f"{w}x{h}+{x}+{y}", "+repage", "-format", "%c", "histogram:info:-"],
+                         capture_output=True, text=True, check=True, timeout=30).stdout
+    total = near = 0
+    for line in out.splitlines():
+        count, _, rest = line.strip().partition(":")
+        try:
+            r, g, b = (int(float(v)) for v in rest.split("(")[1].split(")")[0].split(",")[:3])
+        except (IndexError, ValueError):
+            continue
+        n = int(count)
+        total += n
+        if max(abs(r - rgb[0]), abs(g - rgb[1]), abs(b - rgb[2])) <= tolerance:
+            near += n
+    return near / total if total else 0.0

@@ -17,7 +17,7 @@ def main(filters):
     tests = [t for t in test_app.TESTS if not filters or any(f in t.__name__ for f in filters)]
     passed = failed = 0
     for t in tests:
-        desktop = Desktop()
+        desktop = Desktop(**getattr(t, "desktop", {}))
         start = time.monotonic()
         try:
             t(desktop)

@@ -5,7 +5,7 @@ import os
 import subprocess
 import time
 
-from harness import APP, App, DirectApp, FakeExtension, Profile, Tray, X, kill, wait_until
+from harness import APP, App, DirectApp, FakeExtension, Profile, Tray, X, colour_share, kill, wait_until
 
 # Each test gets the fake desktop (tray host + notification recorder) from run.py.
 
@@ -355,6 +355,45 @@ def test_dark_theme(desktop):
         app.close()
 
 
+TEAL, AMBER, RED = (0x0F, 0x76, 0x6E), (0xF5, 0x9E, 0x0B), (0xC8, 0x1E, 0x1E)
+
+
+def test_tray_icon_shows_each_state_in_a_real_tray(desktop):
+    # A real XEmbed system tray (trayer) in the top-right corner; the app's indicator falls
+    # back to it because this desktop has no StatusNotifier host.
+    trayer = subprocess.Popen(["trayer", "--edge", "top", "--align", "right", "--widthtype", "pixel",
+                               "--width", "64", "--height", "48", "--transparent", "false",
+                               "--tint", "0xffffff", "--SetDockType", "true"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    x = X()
+    width = x.root.get_geometry().width
+    box = (64, 48, width - 64, 0)
+
+    def showing(name, rgb):
+        def check():
+            shot = x.shot(name)
+            return colour_share(shot, box, rgb) > 0.15
+        wait_until(check, f"the tray to show the {name} icon")
+
+    try:
+        showing("20-tray-normal", TEAL)
+        p.cli("send", "Make me uncertain", "--id", "i-1")
+        FakeExtension(p).make_uncertain("i-1")
+        showing("21-tray-needs-attention", AMBER)
+        p.cli("resolve", "i-1", "--abandoned", "--by", "ivy", "--evidence", "tray test")
+        p.cli("stop", "--by", "ivy")
+        showing("22-tray-stopped", RED)
+    finally:
+        app.close()
+        trayer.terminate()
+        trayer.wait(10)
+
+
+test_tray_icon_shows_each_state_in_a_real_tray.desktop = {"tray_host": False}
+
+
 TESTS = [
     test_rows_appear_for_queued_uncertain_and_stopped_sends,
     test_stop_button_closes_the_gate_and_resume_is_a_persons_decision,
@@ -369,4 +408,5 @@ TESTS = [
     test_second_launch_hands_over_to_the_first,
     test_the_app_refuses_a_profile_another_owner_holds,
     test_dark_theme,
+    test_tray_icon_shows_each_state_in_a_real_tray,
 ]

@@ -526,3 +526,44 @@ fn rows_fall_into_sections_by_state() {
     let s = h.reader().get("q-1").unwrap().unwrap();
     assert_eq!(section_of(&s), Section::Pending);
 }
+
+#[test]
+fn the_tray_shows_attention_before_stopped() {
+    use sendledger_app::json::{Status, TrayState};
+    let mut s = Status::default();
+    assert_eq!(s.tray_state(), TrayState::Normal);
+    s.gate_closed = true;
+    assert_eq!(s.tray_state(), TrayState::Stopped);
+    s.uncertain = 1;
+    assert_eq!(
+        s.tray_state(),
+        TrayState::NeedsAttention,
+        "a send waiting for a decision outranks a closed gate"
+    );
+    assert_eq!(s.summary(), "0 pending · 1 uncertain · 0 stopped · sends stopped");
+}
+
+#[test]
+fn arguments_are_profile_and_hidden_and_others_are_ignored() {
+    use sendledger_app::Args;
+    let a = Args::parse(
+        ["--automation", "--profile", "/p", "--hidden"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    assert_eq!(a.profile.as_deref(), Some(std::path::Path::new("/p")));
+    assert!(a.hidden);
+    let b = Args::parse(["--profile=/q".to_string()]);
+    assert_eq!(b.profile.as_deref(), Some(std::path::Path::new("/q")));
+    assert!(!b.hidden);
+}
+
+#[test]
+fn previews_fold_whitespace_and_stop_at_160_characters() {
+    use sendledger_app::json::{preview, PREVIEW_CHARS};
+    assert_eq!(preview("a\n\n  b\tc"), "a b c");
+    let long = "é".repeat(500);
+    let p = preview(&long);
+    assert_eq!(p.chars().count(), PREVIEW_CHARS);
+    assert!(p.ends_with('…'));
+}
