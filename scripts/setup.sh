@@ -10,6 +10,7 @@ pkgs=(build-essential pkg-config libssl-dev curl ca-certificates
       libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev)
 if [[ "${1:-}" == "--test" ]]; then
   pkgs+=(xvfb xauth webkit2gtk-driver dbus dbus-x11 at-spi2-core python3-dbus python3-gi python3-xlib
+         trayer imagemagick  # the app suite: a real system tray, screenshots of the screen
          chromium sqlite3 bc openssl
          fonts-noto-color-emoji fonts-noto-cjk)  # screenshots show emoji, CJK: no tofu
   # Node.js and npm for the browser suite: any recent install will do (Debian's, or another).
