@@ -36,6 +36,7 @@
     sendDisabled: 'the send button stayed disabled after typing: nothing was sent',
     grantLost: 'the answer to the dispatch request was lost (the extension restarted): the send button was not clicked',
     pageChanged: 'the page changed while the send was being typed: nothing was sent',
+    moved: 'the tab moved to another conversation before the send was typed: nothing was sent',
   };
 
   let lease = null; // {lease_id, epoch, conversation_id}
@@ -47,6 +48,17 @@
   let waitingForPairing = null;
 
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const leaseEvents = new EventTarget();
+  const RELEASED = Symbol('released');
+  /** Resolves with RELEASED when the tab's lease is released; `cancel()` forgets it. */
+  function whenReleased() {
+    let listener;
+    const promise = new Promise((resolve) => {
+      listener = () => resolve(RELEASED);
+      leaseEvents.addEventListener('released', listener, { once: true });
+    });
+    return { promise, cancel: () => leaseEvents.removeEventListener('released', listener) };
+  }
   let alive = true;
 
   /** Asks the service worker. A worker stopped before answering gives `{lost: true}`. */
@@ -92,7 +104,8 @@
     let backoff = 500;
     try {
       while (outbox.length && lease && alive) {
-        const r = await ask('observe', { observation: { ...outbox[0], lease_id: lease.lease_id } });
+        const used = lease;
+        const r = await ask('observe', { observation: { ...outbox[0], lease_id: used.lease_id } });
         if (r.ok) {
           outbox.shift();
           backoff = 500;
@@ -100,7 +113,7 @@
           await sleep(backoff); // the owner or the worker is restarting: same observation again
           backoff = Math.min(backoff * 2, 5_000);
         } else if (leaseGone(r)) {
-          await dropLease();
+          if (lease === used) await dropLease(); // else: sent with a lease since replaced; again with the new one
         } else {
           outbox.shift(); // refused as such (malformed, too large): retrying cannot help
         }
@@ -157,8 +170,12 @@
   }
 
   async function dropLease() {
-    if (lease) await ask('forgetLease', { lease_id: lease.lease_id });
+    const old = lease;
     lease = null;
+    if (old) {
+      leaseEvents.dispatchEvent(new Event('released'));
+      await ask('forgetLease', { lease_id: old.lease_id });
+    }
   }
 
   function pairingSignal() {
@@ -181,11 +198,11 @@
 
   const outcome = (send, what, detail) => ask('outcome', { op_id: send.op_id, outcome: what, detail });
 
-  async function failBefore(send, reason, { snapshot = false } = {}) {
+  async function failBefore(send, held, reason, { snapshot = false } = {}) {
     if (snapshot) await ask('snapshot', { snapshot: S.layoutSnapshot(reason) });
     await outcome(send, 'failed_before_dispatch', reason);
-    const r = await ask('fail', { lease_id: lease.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
-    if (!r.ok && r.lost) await ask('fail', { lease_id: lease.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
+    const r = await ask('fail', { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
+    if (!r.ok && r.lost) await ask('fail', { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
   }
 
   /** Empties the composer through the editor's own input path. */
@@ -211,22 +228,23 @@
     return document.execCommand('insertText', false, text);
   }
 
-  async function handleSend(send) {
+  /** One send, handed to the lease `held`. */
+  async function handleSend(send, held) {
     const at = location.href;
     // 1. checks before typing
     if (send.conversation_id && send.conversation_id !== S.conversationId()) {
-      return failBefore(send, SENTENCES.otherConversation);
+      return failBefore(send, held, SENTENCES.otherConversation);
     }
     let composer = S.composer();
-    if (!composer) return failBefore(send, SENTENCES.noComposer, { snapshot: true });
-    if (S.composerText(composer) !== '') return failBefore(send, SENTENCES.composerBusy);
+    if (!composer) return failBefore(send, held, SENTENCES.noComposer, { snapshot: true });
+    if (S.composerText(composer) !== '') return failBefore(send, held, SENTENCES.composerBusy);
     if (S.generating() && !(await until(() => !S.generating(), IDLE_MS))) {
-      return failBefore(send, SENTENCES.generating);
+      return failBefore(send, held, SENTENCES.generating);
     }
     // 2. type
     if (!typeText(composer, send.text)) {
       clearComposer(composer);
-      return failBefore(send, SENTENCES.typingRefused);
+      return failBefore(send, held, SENTENCES.typingRefused);
     }
     // 3. check what was typed and the button
     const holdsText = () => {
@@ -235,14 +253,14 @@
     };
     if (!(await until(holdsText, SETTLE_MS))) {
       clearComposer(S.composer());
-      return failBefore(send, SENTENCES.textDiffers);
+      return failBefore(send, held, SENTENCES.textDiffers);
     }
     let button = S.sendButton();
     if (!button) {
       const snapshot = S.layoutSnapshot(SENTENCES.noSendButton);
       clearComposer(composer);
       await ask('snapshot', { snapshot });
-      return failBefore(send, SENTENCES.noSendButton);
+      return failBefore(send, held, SENTENCES.noSendButton);
     }
     const enabled = () => {
       button = S.sendButton();
@@ -250,15 +268,15 @@
     };
     if (!(await until(enabled, SETTLE_MS))) {
       clearComposer(composer);
-      return failBefore(send, SENTENCES.sendDisabled);
+      return failBefore(send, held, SENTENCES.sendDisabled);
     }
     if (location.href !== at || !holdsText()) {
       clearComposer(S.composer());
-      return failBefore(send, SENTENCES.pageChanged);
+      return failBefore(send, held, SENTENCES.pageChanged);
     }
     // 4. the grant
     await outcome(send, 'asking_grant');
-    const r = await ask('dispatch', { lease_id: lease.lease_id, op_id: send.op_id });
+    const r = await ask('dispatch', { lease_id: held.lease_id, op_id: send.op_id });
     if (r.ok && r.body && r.body.granted === true) {
       // 5. the one click
       granted = { op_id: send.op_id, requestSeen: false };
@@ -271,7 +289,7 @@
     await outcome(send, r.lost || r.status === 0 ? 'grant_answer_lost' : 'refused', r.code);
     if (r.lost || r.code === 'unreachable' || r.status === 0) {
       // Committed or not, nobody here knows; the button was not clicked. Say so.
-      await ask('fail', { lease_id: lease.lease_id, op_id: send.op_id, stage: 'after_dispatch', reason: SENTENCES.grantLost });
+      await ask('fail', { lease_id: held.lease_id, op_id: send.op_id, stage: 'after_dispatch', reason: SENTENCES.grantLost });
     }
   }
 
@@ -325,11 +343,39 @@
     }
   }
 
+  // ---------------------------------------------------------------- the tab moving
+
+  let sending = false;
+
+  /**
+   * When the tab shows another conversation (a new chat got its id, or the person opened
+   * another one), the lease's binding is wrong: release it once nothing is being sent or
+   * generated. The pending long-poll then ends with an ended lease, and the loop leases the
+   * tab again with its new conversation.
+   */
+  function watchLocation() {
+    const check = async () => {
+      if (!lease || lease.conversation_id === S.conversationId()) return;
+      if (sending || S.generating()) {
+        await until(() => !S.generating(), Infinity);
+        if (sending) return; // the send's end runs the loop, which checks again
+      }
+      if (!lease || lease.conversation_id === S.conversationId()) return;
+      const old = lease;
+      lease = null;
+      leaseEvents.dispatchEvent(new Event('released'));
+      await ask('release', { lease_id: old.lease_id, reason: 'the tab moved to another conversation' });
+    };
+    if (window.navigation) window.navigation.addEventListener('currententrychange', check);
+    window.addEventListener('popstate', check);
+  }
+
   // ---------------------------------------------------------------- main loop
 
   async function run() {
     await until(() => !!S.composer(), Infinity);
     watchGeneration();
+    watchLocation();
     let backoff = 500;
     const pause = async () => {
       await sleep(backoff);
@@ -354,10 +400,30 @@
         }
         continue;
       }
-      const r = await ask('next', { lease_id: lease.lease_id, wait_ms: WAIT_MS });
+      const polled = lease;
+      const pending = ask('next', { lease_id: polled.lease_id, wait_ms: WAIT_MS });
+      const released = whenReleased();
+      const r = await Promise.race([pending, released.promise]);
+      released.cancel();
+      if (r === RELEASED) {
+        // The tab moved on while this long-poll was open: lease again now. Should the old
+        // poll still bring a send, it is failed before anything is typed.
+        pending.then((late) => {
+          if (late.ok && late.body && late.body.send) failBefore(late.body.send, polled, SENTENCES.moved);
+        });
+        continue;
+      }
+      if (lease !== polled && !(r.ok && r.body && r.body.send)) continue; // released meanwhile
       if (r.ok) {
         backoff = 500;
-        if (r.body && r.body.send) await handleSend(r.body.send);
+        if (r.body && r.body.send) {
+          sending = true;
+          try {
+            await handleSend(r.body.send, polled);
+          } finally {
+            sending = false;
+          }
+        }
         await checkRemoteStops();
         continue;
       }
