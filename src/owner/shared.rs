@@ -65,6 +65,14 @@ impl SharedLedger {
         self.events.subscribe()
     }
 
+    /// The id of the newest audit event published so far (0 when none).
+    pub(crate) fn last_event_id(&self) -> i64 {
+        self.inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .last_event
+    }
+
     /// Woken after every committed change (and by [`Self::poke`]).
     pub(crate) fn changed(&self) -> Arc<Notify> {
         self.changed.clone()
