@@ -141,3 +141,45 @@ fn a_dispatch_with_no_receipt_in_time_becomes_uncertain_with_an_audit_event() {
         "an uncertain send no longer holds the queue, and is not handed out again"
     );
 }
+
+#[test]
+fn resuming_after_a_backlog_of_more_than_ten_thousand_events_loses_none() {
+    let (_tmp, profile) = profile_dir();
+    {
+        // 6,000 queued sends written in one transaction; the owner's recovery then
+        // rejects them all: 12,000 events before anyone listens.
+        let p = sendledger::profile::Profile::at(&profile).expect("the profile");
+        let clock = std::sync::Arc::new(sendledger::clock::SystemClock);
+        let (ledger, _) = sendledger::ledger::Ledger::open(&p, clock).expect("a new ledger");
+        ledger
+            .raw_connection()
+            .execute(
+                "INSERT INTO sends(op_id, text, epoch, created_at, state, updated_at, actor) \
+                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000) \
+                 SELECT 'bulk-' || i, 'backlog', ?1, 0, 'queued', 0, 'test' FROM n",
+                [sendledger::ledger::unbound_epoch(0)],
+            )
+            .expect("the backlog is written");
+    }
+    let serve = Serve::start(&profile, &[]);
+    let ids: Vec<i64> = read_only(&profile)
+        .prepare("SELECT id FROM events ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert!(ids.len() >= 12_000, "the backlog is there: {}", ids.len());
+    let client = serve.client();
+    let mut all = client.events(Some(0));
+    for (i, id) in ids.iter().enumerate() {
+        let got: i64 = all.next_event().id.parse().unwrap();
+        assert_eq!(got, *id, "event {i} of the backlog, in order, none skipped");
+    }
+    client.queue("after-backlog", "live again");
+    let live = all.next_event();
+    assert_eq!(
+        live.data["op_id"], "after-backlog",
+        "then live events follow"
+    );
+}
