@@ -374,6 +374,19 @@ scenario('a_refused_grant_clears_the_composer_and_clicks_nothing', async (w) => 
   assert.equal((await w.send(second)).send.state, 'stopped');
 });
 
+scenario('a_draft_in_the_composer_rejects_the_send_and_stays_untouched', async (w) => {
+  const [page] = await ready(w);
+  await page.click('#prompt-textarea');
+  await page.keyboard.type('my own half-written draft');
+  const op = await w.queue('This must not mix with the draft.', { conversation_id: CONV_A });
+  const { send } = await w.until(op, 'rejected');
+  assert.match(send.evidence, /the composer is not empty: send or clear the draft/, 'the sentence a person can act on');
+  assert.equal(send.dispatched_at, null, 'never dispatched');
+  assert.equal(await page.locator('#prompt-textarea').textContent(), 'my own half-written draft', "the person's draft is untouched");
+  const st = await fakeState();
+  assert.equal(st.clicks + st.enter_submits + st.posts, 0, 'nothing was clicked or submitted');
+});
+
 scenario('missing_send_button_rejects_before_dispatch_with_the_layout_sentence', async (w) => {
   await fakeConfig({ layout: 'no-send-button' });
   const [page] = await ready(w);
