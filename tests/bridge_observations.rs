@@ -295,3 +295,48 @@ fn traffic_for_a_send_never_granted_does_not_accept_it() {
     );
     assert!(no_fact(&answers, "accepted"), "{answers:?}");
 }
+
+#[test]
+fn unreadable_page_traffic_is_refused_without_echoing_it_and_changes_nothing() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = dispatched(&serve, &ext, "haiku");
+    let secret = "PRIVATE-WORDS-0042";
+    let cases = [
+        json!({ "lease_id": lease, "op_id": "haiku", "kind": "request", "stream_id": "s1",
+                "url": URL, "body": format!("{{\"messages\": [{secret}") }),
+        json!({ "lease_id": lease, "op_id": "haiku", "kind": "request", "stream_id": "s2",
+                "url": URL, "body": json!({ "messages": secret }).to_string() }),
+        json!({ "lease_id": lease, "kind": "listing",
+                "url": "https://chatgpt.com/backend-api/conversation/c1",
+                "body": format!("{{\"mapping\": \"{secret}\"") }),
+        json!({ "lease_id": lease, "op_id": "haiku", "kind": "stream_chunk", "stream_id": "unknown",
+                "seq": 0, "chunk": format!("data: {{\"v\": \"{secret}\"\n\n") }),
+        json!({ "lease_id": lease, "op_id": "haiku", "kind": "telepathy", "stream_id": "s1", "note": secret }),
+    ];
+    for o in cases {
+        let before = dump(&profile);
+        let a = ext.observe(&o);
+        assert!(
+            !a.body.to_string().contains(secret),
+            "the answer never echoes the page's text: {} {}",
+            a.status,
+            a.body
+        );
+        if a.status != 200 {
+            assert!(
+                !a.code().is_empty(),
+                "a refusal is {{code, message}}: {}",
+                a.body
+            );
+        }
+        assert_eq!(
+            dump(&profile),
+            before,
+            "unreadable traffic changes nothing: {o}"
+        );
+        assert!(!serve.stderr().contains(secret), "nor reaches the log");
+    }
+    assert_eq!(serve.client().state("haiku"), "dispatched");
+}
