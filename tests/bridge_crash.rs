@@ -238,3 +238,27 @@ fn sigterm_answers_a_parked_long_poll_and_ends_event_streams_instead_of_cutting_
     );
     assert!(serve.wait_exit().success());
 }
+
+#[test]
+fn serve_listens_on_the_port_the_profile_config_names_and_says_so_in_bridge_json() {
+    let (_tmp, profile) = profile_dir();
+    let free = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let port = free.local_addr().unwrap().port();
+    drop(free);
+    std::fs::write(profile.join("config.json"), format!("{{\"port\": {port}}}")).unwrap();
+    let serve = Serve::try_start(&profile, &[]).expect("serve starts on the configured port");
+    assert_eq!(serve.port, port);
+    let info: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(profile.join("bridge.json")).unwrap()).unwrap();
+    assert_eq!(info["address"], format!("127.0.0.1:{port}"));
+    assert_eq!(info["pid"], serve.pid());
+    use std::os::unix::fs::PermissionsExt;
+    for file in ["bridge.json", "client.token"] {
+        let mode = std::fs::metadata(profile.join(file))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600, "{file} is private to the user");
+    }
+}
