@@ -262,3 +262,31 @@ fn serve_listens_on_the_port_the_profile_config_names_and_says_so_in_bridge_json
         assert_eq!(mode, 0o600, "{file} is private to the user");
     }
 }
+
+#[test]
+fn a_second_serve_on_the_same_profile_fails_loudly_naming_the_owner() {
+    let (_tmp, profile) = profile_dir();
+    let first = Serve::start(&profile, &[]);
+    let second = match Serve::try_start(&profile, &["--port", "0"]) {
+        Ok(s) => panic!("a second owner started on port {}", s.port),
+        Err(f) => f,
+    };
+    assert!(!second.status.success());
+    assert!(
+        second.stderr.contains(&first.pid().to_string()),
+        "the refusal names the owner's pid: {}",
+        second.stderr
+    );
+    let info: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(profile.join("bridge.json")).unwrap()).unwrap();
+    assert_eq!(
+        info["pid"],
+        first.pid(),
+        "bridge.json still names the first owner"
+    );
+    assert_eq!(
+        first.client().get("/v1/status").status,
+        200,
+        "which still serves"
+    );
+}
