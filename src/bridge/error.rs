@@ -39,7 +39,7 @@ impl From<LedgerError> for ApiError {
         let status = match &e {
             LedgerError::Invalid(_) => StatusCode::BAD_REQUEST,
             LedgerError::UnknownSend(_) | LedgerError::UnknownToolCall(_) => StatusCode::NOT_FOUND,
-            LedgerError::UnknownLease(_) => StatusCode::GONE,
+            LedgerError::UnknownLease(_) | LedgerError::LeaseEnded(_) => StatusCode::GONE,
             LedgerError::Corrupt { .. }
             | LedgerError::DiskFull { .. }
             | LedgerError::Busy

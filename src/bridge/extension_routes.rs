@@ -82,9 +82,7 @@ fn handed(send: &Send) -> Value {
 /// claimed means no grant was issued, so nothing was clicked), or a new claim.
 fn take(l: &mut crate::ledger::Ledger, lease_id: &str) -> Result<Option<Send>, LedgerError> {
     if l.get_lease(lease_id)?.ended_at.is_some() {
-        return Err(LedgerError::NotGranted(format!(
-            "lease {lease_id} has ended: lease the tab again"
-        )));
+        return Err(LedgerError::LeaseEnded(lease_id.into()));
     }
     let held = l
         .list(&crate::ledger::ListFilter {

@@ -193,7 +193,10 @@ impl Tracker {
             }
         }
         let end = ended.then(|| (t.op_id.clone(), outcome.to_string()));
-        if ended {
+        // A handed-off turn's HTTP body ends before its answer: keep following it over
+        // the WebSocket frames until the answer is seen.
+        let handed_off = obs.handoff.is_some() && !t.completed;
+        if ended && !handed_off {
             self.tracks.remove(stream_id);
         }
         Ok((facts, end))

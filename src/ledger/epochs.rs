@@ -184,9 +184,7 @@ pub(crate) fn get_lease(tx: &Transaction, lease_id: &str) -> Result<Lease> {
 pub(crate) fn usable_lease(tx: &Transaction, lease_id: &str) -> Result<Lease> {
     let lease = get_lease(tx, lease_id)?;
     if lease.ended_at.is_some() {
-        return Err(LedgerError::NotGranted(format!(
-            "lease {lease_id} has ended: lease the tab again"
-        )));
+        return Err(LedgerError::LeaseEnded(lease_id.into()));
     }
     let (closed, _) = gate(tx)?;
     if closed || is_stopped(tx, &lease.epoch)? {

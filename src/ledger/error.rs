@@ -51,6 +51,8 @@ pub enum LedgerError {
     ReceiptTaken { owner: String },
     #[error("unknown lease {0:?}: lease the tab again")]
     UnknownLease(String),
+    #[error("lease {0} has ended (the owner restarted, a person resumed, or the tab leased again): lease the tab again")]
+    LeaseEnded(String),
     #[error("tool outcome is uncertain after restart; do not retry the side effect")]
     ToolUncertain,
     #[error("tool receipts full: 1000 receipts are retained; archive settled ones (`sendledger tool archive ID --by WHO`) before admitting more")]
@@ -86,6 +88,7 @@ impl LedgerError {
             Self::ReceiptOwnerChanged(_) => "receipt_owner_changed",
             Self::ReceiptTaken { .. } => "receipt_taken",
             Self::UnknownLease(_) => "unknown_lease",
+            Self::LeaseEnded(_) => "lease_ended",
             Self::ToolUncertain => "tool_uncertain",
             Self::ToolReceiptsFull => "tool_receipts_full",
             Self::UnknownToolCall(_) => "unknown_tool_call",
