@@ -340,3 +340,57 @@ fn unreadable_page_traffic_is_refused_without_echoing_it_and_changes_nothing() {
     }
     assert_eq!(serve.client().state("haiku"), "dispatched");
 }
+
+#[test]
+fn a_stream_handed_off_to_the_websocket_completes_from_its_frames_once_each() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    // The hand-off fixture's user text; the request is the follow-up fixture carrying it.
+    let text = "Summarise double-entry bookkeeping.";
+    let mut request: Value =
+        serde_json::from_str(&fixture("request_follow_up_legacy.json")).unwrap();
+    request["messages"][0]["content"]["parts"] = json!([text]);
+    request["messages"][0]["id"] = json!("7f6e5d4c-3b2a-4918-a7f6-e5d4c3b2a190");
+    client.queue("ws", text);
+    ext.next(&lease, 5_000).expect("claimed");
+    assert_eq!(ext.dispatch(&lease, "ws").status, 200);
+    observe_ok(
+        &ext,
+        json!({ "lease_id": lease, "op_id": "ws", "kind": "request", "stream_id": "s1",
+                "url": URL, "body": request.to_string() }),
+    );
+    observe_ok(
+        &ext,
+        json!({ "lease_id": lease, "op_id": "ws", "kind": "stream_chunk", "stream_id": "s1",
+                "seq": 0, "chunk": fixture("stream_delta_handoff.sse") }),
+    );
+    assert_eq!(
+        client.state("ws"),
+        "accepted",
+        "the SSE part before the hand-off carried the receipt"
+    );
+    for frame in fixture("websocket_handoff.jsonl").lines() {
+        observe_ok(
+            &ext,
+            json!({ "lease_id": lease, "op_id": "ws", "kind": "websocket", "stream_id": "s1",
+                    "message": frame }),
+        );
+    }
+    observe_ok(
+        &ext,
+        json!({ "lease_id": lease, "op_id": "ws", "kind": "stream_end", "stream_id": "s1" }),
+    );
+    let send = &client.show("ws")["send"];
+    assert_eq!(send["state"], "completed", "{send}");
+    assert_eq!(
+        send["answer"]["text"], "Every debit has a matching credit.",
+        "a repeated frame is applied once"
+    );
+    assert_eq!(
+        send["receipt"]["turn_id"],
+        "c2d3e4f5-a6b7-4c8d-8e9f-1a2b3c4d5e6f"
+    );
+}
