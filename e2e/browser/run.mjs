@@ -238,17 +238,20 @@ scenario('a_new_chat_send_completes_and_the_tab_binds_its_new_conversation', asy
   assert.equal((await fakeState()).clicks, 2);
 });
 
-scenario('a_legacy_stream_completes_the_send', async (w) => {
+scenario('a_legacy_turn_without_a_turn_id_is_never_accepted_and_becomes_uncertain', async (w) => {
+  // The legacy stream's user echo carries no turn_exchange_id, so the native tuple is
+  // incomplete: the owner must not infer a receipt. After the receipt bound the send is
+  // uncertain (a person decides), and it was clicked exactly once.
   await fakeConfig({ format: 'legacy' });
-  await ready(w);
+  await ready(w, { ownerArgs: ['--receipt-ms', '3000'] });
   const op = await w.queue('Answer in the old format, please.', { conversation_id: CONV_A });
-  const { send } = await w.until(op, 'completed');
+  const { send } = await w.until(op, 'uncertain', 30_000);
   const st = await fakeState();
   assert.equal(st.requests[0].format, 'legacy', 'the fake answered with full snapshots');
-  assert.equal(send.receipt.user_message_id, st.requests[0].message_id, 'receipt user message id from the page');
-  assert.equal(send.receipt.conversation_id, CONV_A);
-  assert.equal(send.answer.message_id, st.requests[0].assistant_id);
-  assert.equal(st.clicks, 1);
+  assert.equal(send.receipt, null, 'no receipt without the turn id');
+  assert.equal(send.answer, null, 'no answer settles a send that was never accepted');
+  assert.match(send.evidence, /no receipt within 3000 ms/);
+  assert.equal(st.clicks, 1, 'clicked once, and never again');
 });
 
 scenario('a_turn_handed_off_to_the_websocket_completes_the_send', async (w) => {
