@@ -155,7 +155,8 @@ const handlers = {
     return r;
   },
   async remoteStops(tabId, m) {
-    return bridgeRequest('GET', `/v1/ext/remote-stops?lease_id=${encodeURIComponent(m.lease_id)}`);
+    const wait = Math.min(Number(m.wait_ms) || 0, 25_000);
+    return bridgeRequest('GET', `/v1/ext/remote-stops?lease_id=${encodeURIComponent(m.lease_id)}&wait_ms=${wait}`);
   },
   async remoteStopPhase(tabId, m) {
     const body = { lease_id: m.lease_id, phase: m.phase };

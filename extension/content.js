@@ -21,7 +21,7 @@
   const WAIT_MS = 25_000; // long-poll bound
   const SETTLE_MS = 3_000; // how long typing may take to show in the composer
   const IDLE_MS = 20_000; // how long a send may wait for the page to stop generating
-  const REMOTE_STOP_MS = 1_000; // remote-stop check period while an answer is generating
+  const REMOTE_STOP_WAIT_MS = 5_000; // remote-stop long-poll while an answer is generating
   const STOP_CONFIRM_MS = 15_000; // how long a stopped answer may take to stop
   const MAX_OUTBOX = 5_000;
 
@@ -295,11 +295,12 @@
 
   // ---------------------------------------------------------------- remote stop
 
-  async function checkRemoteStops() {
+  /** Asks for remote stops; with `waitMs` the owner answers as soon as one is pending. */
+  async function checkRemoteStops(waitMs = 0) {
     const held = lease || stoppedLease;
-    if (!held) return;
-    const r = await ask('remoteStops', { lease_id: held.lease_id });
-    if (!r.ok || !r.body || !Array.isArray(r.body.remote_stops)) return;
+    if (!held) return false;
+    const r = await ask('remoteStops', { lease_id: held.lease_id, wait_ms: waitMs });
+    if (!r.ok || !r.body || !Array.isArray(r.body.remote_stops)) return false;
     for (const stop of r.body.remote_stops) {
       if (stop.phase !== 'pending' || handledStops.has(stop.op_id)) continue;
       const ours = grantedOps.has(stop.op_id) || stop.epoch === held.epoch;
@@ -336,8 +337,10 @@
     for (;;) {
       await until(() => S.generating(), Infinity);
       while (S.generating() && alive) {
-        await checkRemoteStops();
-        await sleep(REMOTE_STOP_MS);
+        // A long-poll: the owner answers when a Stop asks for a remote stop, or after
+        // REMOTE_STOP_WAIT_MS; then the generation state is looked at again.
+        const r = await checkRemoteStops(REMOTE_STOP_WAIT_MS);
+        if (r === false) await sleep(1_000); // the owner is unreachable: back off
       }
       if (!alive) return;
     }

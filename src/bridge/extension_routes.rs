@@ -183,19 +183,34 @@ async fn observe(State(st): State<BridgeState>, Body(o): Body<Observation>) -> A
 }
 
 #[derive(Deserialize)]
-struct LeaseQuery {
+struct RemoteStopQuery {
     lease_id: String,
+    /// Long-poll: wait up to this many ms (≤ 25,000) for a pending remote stop.
+    #[serde(default)]
+    wait_ms: Option<u64>,
 }
 
-async fn remote_stops(State(st): State<BridgeState>, Query(q): Query<LeaseQuery>) -> Answer {
-    let stops = st
-        .ledger()
-        .call(move |l| {
-            l.get_lease(&q.lease_id)?;
-            l.remote_stops()
-        })
-        .await?;
-    Ok(Json(json!({ "remote_stops": stops })))
+async fn remote_stops(State(st): State<BridgeState>, Query(q): Query<RemoteStopQuery>) -> Answer {
+    let wait = Duration::from_millis(q.wait_ms.unwrap_or(0).min(MAX_WAIT_MS));
+    let deadline = tokio::time::Instant::now() + wait;
+    let changed = st.ledger().changed();
+    loop {
+        let notified = changed.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        let lease_id = q.lease_id.clone();
+        let stops = st
+            .ledger()
+            .call(move |l| {
+                l.get_lease(&lease_id)?;
+                l.remote_stops()
+            })
+            .await?;
+        let pending = stops.iter().any(|s| s.phase == RemotePhase::Pending);
+        if pending || tokio::time::timeout_at(deadline, notified).await.is_err() {
+            return Ok(Json(json!({ "remote_stops": stops })));
+        }
+    }
 }
 
 #[derive(Deserialize)]

@@ -54,9 +54,11 @@ impl SharedLedger {
                 for e in new {
                     let _ = self.events.send(e);
                 }
-                self.changed.notify_waiters();
             }
         }
+        // Wake long-polls after every call: some changes write no audit event (a lease,
+        // a remote stop request); a spurious wake-up only re-checks.
+        self.changed.notify_waiters();
         out
     }
 
