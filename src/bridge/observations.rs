@@ -166,7 +166,17 @@ impl Tracker {
             Input::Websocket(message) => t.decoder.feed_websocket_item(&message),
             Input::End => ended = true,
         }
-        let obs = t.decoder.snapshot();
+        // At the end of the HTTP stream the decoder is finished (an unterminated last line
+        // counts, a cut stream says so) — unless the turn was handed off and its answer
+        // is still to come over the WebSocket: then it stays followed.
+        let snapshot = t.decoder.snapshot();
+        let handed_off = snapshot.handoff.is_some() && !t.completed;
+        let finishing = ended && !handed_off;
+        let obs = if finishing {
+            std::mem::replace(&mut t.decoder, StreamDecoder::new()).finish()
+        } else {
+            snapshot
+        };
         let mut facts = Vec::new();
         if !t.accepted {
             if let Some(r) = chatgpt::receipt_for(&t.request, &obs, &t.text) {
@@ -193,10 +203,7 @@ impl Tracker {
             }
         }
         let end = ended.then(|| (t.op_id.clone(), outcome.to_string()));
-        // A handed-off turn's HTTP body ends before its answer: keep following it over
-        // the WebSocket frames until the answer is seen.
-        let handed_off = obs.handoff.is_some() && !t.completed;
-        if ended && !handed_off {
+        if finishing {
             self.tracks.remove(stream_id);
         }
         Ok((facts, end))
