@@ -380,18 +380,24 @@ class DirectApp:
         self.profile = profile
         env = {**os.environ, "HOME": profile.home, **(extra_env or {})}
         env.pop("TAURI_WEBVIEW_AUTOMATION", None)
+        self.log = open(os.path.join(profile.root, "app.log"), "w+")
         self.proc = subprocess.Popen([APP, "--profile", profile.dir, *args], env=env,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.DEVNULL, stderr=self.log, text=True)
         self.pid = self.proc.pid
         wait_until(lambda: profile_pid(profile) == self.pid, "the app to own the profile (bridge.json)")
 
     def alive(self):
         return self.proc.poll() is None
 
+    def stderr(self):
+        self.log.seek(0)
+        return self.log.read()
+
     def close(self):
         if self.alive():
             kill(self.pid)
         self.proc.wait(10)
+        self.log.close()
 
 
 def profile_pid(profile):

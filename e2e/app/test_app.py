@@ -2,6 +2,7 @@
 window (tauri-driver + WebKitWebDriver), its tray menu (D-Bus) and the CLI, with sends
 made through the real bridge. Run by run.py inside xvfb-run + dbus-run-session."""
 import os
+import signal
 import subprocess
 import time
 
@@ -355,6 +356,16 @@ def test_dark_theme(desktop):
         app.close()
 
 
+def test_sigterm_shuts_the_owner_down_cleanly(desktop):
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    Tray(desktop, app.pid)  # up and in the tray
+    os.kill(app.pid, signal.SIGTERM)
+    assert app.proc.wait(20) == 0, app.stderr()
+    assert not os.path.exists(os.path.join(p.dir, "bridge.json")), "bridge.json removed on the way out"
+    assert p.cli("status")["owner"] is None, "the profile is free again"
+
+
 TEAL, AMBER, RED = (0x0F, 0x76, 0x6E), (0xF5, 0x9E, 0x0B), (0xC8, 0x1E, 0x1E)
 
 
@@ -408,5 +419,6 @@ TESTS = [
     test_second_launch_hands_over_to_the_first,
     test_the_app_refuses_a_profile_another_owner_holds,
     test_dark_theme,
+    test_sigterm_shuts_the_owner_down_cleanly,
     test_tray_icon_shows_each_state_in_a_real_tray,
 ]

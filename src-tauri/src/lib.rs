@@ -123,6 +123,7 @@ pub fn run() {
             live::forward_events(desk.clone());
             live::follow_status(desk.clone(), tray);
             notifications::spawn_sweep(app.handle().clone(), desk);
+            quit_on_sigterm(app.handle().clone());
             if !args.hidden {
                 window::open(app.handle());
             }
@@ -148,6 +149,21 @@ pub fn run() {
             tauri::async_runtime::block_on(desk.shutdown());
         }
         _ => {}
+    });
+}
+
+/// SIGTERM (log-out, `kill`) quits as the tray's Quit does: the owner shuts down cleanly.
+fn quit_on_sigterm<R: tauri::Runtime>(app: tauri::AppHandle<R>) {
+    tauri::async_runtime::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+                log::info!("SIGTERM: quitting");
+                app.exit(0);
+            }
+            Err(e) => log::warn!("no SIGTERM handler: {e}"),
+        }
     });
 }
 

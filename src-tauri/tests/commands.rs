@@ -540,7 +540,10 @@ fn the_tray_shows_attention_before_stopped() {
         TrayState::NeedsAttention,
         "a send waiting for a decision outranks a closed gate"
     );
-    assert_eq!(s.summary(), "0 pending · 1 uncertain · 0 stopped · sends stopped");
+    assert_eq!(
+        s.summary(),
+        "0 pending · 1 uncertain · 0 stopped · sends stopped"
+    );
 }
 
 #[test]
