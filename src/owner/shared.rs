@@ -47,7 +47,9 @@ impl SharedLedger {
     /// The same as [`Self::call`], for code that is not async (the tray app's threads).
     pub fn call_blocking<T>(&self, f: impl FnOnce(&mut Ledger) -> T) -> T {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let rows_before = g.ledger.raw_connection().total_changes();
         let out = f(&mut g.ledger);
+        let wrote = g.ledger.raw_connection().total_changes() != rows_before;
         if let Ok(new) = g.ledger.events_since(g.last_event, 10_000) {
             if let Some(last) = new.last() {
                 g.last_event = last.id;
@@ -56,9 +58,12 @@ impl SharedLedger {
                 }
             }
         }
-        // Wake long-polls after every call: some changes write no audit event (a lease,
-        // a remote stop request); a spurious wake-up only re-checks.
-        self.changed.notify_waiters();
+        // Wake long-polls after every call that wrote rows: some changes write no audit
+        // event (a lease, a remote stop request). Never after a read — a long-poll's own
+        // check is a call, and waking itself would make it spin until its deadline.
+        if wrote {
+            self.changed.notify_waiters();
+        }
         out
     }
 
