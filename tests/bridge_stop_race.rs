@@ -219,3 +219,41 @@ fn a_remote_stop_dispatched_at_a_crash_becomes_uncertain_not_confirmed() {
     assert_eq!(phase_now, "uncertain", "a confirmation is never invented");
     assert_eq!(serve.client().state("op-1"), "uncertain");
 }
+
+#[test]
+fn a_remote_stop_poll_answers_when_a_stop_asks_or_when_its_wait_runs_out() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    for wait in ["", "&wait_ms=300"] {
+        let a = ext
+            .http
+            .get(&format!("/v1/ext/remote-stops?lease_id={lease}{wait}"));
+        assert_eq!(
+            (a.status, &a.body),
+            (200, &json!({ "remote_stops": [] })),
+            "nothing pending: answered at once or when the wait ran out ({wait:?})"
+        );
+    }
+    client.queue("op-1", "clicked, then stopped");
+    ext.next(&lease, 5_000).expect("claimed");
+    assert_eq!(ext.dispatch(&lease, "op-1").status, 200);
+    let waiting = {
+        let (ext, lease) = (ext.fresh(), lease.clone());
+        std::thread::spawn(move || {
+            ext.http.get(&format!(
+                "/v1/ext/remote-stops?lease_id={lease}&wait_ms=20000"
+            ))
+        })
+    };
+    let stop = client.post("/v1/stop", &json!({ "by": "alice" }));
+    assert_eq!(stop.body["stop"]["remote_stops"], json!(["op-1"]));
+    let a = waiting.join().expect("the poll finished");
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(
+        a.body["remote_stops"][0]["op_id"], "op-1",
+        "the Stop woke the poll"
+    );
+}
