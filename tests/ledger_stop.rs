@@ -173,7 +173,10 @@ fn dispatch_rechecks_the_fence_in_its_own_transaction() {
         let before = dump(ledger.raw_connection());
         let e = ledger.dispatch("op-1", &lease).expect_err(what);
         assert!(
-            matches!(e, LedgerError::EpochStopped | LedgerError::NotGranted(_)),
+            matches!(
+                e,
+                LedgerError::EpochStopped | LedgerError::NotGranted(_) | LedgerError::LeaseEnded(_)
+            ),
             "{what}: {e:?}"
         );
         assert_eq!(
