@@ -12,6 +12,7 @@
 //! Resume increments the generation, so no epoch a Stop fenced is ever current again.
 
 use super::error::{LedgerError, Result};
+use super::read::cached_row;
 use crate::clock::Millis;
 use rusqlite::{params, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
@@ -84,7 +85,8 @@ pub fn unbound_epoch(generation: i64) -> String {
 }
 
 pub(crate) fn gate(tx: &Transaction) -> rusqlite::Result<(bool, i64)> {
-    tx.query_row(
+    cached_row(
+        tx,
         "SELECT closed, generation FROM gate WHERE id = 1",
         [],
         |r| Ok((r.get::<_, i64>(0)? == 1, r.get(1)?)),
@@ -92,7 +94,8 @@ pub(crate) fn gate(tx: &Transaction) -> rusqlite::Result<(bool, i64)> {
 }
 
 pub(crate) fn is_stopped(tx: &Transaction, epoch: &str) -> rusqlite::Result<bool> {
-    tx.query_row(
+    cached_row(
+        tx,
         "SELECT EXISTS (SELECT 1 FROM stopped_epochs WHERE epoch = ?1)",
         [epoch],
         |r| r.get(0),
@@ -106,14 +109,14 @@ pub(crate) fn admission_epoch(
     generation: i64,
     conversation_id: Option<&str>,
 ) -> rusqlite::Result<String> {
-    let leased: Option<String> = tx
-        .query_row(
-            "SELECT epoch FROM leases WHERE ended_at IS NULL AND generation = ?1 \
+    let leased: Option<String> = cached_row(
+        tx,
+        "SELECT epoch FROM leases WHERE ended_at IS NULL AND generation = ?1 \
              AND (?2 IS NULL OR conversation_id = ?2) ORDER BY created_at DESC, rowid DESC LIMIT 1",
-            params![generation, conversation_id],
-            |r| r.get(0),
-        )
-        .optional()?;
+        params![generation, conversation_id],
+        |r| r.get(0),
+    )
+    .optional()?;
     Ok(leased.unwrap_or_else(|| unbound_epoch(generation)))
 }
 
@@ -155,7 +158,8 @@ pub(crate) fn lease(tx: &Transaction, binding: &TabBinding, now: Millis) -> Resu
 }
 
 pub(crate) fn get_lease(tx: &Transaction, lease_id: &str) -> Result<Lease> {
-    tx.query_row(
+    cached_row(
+        tx,
         "SELECT lease_id, tab_id, conversation_id, thread_id, workspace_id, generation, epoch, created_at, ended_at \
          FROM leases WHERE lease_id = ?1",
         [lease_id],

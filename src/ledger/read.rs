@@ -68,12 +68,21 @@ pub(crate) fn send_from_row(row: &Row) -> rusqlite::Result<Send> {
     })
 }
 
+/// `query_row` through the connection's statement cache (see `sends::exec`).
+pub(crate) fn cached_row<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    f: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.prepare_cached(sql)?.query_row(params, f)
+}
+
 pub(crate) fn get(conn: &Connection, op_id: &str) -> rusqlite::Result<Option<Send>> {
-    conn.query_row(
-        &format!("SELECT {SEND_COLUMNS} FROM {SEND_FROM} WHERE s.op_id = ?1"),
-        [op_id],
-        send_from_row,
-    )
+    conn.prepare_cached(&format!(
+        "SELECT {SEND_COLUMNS} FROM {SEND_FROM} WHERE s.op_id = ?1"
+    ))?
+    .query_row([op_id], send_from_row)
     .optional()
 }
 
@@ -214,12 +223,11 @@ pub(crate) fn status(conn: &Connection) -> rusqlite::Result<Status> {
 /// The send that holds the profile's one browser-send slot (same rule as the
 /// `sends_one_in_flight` trigger).
 pub(crate) fn in_flight(conn: &Connection) -> rusqlite::Result<Option<String>> {
-    conn.query_row(
+    conn.prepare_cached(
         "SELECT op_id FROM sends WHERE state IN ('claimed', 'dispatched') \
          OR (state = 'accepted' AND answered_at IS NULL AND answer_not_observed_at IS NULL) \
          ORDER BY seq LIMIT 1",
-        [],
-        |r| r.get(0),
-    )
+    )?
+    .query_row([], |r| r.get(0))
     .optional()
 }

@@ -128,6 +128,17 @@ fn wrong(send: &Send, action: &'static str) -> LedgerError {
     }
 }
 
+/// Runs a write through the connection's statement cache. A statement that writes
+/// `sends` is compiled together with every trigger of the table, which costs more CPU
+/// than the rest of the transition; cached, it is compiled once per connection.
+pub(crate) fn exec(
+    tx: &Transaction,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> rusqlite::Result<usize> {
+    tx.prepare_cached(sql)?.execute(params)
+}
+
 /// Moves a send to `to`, recording actor and evidence (the audit trigger appends the event).
 fn transition(
     tx: &Transaction,
@@ -137,7 +148,8 @@ fn transition(
     evidence: Option<&str>,
     now: Millis,
 ) -> Result<()> {
-    tx.execute(
+    exec(
+        tx,
         "UPDATE sends SET state = ?1, updated_at = ?2, actor = ?3, evidence = ?4 WHERE op_id = ?5",
         params![to.as_str(), now, actor, evidence, op_id],
     )?;
@@ -152,7 +164,8 @@ pub(crate) fn note(
     evidence: &str,
     now: Millis,
 ) -> Result<()> {
-    tx.execute(
+    exec(
+        tx,
         "INSERT INTO events(op_id, kind, from_state, to_state, at, actor, evidence) \
          VALUES (?1, 'note', ?2, ?2, ?3, ?4, ?5)",
         params![send.op_id, send.state.as_str(), now, actor, evidence],
@@ -193,7 +206,8 @@ pub(crate) fn queue(
         return Err(LedgerError::EpochStopped);
     }
     let epoch = epochs::admission_epoch(tx, generation, req.conversation_id.as_deref())?;
-    tx.execute(
+    exec(
+        tx,
         "INSERT INTO sends(op_id, text, conversation_id, epoch, resend_of, created_at, state, updated_at, actor) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?6, ?7)",
         params![op_id, text, req.conversation_id, epoch, resend_of, now, actor],
@@ -208,17 +222,18 @@ pub(crate) fn claim_next(tx: &Transaction, lease_id: &str, now: Millis) -> Resul
     if read::in_flight(tx)?.is_some() {
         return Ok(None);
     }
-    let next: Option<String> = tx
-        .query_row(
-            "SELECT op_id FROM sends WHERE state = 'queued' \
+    let next: Option<String> = read::cached_row(
+        tx,
+        "SELECT op_id FROM sends WHERE state = 'queued' \
              AND (conversation_id IS NULL OR conversation_id = ?1) \
              AND epoch NOT IN (SELECT epoch FROM stopped_epochs) ORDER BY seq LIMIT 1",
-            [lease.binding.conversation_id.as_deref()],
-            |r| r.get(0),
-        )
-        .optional()?;
+        [lease.binding.conversation_id.as_deref()],
+        |r| r.get(0),
+    )
+    .optional()?;
     let Some(op_id) = next else { return Ok(None) };
-    tx.execute(
+    exec(
+        tx,
         "UPDATE sends SET state = 'claimed', updated_at = ?1, actor = 'extension', evidence = ?2, \
          lease_id = ?3, claimed_at = ?1 WHERE op_id = ?4",
         params![now, format!("claimed by lease {lease_id}"), lease_id, op_id],
@@ -245,7 +260,8 @@ pub(crate) fn dispatch(tx: &Transaction, op_id: &str, lease_id: &str, now: Milli
     if epochs::is_stopped(tx, &send.epoch)? {
         return Err(LedgerError::EpochStopped);
     }
-    tx.execute(
+    exec(
+        tx,
         "UPDATE sends SET state = 'dispatched', updated_at = ?1, actor = 'extension', \
          evidence = 'dispatch granted', dispatched_at = ?1 WHERE op_id = ?2",
         params![now, op_id],
@@ -301,20 +317,21 @@ pub(crate) fn accept(
     if send.dispatched_at.is_none() {
         return Err(LedgerError::ReceiptBeforeDispatch(op_id.into()));
     }
-    let owner: Option<String> = tx
-        .query_row(
-            "SELECT op_id FROM receipts WHERE conversation_id = ?1 AND user_message_id = ?2",
-            params![receipt.conversation_id, receipt.user_message_id],
-            |r| r.get(0),
-        )
-        .optional()?;
+    let owner: Option<String> = read::cached_row(
+        tx,
+        "SELECT op_id FROM receipts WHERE conversation_id = ?1 AND user_message_id = ?2",
+        params![receipt.conversation_id, receipt.user_message_id],
+        |r| r.get(0),
+    )
+    .optional()?;
     if let Some(owner) = owner {
         return Err(LedgerError::ReceiptTaken { owner });
     }
     if !matches!(send.state, SendState::Dispatched | SendState::Uncertain) {
         return Err(wrong(&send, "accepted"));
     }
-    tx.execute(
+    exec(
+        tx,
         "INSERT INTO receipts(op_id, conversation_id, user_message_id, turn_id, observed_at) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![op_id, receipt.conversation_id, receipt.user_message_id, receipt.turn_id, now],
     )?;
@@ -349,7 +366,8 @@ pub(crate) fn complete(
             "the answer's message id is empty".into(),
         ));
     }
-    tx.execute(
+    exec(
+        tx,
         "UPDATE sends SET state = 'completed', updated_at = ?1, actor = ?2, evidence = ?3, \
          answer_message_id = ?4, answer_text = ?5, answered_at = ?1 WHERE op_id = ?6",
         params![
@@ -411,13 +429,13 @@ pub(crate) fn requeue(tx: &Transaction, op_id: &str, by: &str, now: Millis) -> R
 }
 
 fn queue_again_unchecked(tx: &Transaction, old: &Send, by: &str, now: Millis) -> Result<Send> {
-    let existing: Option<String> = tx
-        .query_row(
-            "SELECT op_id FROM sends WHERE resend_of = ?1 ORDER BY seq LIMIT 1",
-            [&old.op_id],
-            |r| r.get(0),
-        )
-        .optional()?;
+    let existing: Option<String> = read::cached_row(
+        tx,
+        "SELECT op_id FROM sends WHERE resend_of = ?1 ORDER BY seq LIMIT 1",
+        [&old.op_id],
+        |r| r.get(0),
+    )
+    .optional()?;
     if let Some(id) = existing {
         return load(tx, &id);
     }

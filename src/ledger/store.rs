@@ -48,6 +48,8 @@ pub(crate) fn open_writer(path: &Path, target: i64) -> Result<Connection> {
     }
     conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
         .map_err(sql)?;
+    // Room for every statement of the write paths (see `sends::exec`).
+    conn.set_prepared_statement_cache_capacity(64);
     migrations::migrate(&mut conn, path, target)?;
     for side in ["-wal", "-shm"] {
         tighten(&path.with_file_name(format!(
