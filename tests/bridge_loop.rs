@@ -163,7 +163,7 @@ fn a_send_is_handed_to_one_lease_while_another_waits() {
 }
 
 #[test]
-fn the_message_text_never_reaches_the_owner_log_or_an_error() {
+fn the_message_text_and_tokens_never_reach_the_owner_log_or_an_error() {
     let (_tmp, profile) = profile_dir();
     let serve = Serve::start(&profile, &["--claim-ms", "60000"]);
     let client = serve.client();
@@ -190,6 +190,10 @@ fn the_message_text_never_reaches_the_owner_log_or_an_error() {
         "the log was captured: {log:?}"
     );
     assert!(!log.contains(secret), "a send's text never reaches the log");
+    assert!(
+        !log.contains(&serve.client_token()) && !log.contains(&ext.http_token().unwrap()),
+        "tokens never reach the log"
+    );
 }
 
 #[test]

@@ -79,7 +79,7 @@ impl Serve {
             .arg(profile)
             .arg("serve")
             .args(args)
-            .env("SENDLEDGER_LOG", "info")
+            .env("SENDLEDGER_LOG", "trace")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
