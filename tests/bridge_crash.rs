@@ -290,3 +290,19 @@ fn a_second_serve_on_the_same_profile_fails_loudly_naming_the_owner() {
         "which still serves"
     );
 }
+
+#[test]
+fn sigint_stops_serve_as_cleanly_as_sigterm() {
+    let (_tmp, profile) = profile_dir();
+    let mut serve = Serve::start(&profile, &[]);
+    serve.client().queue("kept", "queued before Ctrl-C");
+    serve.signal(libc::SIGINT);
+    assert!(serve.wait_exit().success(), "Ctrl-C is a clean stop");
+    assert!(!profile.join("bridge.json").exists());
+    let next = Serve::start(&profile, &[]);
+    assert_eq!(
+        next.client().state("kept"),
+        "rejected",
+        "the next owner's recovery: it never left the host"
+    );
+}

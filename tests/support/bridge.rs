@@ -202,10 +202,15 @@ impl Serve {
 
     /// Sends SIGTERM (the process keeps running until [`Self::wait_exit`]).
     pub fn terminate(&self) {
+        self.signal(libc::SIGTERM);
+    }
+
+    /// Sends `signal` to serve.
+    pub fn signal(&self, signal: libc::c_int) {
         let pid = self.pid() as libc::pid_t;
         // SAFETY: kill(2) on our own child's pid; no memory is touched.
-        let rc = unsafe { libc::kill(pid, libc::SIGTERM) };
-        assert_eq!(rc, 0, "SIGTERM delivered");
+        let rc = unsafe { libc::kill(pid, signal) };
+        assert_eq!(rc, 0, "signal {signal} delivered");
     }
 
     /// Waits (bounded) for serve to exit; returns its status.
