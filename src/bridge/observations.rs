@@ -99,6 +99,14 @@ pub(crate) struct Tracker {
     counter: u64,
 }
 
+/// What feeding a stream showed: new facts, and the outcome when the stream ended
+/// (op id, outcome sentence).
+#[derive(Default)]
+struct Fed {
+    facts: Vec<Fact>,
+    end: Option<(String, String)>,
+}
+
 enum Fact {
     Receipt(String, Receipt),
     Answer(String, String, String),
@@ -148,9 +156,9 @@ impl Tracker {
         &mut self,
         stream_id: &str,
         input: Input,
-    ) -> Result<(Vec<Fact>, Option<(String, String)>), ApiError> {
+    ) -> Fed {
         let Some(t) = self.tracks.get_mut(stream_id) else {
-            return Ok((Vec::new(), None));
+            return Fed::default();
         };
         let mut ended = false;
         match input {
@@ -173,7 +181,7 @@ impl Tracker {
         let handed_off = snapshot.handoff.is_some() && !t.completed;
         let finishing = ended && !handed_off;
         let obs = if finishing {
-            std::mem::replace(&mut t.decoder, StreamDecoder::new()).finish()
+            std::mem::take(&mut t.decoder).finish()
         } else {
             snapshot
         };
@@ -206,7 +214,7 @@ impl Tracker {
         if finishing {
             self.tracks.remove(stream_id);
         }
-        Ok((facts, end))
+        Fed { facts, end }
     }
 }
 
@@ -234,7 +242,7 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         Kind::Websocket { stream_id, message } => (stream_id, Input::Websocket(message)),
         Kind::StreamEnd { stream_id } => (stream_id, Input::End),
     };
-    let (facts, end) = st.observations().feed(&stream_id, input)?;
+    let Fed { facts, end } = st.observations().feed(&stream_id, input);
     let mut applied = Vec::new();
     for fact in facts {
         applied.push(match fact {
