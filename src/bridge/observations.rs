@@ -152,11 +152,7 @@ impl Tracker {
     }
 
     /// Feeds what arrived and returns the facts it newly shows.
-    fn feed(
-        &mut self,
-        stream_id: &str,
-        input: Input,
-    ) -> Fed {
+    fn feed(&mut self, stream_id: &str, input: Input) -> Fed {
         let Some(t) = self.tracks.get_mut(stream_id) else {
             return Fed::default();
         };
