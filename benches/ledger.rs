@@ -8,7 +8,8 @@
 //!   write+fdatasync back to back, 2,000 rounds (`SENDLEDGER_BENCH_PAIRS`), for the p50
 //!   ratio printed at the end (target ≤ 1.15).
 //! - `transition_at_size/N`: the same transitions with N sends of history already in the
-//!   ledger (target: flat within 1.2× from 10³ to 10⁶).
+//!   ledger (target: flat within 1.2× from 10³ to 10⁶). `paired_size/N`: not criterion: the
+//!   three sizes open at once, taking turns transition by transition, for the p50 spread.
 //! - `owner_startup`: `Ledger::open` (migration check + recovery) with 10⁶ sends of history
 //!   and 10³ in flight (999 queued, 1 dispatched); target ≤ 200 ms.
 //!
@@ -177,6 +178,35 @@ fn paired_ratio(root: &Path) {
     }
     drop(pipeline);
     let _ = std::fs::remove_dir_all(profile.dir());
+}
+
+/// Transition cost by ledger size, paired: one pipeline per size, open at the same time,
+/// taking turns transition by transition (order rotating), so every size sees the same
+/// disk weather.
+fn paired_sizes(root: &Path) {
+    let rounds: usize = std::env::var("SENDLEDGER_BENCH_PAIRS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2_000);
+    let sizes = sizes();
+    let profiles: Vec<Profile> = sizes
+        .iter()
+        .map(|n| profile_with_history(root, &format!("paired-size-{n}"), *n))
+        .collect();
+    let mut pipelines: Vec<Pipeline> = profiles.iter().map(|p| Pipeline::new(open(p))).collect();
+    let ids: Vec<String> = sizes.iter().map(|n| format!("paired_size/{n}")).collect();
+    for i in 0..rounds {
+        for k in 0..pipelines.len() {
+            let j = (i + k) % pipelines.len();
+            let t = Instant::now();
+            pipelines[j].step();
+            record(&ids[j], t.elapsed());
+        }
+    }
+    drop(pipelines);
+    for p in profiles {
+        let _ = std::fs::remove_dir_all(p.dir());
+    }
 }
 
 fn durable_transition(c: &mut Criterion, root: &Path) {
@@ -464,16 +494,21 @@ fn report() {
             l / d
         );
     }
+    spread(&p50, "transition_at_size/", "criterion runs, not paired");
+    spread(&p50, "paired_size/", "paired");
+}
+
+fn spread(p50: &BTreeMap<String, f64>, prefix: &str, how: &str) {
     let sized: Vec<(u64, f64)> = p50
         .iter()
-        .filter_map(|(k, v)| Some((k.strip_prefix("transition_at_size/")?.parse().ok()?, *v)))
+        .filter_map(|(k, v)| Some((k.strip_prefix(prefix)?.parse().ok()?, *v)))
         .collect();
     if let (Some(min), Some(max)) = (
         sized.iter().map(|s| s.1).reduce(f64::min),
         sized.iter().map(|s| s.1).reduce(f64::max),
     ) {
         println!(
-            "transition p50 spread across sizes (max/min): {:.3} (target <= 1.2)",
+            "transition p50 spread across sizes ({how}, max/min): {:.3} (target <= 1.2)",
             max / min
         );
     }
@@ -487,6 +522,9 @@ fn main() {
     }
     if c_filter_matches("durable_transition") {
         durable_transition(&mut c, &root);
+    }
+    if c_filter_matches("paired_size") {
+        paired_sizes(&root);
     }
     transition_at_size(&mut c, &root);
     owner_startup(&mut c, &root);
