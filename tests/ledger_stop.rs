@@ -556,3 +556,101 @@ fn unanswered_accepted_send_stops_holding_the_queue_and_can_still_complete() {
         "a later completion is still allowed"
     );
 }
+
+/// The Stop fence committed from another process's own connection (the way `sqlite3`
+/// would): every active lease's epoch and the unbound epoch recorded as stopped and the
+/// gate closed — but, unlike `Ledger::stop`, no sweep of claimed sends, so only the
+/// dispatch's own re-check of the fence stands between a claimed send and its click.
+/// Returns the last audit event id at the fence's commit.
+fn raced_fence(path: &std::path::Path) -> i64 {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.busy_timeout(std::time::Duration::from_secs(10))
+        .unwrap();
+    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+    conn.execute(
+        "INSERT OR IGNORE INTO stopped_epochs(epoch, lease_id, generation, stopped_at, stopped_by) \
+         SELECT epoch, lease_id, generation, 1, 'racer' FROM leases WHERE ended_at IS NULL",
+        [],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT OR IGNORE INTO stopped_epochs(epoch, lease_id, generation, stopped_at, stopped_by) \
+         VALUES (?1, NULL, 0, 1, 'racer')",
+        [unbound_epoch(0)],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE gate SET closed = 1, changed_at = 1, changed_by = 'racer'",
+        [],
+    )
+    .unwrap();
+    let fence: i64 = conn
+        .query_row("SELECT coalesce(max(id), 0) FROM events", [], |r| r.get(0))
+        .unwrap();
+    conn.execute_batch("COMMIT").unwrap();
+    fence
+}
+
+#[test]
+fn stop_racing_dispatch_from_another_process_never_lets_a_dispatch_follow_the_fence() {
+    let mut outcomes = std::collections::BTreeMap::<String, u32>::new();
+    for round in 0..24u32 {
+        let fx = Fixture::new();
+        drop(fx.open()); // create and migrate the ledger
+        let child = CustodyChild::spawn(fx.profile.dir(), &["open", "race:100000"]);
+        child.wait_ready("open");
+        // Fence right after a claim commits: the owner is about to ask the grant.
+        let target = format!("claimed race-{}", round % 3);
+        while child.next_line() != target {}
+        let fence = raced_fence(&fx.ledger_path());
+        // The owner's next write is refused; it reports which and exits.
+        let refusal = loop {
+            let line = child.next_line();
+            if line.starts_with("error") {
+                break line;
+            }
+        };
+        let mut proc = child.child;
+        assert_eq!(proc.wait().unwrap().code(), Some(3), "{refusal}");
+        let code = refusal
+            .split_whitespace()
+            .nth(2)
+            .unwrap_or("")
+            .trim_end_matches(':');
+        let dispatched_first = {
+            let reader = sendledger::ledger::LedgerReader::open(&fx.profile).unwrap();
+            reader
+                .get(&format!("race-{}", round % 3))
+                .unwrap()
+                .unwrap()
+                .dispatched_at
+                .is_some()
+        };
+        let key = format!("{code}, raced send dispatched: {dispatched_first}");
+        *outcomes.entry(key).or_default() += 1;
+
+        let (ledger, _) = fx.open_reporting();
+        let after: i64 = ledger
+            .raw_connection()
+            .query_row(
+                "SELECT count(*) FROM events WHERE kind = 'transition' AND to_state = 'dispatched' AND id > ?1",
+                [fence],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(
+            after, 0,
+            "round {round}: a dispatch committed after the fence ({refusal})"
+        );
+        assert!(ledger.status().unwrap().gate_closed);
+    }
+    // Which write the fence caught varies with timing (the grant itself, or a later queue
+    // or claim once the raced send went out first); each is the ledger's named refusal.
+    for key in outcomes.keys() {
+        assert!(
+            key.starts_with("epoch_stopped"),
+            "unexpected refusal {key}: {outcomes:?}"
+        );
+    }
+    eprintln!("raced fence caught the owner at: {outcomes:?}");
+}

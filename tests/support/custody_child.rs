@@ -64,6 +64,27 @@ fn run(
         Step::ToolSettle(call) => {
             l.tool_settle(call, "done")?;
         }
+        Step::Race(n) => {
+            let lease = l.lease(&binding_for("race"))?.lease_id;
+            let mut out = std::io::stdout();
+            for i in 0..*n {
+                let op = format!("race-{i}");
+                let req = QueueRequest {
+                    op_id: Some(op.clone()),
+                    text: text_for(&op),
+                    conversation_id: None,
+                };
+                l.queue(&req, "child")?;
+                l.claim_next(&lease)?;
+                writeln!(out, "claimed {op}").expect("stdout is open");
+                out.flush().expect("stdout is open");
+                l.dispatch(&op, &lease)?;
+                writeln!(out, "dispatched {op}").expect("stdout is open");
+                out.flush().expect("stdout is open");
+                l.accept(&op, &receipt_for(&op), "child")?;
+                l.complete(&op, &format!("answer-{op}"), "the answer", "child")?;
+            }
+        }
     }
     Ok(())
 }

@@ -30,6 +30,10 @@ pub enum Step {
     ToolStart(String),
     /// Settle tool call `call` with outcome `"done"`.
     ToolSettle(String),
+    /// Lease tab `race` and take `n` sends `race-<i>` through queue, claim, dispatch,
+    /// accept and complete, printing `claimed race-<i>` and `dispatched race-<i>` after
+    /// those commits.
+    Race(u32),
 }
 
 impl Step {
@@ -53,6 +57,11 @@ impl Step {
             "tool-admit" => Step::ToolAdmit(need(arg)?),
             "tool-start" => Step::ToolStart(need(arg)?),
             "tool-settle" => Step::ToolSettle(need(arg)?),
+            "race" => Step::Race(
+                need(arg)?
+                    .parse()
+                    .map_err(|e| format!("race needs a count: {e}"))?,
+            ),
             other => return Err(format!("unknown step {other:?}")),
         })
     }
