@@ -237,11 +237,14 @@ class Driver:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
         )
 
-        def up():
-            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+        def up(port):
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
                 return True
 
-        wait_until(up, "tauri-driver to listen")
+        # tauri-driver accepts before WebKitWebDriver (the native driver) listens; a
+        # session asked for in between is dropped.
+        wait_until(lambda: up(self.port), "tauri-driver to listen")
+        wait_until(lambda: up(native), "WebKitWebDriver to listen")
 
     def close(self):
         self.proc.terminate()

@@ -570,3 +570,21 @@ fn previews_fold_whitespace_and_stop_at_160_characters() {
     assert_eq!(p.chars().count(), PREVIEW_CHARS);
     assert!(p.ends_with('…'));
 }
+
+#[test]
+fn observed_evidence_is_offered_as_a_suggestion_not_a_decision() {
+    let h = Harness::new();
+    h.uncertain("u-1", "hello");
+    let seen = "observed the conversation: exactly one user message with this text after the dispatch (msg-42)";
+    h.ledger(move |l| l.note_evidence("u-1", seen).unwrap());
+    let w = h.queue_window();
+    let snap = invoke(&w, "snapshot", json!({})).unwrap();
+    let row = &snap["uncertain"][0];
+    assert_eq!(row["observed"], seen, "the owner's observation is offered as evidence");
+    assert_eq!(row["state"], "uncertain", "an observation decides nothing");
+    assert_eq!(
+        row["actions"],
+        json!(["confirm", "abandon", "resend"]),
+        "the decision stays a person's"
+    );
+}
