@@ -580,7 +580,10 @@ fn observed_evidence_is_offered_as_a_suggestion_not_a_decision() {
     let w = h.queue_window();
     let snap = invoke(&w, "snapshot", json!({})).unwrap();
     let row = &snap["uncertain"][0];
-    assert_eq!(row["observed"], seen, "the owner's observation is offered as evidence");
+    assert_eq!(
+        row["observed"], seen,
+        "the owner's observation is offered as evidence"
+    );
     assert_eq!(row["state"], "uncertain", "an observation decides nothing");
     assert_eq!(
         row["actions"],
