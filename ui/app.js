@@ -246,6 +246,8 @@ function apply(update) {
     const moved = [];
     for (const row of update.rows) {
       const before = rows.get(row.op_id);
+      // A row's timeline only grows: an update older than what is shown is dropped.
+      if (before && before.timeline.length > row.timeline.length) continue;
       const { el, focused } = upsert(row);
       moved.push([el, focused]);
       if (before && before.section !== row.section) announce(row);

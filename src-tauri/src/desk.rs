@@ -277,14 +277,17 @@ impl Desk {
         })
     }
 
-    /// Adds a window's channel; it first receives the whole queue and any open intent.
+    /// Adds a window's channel; it then receives the whole queue and any open intent.
+    /// The channel is registered before the queue is read, so no commit falls between the
+    /// two; a change read before the snapshot but delivered after it is older than the row
+    /// the window holds, and the window keeps the newer one (ui/app.js).
     pub async fn listen(&self, channel: Channel<Update>) -> Result<(), json::Refusal> {
+        self.listeners.lock().unwrap().push(channel.clone());
         let snapshot = self.snapshot().await?;
         channel.send(Update::Snapshot(snapshot))?;
         if let Some(intent) = self.intent.lock().unwrap().take() {
             channel.send(Update::Intent(intent))?;
         }
-        self.listeners.lock().unwrap().push(channel);
         Ok(())
     }
 
