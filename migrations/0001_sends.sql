@@ -63,8 +63,10 @@ CREATE TABLE stopped_epochs (
   stopped_by TEXT NOT NULL
 );
 
+-- seq and events.id need no AUTOINCREMENT: rows are never deleted (triggers), so the
+-- rowid is already monotonic, and AUTOINCREMENT costs a sqlite_sequence write per insert.
 CREATE TABLE sends (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER PRIMARY KEY,
   -- payload: fixed at admission, never changed
   op_id TEXT NOT NULL UNIQUE CHECK (length(op_id) BETWEEN 1 AND 128),
   text TEXT NOT NULL CHECK (length(text) > 0),
@@ -101,7 +103,7 @@ CREATE TABLE receipts (
 
 -- The audit trail: every transition of every send, and notes (same state) such as expiries.
 CREATE TABLE events (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  id INTEGER PRIMARY KEY,
   op_id TEXT NOT NULL REFERENCES sends(op_id),
   kind TEXT NOT NULL CHECK (kind IN ('transition', 'note')),
   from_state TEXT,

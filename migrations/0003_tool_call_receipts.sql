@@ -1,7 +1,7 @@
 -- 0003: at-most-once tool-call receipts, one per native call id.
 -- Rows of 0002 become legacy receipts: call_id NULL, so no new call ever matches them.
 CREATE TABLE tool_calls (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER PRIMARY KEY,
   call_id TEXT UNIQUE CHECK (call_id IS NULL OR length(call_id) BETWEEN 1 AND 256),
   legacy_generation INTEGER,
   state TEXT NOT NULL CHECK (state IN ('admitted', 'started', 'settled', 'uncertain')),
@@ -20,6 +20,9 @@ SELECT NULL, generation,
        outcome, admitted_at, CASE WHEN outcome IS NULL THEN NULL ELSE admitted_at END
 FROM tool_admissions;
 DROP TABLE tool_admissions;
+
+-- The retained set (what the cap counts) stays small however many rows are archived.
+CREATE INDEX tool_calls_retained ON tool_calls(seq) WHERE archived_at IS NULL;
 
 CREATE TRIGGER tool_calls_retention_cap BEFORE INSERT ON tool_calls
 WHEN (SELECT count(*) FROM tool_calls WHERE archived_at IS NULL) >= 1000

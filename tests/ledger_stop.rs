@@ -654,3 +654,19 @@ fn stop_racing_dispatch_from_another_process_never_lets_a_dispatch_follow_the_fe
     }
     eprintln!("raced fence caught the owner at: {outcomes:?}");
 }
+
+#[test]
+fn stop_asks_no_remote_stop_for_an_accepted_send_whose_answer_is_no_longer_awaited() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, "op-stale", SendState::Accepted).unwrap();
+    let b = Bounds::default();
+    fx.clock.advance(b.answer_ms);
+    assert_eq!(ledger.expire(&b).unwrap().answers, ["op-stale"]);
+    let report = ledger.stop("alice").unwrap();
+    assert!(
+        report.remote_stops.is_empty(),
+        "its tab may be generating something else by now: a stop click would hit that"
+    );
+    assert!(ledger.remote_stops().unwrap().is_empty());
+}
