@@ -1,6 +1,7 @@
 """End-to-end tests of the real tray app: the real binary under Xvfb, driven through its
 window (tauri-driver + WebKitWebDriver), its tray menu (D-Bus) and the CLI, with sends
 made through the real bridge. Run by run.py inside xvfb-run + dbus-run-session."""
+import json
 import os
 import signal
 import subprocess
@@ -361,6 +362,37 @@ def test_dark_theme(desktop):
         app.close()
 
 
+def test_settings_threshold_and_autostart(desktop):
+    p = Profile()
+    app = App(p)
+    entry = os.path.join(p.home, ".config", "autostart", "sendledger.desktop")
+    try:
+        app.click("#open-settings")
+        app.wait_js("return document.querySelector('#settings-dialog').open", "the settings dialog")
+        assert app.js("return document.querySelector('#settings-form').elements.stale_minutes.value") == "5", \
+            "5 minutes by default"
+        assert not app.js("return document.querySelector('#settings-form').elements.autostart.checked"), \
+            "autostart is off by default"
+        assert not os.path.exists(entry)
+        app.type("#settings-form input[name=stale_minutes]", "2")
+        app.click("#settings-form input[name=autostart]")
+        app.shot("14-settings")
+        app.click("#settings-form button[value=save]")
+        app.wait_js("return !document.querySelector('#settings-dialog').open", "the dialog to close on save")
+        with open(os.path.join(p.dir, "app.json")) as f:
+            assert json.load(f)["stale_uncertain_ms"] == 120000
+        text = open(entry).read()
+        assert "--hidden" in text and f"--profile={p.dir}" in text, text
+
+        app.click("#open-settings")
+        app.wait_js("return document.querySelector('#settings-form').elements.autostart.checked", "autostart shown on")
+        app.click("#settings-form input[name=autostart]")
+        app.click("#settings-form button[value=save]")
+        wait_until(lambda: not os.path.exists(entry), "autostart to be switched off")
+    finally:
+        app.close()
+
+
 def test_sigterm_shuts_the_owner_down_cleanly(desktop):
     p = Profile()
     app = DirectApp(p, args=["--hidden"])
@@ -424,6 +456,7 @@ TESTS = [
     test_second_launch_hands_over_to_the_first,
     test_the_app_refuses_a_profile_another_owner_holds,
     test_dark_theme,
+    test_settings_threshold_and_autostart,
     test_sigterm_shuts_the_owner_down_cleanly,
     test_tray_icon_shows_each_state_in_a_real_tray,
 ]

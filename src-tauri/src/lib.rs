@@ -98,10 +98,11 @@ pub fn run() {
             }
         }))
         .plugin(log)
-        .plugin(tauri_plugin_autostart::init(
-            tauri_plugin_autostart::MacosLauncher::LaunchAgent,
-            Some(vec!["--hidden"]),
-        ))
+        .plugin(
+            tauri_plugin_autostart::Builder::new()
+                .args(autostart_args(&args))
+                .build(),
+        )
         .plugin(
             tauri_plugin_window_state::Builder::default()
                 .with_state_flags(
@@ -150,6 +151,15 @@ pub fn run() {
         }
         _ => {}
     });
+}
+
+/// What a log-in starts: the tray only, on the profile this app was started with.
+fn autostart_args(args: &Args) -> Vec<String> {
+    let mut out = vec!["--hidden".to_string()];
+    if let Some(p) = &args.profile {
+        out.push(format!("--profile={}", p.display()));
+    }
+    out
 }
 
 /// SIGTERM (log-out, `kill`) quits as the tray's Quit does: the owner shuts down cleanly.
