@@ -122,6 +122,7 @@ pub fn run() {
             let tray = tray::Tray::build(app.handle(), desk.clone(), &status)?;
             log::info!("tray ready");
             live::forward_events(desk.clone());
+            live::follow_writes(desk.clone());
             live::follow_status(desk.clone(), tray);
             notifications::spawn_sweep(app.handle().clone(), desk);
             quit_on_sigterm(app.handle().clone());

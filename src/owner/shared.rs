@@ -4,7 +4,7 @@
 
 use crate::ledger::{Event, Ledger};
 use std::sync::{Arc, Mutex};
-use tokio::sync::{broadcast, Notify};
+use tokio::sync::{broadcast, watch, Notify};
 
 struct Inner {
     ledger: Ledger,
@@ -17,6 +17,7 @@ pub struct SharedLedger {
     inner: Arc<Mutex<Inner>>,
     events: broadcast::Sender<Event>,
     changed: Arc<Notify>,
+    writes: watch::Sender<u64>,
 }
 
 impl SharedLedger {
@@ -29,6 +30,7 @@ impl SharedLedger {
             inner: Arc::new(Mutex::new(Inner { ledger, last_event })),
             events,
             changed: Arc::new(Notify::new()),
+            writes: watch::channel(0).0,
         })
     }
 
@@ -63,8 +65,15 @@ impl SharedLedger {
         // check is a call, and waking itself would make it spin until its deadline.
         if wrote {
             self.changed.notify_waiters();
+            self.writes.send_modify(|n| *n += 1);
         }
         out
+    }
+
+    /// Counts calls that wrote rows: changes with no audit event (a Stop or Resume with
+    /// nothing queued changes only the gate) show here too.
+    pub fn watch_writes(&self) -> watch::Receiver<u64> {
+        self.writes.subscribe()
     }
 
     /// Every audit event committed from now on.
