@@ -5,7 +5,16 @@
 
 use crate::ledger::{Ledger, LedgerError, QueueRequest, Resolution};
 use serde::{Deserialize, Serialize};
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::{json, Value};
+
+/// Everything but unreserved characters (RFC 3986) is escaped in a path segment.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// `id` as one URL path segment: `a/b` stays one id, `%41` stays `%41`.
+fn seg(id: &str) -> String {
+    utf8_percent_encode(id, SEGMENT).to_string()
+}
 
 /// A change a client asks of the ledger.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,30 +50,30 @@ impl Request {
             Self::Queue { send, .. } => ("POST", "/v1/sends".into(), json!(send)),
             Self::Resolve { op_id, resolution } => (
                 "POST",
-                format!("/v1/sends/{op_id}/resolve"),
+                format!("/v1/sends/{}/resolve", seg(op_id)),
                 json!(resolution),
             ),
             Self::Requeue { op_id, by } => (
                 "POST",
-                format!("/v1/sends/{op_id}/requeue"),
+                format!("/v1/sends/{}/requeue", seg(op_id)),
                 json!({ "by": by }),
             ),
             Self::Stop { by } => ("POST", "/v1/stop".into(), json!({ "by": by })),
             Self::Resume { by } => ("POST", "/v1/resume".into(), json!({ "by": by })),
             Self::ToolAdmit { call_id } => {
-                ("POST", format!("/v1/tools/{call_id}/admit"), json!({}))
+                ("POST", format!("/v1/tools/{}/admit", seg(call_id)), json!({}))
             }
             Self::ToolStart { call_id } => {
-                ("POST", format!("/v1/tools/{call_id}/start"), json!({}))
+                ("POST", format!("/v1/tools/{}/start", seg(call_id)), json!({}))
             }
             Self::ToolSettle { call_id, outcome } => (
                 "POST",
-                format!("/v1/tools/{call_id}/settle"),
+                format!("/v1/tools/{}/settle", seg(call_id)),
                 json!({ "outcome": outcome }),
             ),
             Self::ToolArchive { call_id, by } => (
                 "POST",
-                format!("/v1/tools/{call_id}/archive"),
+                format!("/v1/tools/{}/archive", seg(call_id)),
                 json!({ "by": by }),
             ),
         }

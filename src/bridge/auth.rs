@@ -71,7 +71,9 @@ fn check(st: &BridgeState, req: &Request) -> Result<(), ApiError> {
     let bearer = headers
         .get(header::AUTHORIZATION)
         .and_then(|h| h.to_str().ok())
-        .and_then(|h| h.strip_prefix("Bearer "));
+        .and_then(|h| h.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim());
     let bad_origin =
         |why: &str| ApiError::new(StatusCode::FORBIDDEN, "bad_origin", why.to_string());
     let unauthorized = || {

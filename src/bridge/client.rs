@@ -75,7 +75,7 @@ impl BridgeClient {
                 })
             }
             Err(e) => Err(CliError::Unreachable(format!(
-                "the owner at {} could not be reached ({e}): is `sendledger serve` (or the app) still running?",
+                "the owner at {} could not be reached or did not answer ({e}); the request may or may not have been applied (check with `sendledger status` and `sendledger list`); is `sendledger serve` (or the app) still running and not stuck?",
                 self.base
             ))),
         }

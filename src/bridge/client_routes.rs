@@ -213,10 +213,7 @@ async fn tool_show(State(st): State<BridgeState>, Path(call_id): Path<String>) -
 
 async fn status(State(st): State<BridgeState>) -> Answer {
     let status = st.ledger().call(|l| l.status()).await?;
-    let owner = crate::profile::OwnerInfo {
-        pid: std::process::id(),
-        command: std::env::args().collect::<Vec<_>>().join(" "),
-    };
+    let owner = crate::profile::OwnerInfo::current();
     ok(json!({ "status": status, "owner": owner }))
 }
 

@@ -26,9 +26,9 @@ pub(crate) fn apply(explicit: Option<&Path>, req: &Request) -> Result<Value, Cli
     let answer = api::apply(&mut ledger, req)?;
     if matches!(req, Request::Queue { .. }) {
         eprintln!(
-            "note: no owner is running, so this send is recorded but not handed to a browser. \
-             Start `sendledger serve` (or the tray app) first: at start-up the owner rejects sends \
-             still queued from before (they never left the host) and you can queue them again."
+            "note: no owner is running, so this send is only recorded, not handed to a browser; \
+             the next command or owner that opens the ledger rejects it as \"never left the host\". \
+             Start `sendledger serve` (or the tray app) first, then `sendledger requeue ID` it."
         );
     }
     Ok(answer)

@@ -18,6 +18,9 @@ pub enum CliError {
     Bridge { code: String, message: String },
     #[error("{0}")]
     Unreachable(String),
+    /// `doctor` found problems with the profile's storage.
+    #[error("{0}")]
+    Unhealthy(String),
 }
 
 impl CliError {
@@ -30,6 +33,7 @@ impl CliError {
             Self::Usage(_) => "usage".into(),
             Self::Bridge { code, .. } => code.clone(),
             Self::Unreachable(_) => "owner_unreachable".into(),
+            Self::Unhealthy(_) => "storage".into(),
         }
     }
 
@@ -52,8 +56,22 @@ pub(crate) fn print_error(e: &CliError, json: bool) {
         let v = serde_json::json!({ "error": { "code": e.code(), "message": e.to_string() } });
         println!("{v}");
     } else {
-        eprintln!("sendledger: {e}");
+        eprintln!("sendledger: {}", printable(&e.to_string()));
     }
+}
+
+/// `s` safe for a terminal: control characters (escape sequences, bell…) are shown as
+/// `\u{..}` escapes instead of acting on the terminal; line breaks and tabs are kept.
+pub(crate) fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Prints `value` as JSON, or `text` for people.
@@ -61,6 +79,6 @@ pub(crate) fn emit(json: bool, value: &Value, text: impl FnOnce() -> String) {
     if json {
         println!("{value}");
     } else {
-        println!("{}", text());
+        println!("{}", printable(&text()));
     }
 }

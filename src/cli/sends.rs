@@ -9,9 +9,11 @@ use std::path::Path;
 
 #[derive(Debug, clap::Args)]
 pub struct SendArgs {
-    /// The message text (CRLF and CR become LF; nothing else changes).
+    /// The message text (CRLF and CR become LF; nothing else changes). `-` reads it from
+    /// standard input, which keeps it out of the process list.
     pub text: String,
-    /// Operation id (idempotency key); a UUID is made when absent.
+    /// Operation id (idempotency key); a UUID is made (and printed) when absent. Retrying
+    /// with the same id never queues a second send.
     #[arg(long)]
     pub id: Option<String>,
     /// The conversation it is meant for (default: whichever tab is leased).
@@ -121,15 +123,31 @@ fn describe(s: &Send, timeline: &[Event]) -> String {
 }
 
 pub(crate) fn send(profile: Option<&Path>, json: bool, a: SendArgs) -> Result<(), CliError> {
+    let text = if a.text == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .map_err(|e| CliError::Usage(format!("cannot read the text from standard input: {e}")))?;
+        s
+    } else {
+        a.text
+    };
+    // The operation id is made here, before anything is sent, so that a request whose
+    // answer is lost can be retried as the same operation instead of a second send.
+    let op_id = a.id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     let req = Request::Queue {
         send: QueueRequest {
-            op_id: a.id,
-            text: a.text,
+            op_id: Some(op_id.clone()),
+            text,
             conversation_id: a.conversation,
         },
         actor: format!("cli:{}", backend::os_user()),
     };
-    let v = backend::apply(profile, &req)?;
+    let v = backend::apply(profile, &req).map_err(|e| match e {
+        CliError::Unreachable(m) => CliError::Unreachable(format!(
+            "{m}. The send may or may not have been recorded as {op_id}: check with `sendledger show {op_id}`, or retry with `--id {op_id}` (the same id never queues twice)"
+        )),
+        other => other,
+    })?;
     emit(json, &v, || {
         let created = v["created"].as_bool().unwrap_or(false);
         let id = v["send"]["op_id"].as_str().unwrap_or_default();

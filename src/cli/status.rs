@@ -91,8 +91,8 @@ pub(crate) fn doctor(profile: Option<&Path>, json: bool) -> Result<(), CliError>
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(CliError::Ledger(crate::ledger::LedgerError::Refused(
-            "the doctor found problems (listed above)".into(),
-        )))
+        Err(CliError::Unhealthy(
+            "the doctor found problems (listed above); keep a copy of the profile before repairing anything".into(),
+        ))
     }
 }

@@ -36,7 +36,10 @@ pub(crate) fn run(profile: Option<&Path>, json: bool, cmd: ToolCommand) -> Resul
                 .ok_or_else(|| crate::ledger::LedgerError::UnknownToolCall(call_id.clone()))?;
             let v = json!({ "tool_call": call });
             emit(json, &v, || {
-                let mut s = format!("{call_id}: {:?}", call.state).to_lowercase();
+                let mut s = format!("{call_id}: {}", format!("{:?}", call.state).to_lowercase());
+                if let (Some(at), Some(by)) = (call.archived_at, &call.archived_by) {
+                    s.push_str(&format!(", archived by {by} at {at}"));
+                }
                 if let Some(o) = &call.outcome {
                     s.push_str(&format!(", outcome: {o}"));
                 }

@@ -6,7 +6,7 @@
 //! changed since is refused (shipped migrations are never edited).
 
 use super::error::{from_sqlite, LedgerError, Result};
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
@@ -75,7 +75,8 @@ pub fn migrate(conn: &mut Connection, path: &Path, target: i64) -> Result<()> {
                 [m.version],
                 |r| r.get(0),
             )
-            .ok();
+            .optional()
+            .map_err(sql)?;
         if applied.as_deref() != Some(checksum(m.sql).as_str()) {
             return Err(LedgerError::MigrationEdited {
                 version: m.version,

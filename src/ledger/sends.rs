@@ -101,9 +101,9 @@ fn validate_conversation(id: Option<&str>) -> Result<()> {
 /// Normalises and checks a send's text (see [`send_text`]).
 pub fn prepare_text(text: &str) -> Result<String> {
     let text = send_text::normalise(text);
-    if text.is_empty() {
+    if text.trim().is_empty() {
         return Err(LedgerError::Invalid(
-            "the text is empty: give the message to send".into(),
+            "the text is empty or only white space (the page would not send it): give the message to send".into(),
         ));
     }
     if text.len() > send_text::MAX_TEXT_BYTES {

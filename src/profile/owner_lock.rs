@@ -21,6 +21,26 @@ pub struct OwnerInfo {
     pub command: String,
 }
 
+impl OwnerInfo {
+    /// This process: its pid, and its program and subcommand only — never the other
+    /// arguments, which may hold a message's text.
+    pub fn current() -> Self {
+        let args: Vec<String> = std::env::args().collect();
+        let program = args.first().cloned().unwrap_or_default();
+        let sub = args.iter().skip(1).find(|a| !a.starts_with('-'));
+        let command = match sub {
+            Some(s) if s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') && s.len() <= 32 => {
+                format!("{program} {s}")
+            }
+            _ => program,
+        };
+        Self {
+            pid: std::process::id(),
+            command,
+        }
+    }
+}
+
 impl std::fmt::Display for OwnerInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "pid {}: {}", self.pid, self.command)
@@ -63,10 +83,7 @@ impl OwnerLock {
             }
             Err(TryLockError::Error(e)) => return Err(io_err(e)),
         }
-        let me = OwnerInfo {
-            pid: std::process::id(),
-            command: std::env::args().collect::<Vec<_>>().join(" "),
-        };
+        let me = OwnerInfo::current();
         let body = serde_json::to_vec(&me).expect("owner info serialises");
         file.set_len(0).map_err(io_err)?;
         file.seek(SeekFrom::Start(0)).map_err(io_err)?;
