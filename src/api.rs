@@ -4,12 +4,16 @@
 //! docs/bridge-api.md.
 
 use crate::ledger::{Ledger, LedgerError, QueueRequest, Resolution};
-use serde::{Deserialize, Serialize};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// Everything but unreserved characters (RFC 3986) is escaped in a path segment.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 /// `id` as one URL path segment: `a/b` stays one id, `%41` stays `%41`.
 fn seg(id: &str) -> String {
@@ -60,12 +64,16 @@ impl Request {
             ),
             Self::Stop { by } => ("POST", "/v1/stop".into(), json!({ "by": by })),
             Self::Resume { by } => ("POST", "/v1/resume".into(), json!({ "by": by })),
-            Self::ToolAdmit { call_id } => {
-                ("POST", format!("/v1/tools/{}/admit", seg(call_id)), json!({}))
-            }
-            Self::ToolStart { call_id } => {
-                ("POST", format!("/v1/tools/{}/start", seg(call_id)), json!({}))
-            }
+            Self::ToolAdmit { call_id } => (
+                "POST",
+                format!("/v1/tools/{}/admit", seg(call_id)),
+                json!({}),
+            ),
+            Self::ToolStart { call_id } => (
+                "POST",
+                format!("/v1/tools/{}/start", seg(call_id)),
+                json!({}),
+            ),
             Self::ToolSettle { call_id, outcome } => (
                 "POST",
                 format!("/v1/tools/{}/settle", seg(call_id)),

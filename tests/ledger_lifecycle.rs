@@ -702,10 +702,24 @@ fn text_size_limit_applies_to_the_normalised_text() {
     ledger
         .queue(&request("at-limit", &"a".repeat(MAX_TEXT_BYTES)), "client")
         .expect("exactly the limit fits");
-    let crlf = "\r\n".repeat(MAX_TEXT_BYTES / 2 + 1);
+    let crlf = format!("x{}", "\r\n".repeat(MAX_TEXT_BYTES / 2));
+    assert!(crlf.len() > MAX_TEXT_BYTES);
     ledger
         .queue(&request("crlf", &crlf), "client")
         .expect("CRLF pairs count once normalised");
+}
+
+#[test]
+fn whitespace_only_text_is_refused_because_the_page_would_not_send_it() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    for text in [" ", "\n\r\n", "\t \u{a0}"] {
+        let err = ledger
+            .queue(&request("blank", text), "client")
+            .expect_err("nothing visible to send");
+        assert!(err.to_string().contains("white space"), "{err}");
+    }
+    assert!(ledger.get("blank").unwrap().is_none(), "nothing written");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use crate::profile::Profile;
 use serde_json::Value;
 use std::time::Duration;
 
-/// Per-request timeout, in ms.
+/// Per-request timeout, in ms (`SENDLEDGER_CLIENT_TIMEOUT_MS` overrides it).
 pub const TIMEOUT_MS: u64 = 30_000;
 
 /// A client of a live owner's bridge.
@@ -38,7 +38,12 @@ impl BridgeClient {
             base: format!("http://{address}"),
             token: token.to_string(),
             agent: ureq::AgentBuilder::new()
-                .timeout(Duration::from_millis(TIMEOUT_MS))
+                .timeout(Duration::from_millis(
+                    std::env::var("SENDLEDGER_CLIENT_TIMEOUT_MS")
+                        .ok()
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(TIMEOUT_MS),
+                ))
                 .build(),
         }
     }

@@ -82,3 +82,18 @@ pub(crate) fn emit(json: bool, value: &Value, text: impl FnOnce() -> String) {
         println!("{}", printable(&text()));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn terminal_control_characters_are_shown_not_obeyed() {
+        assert_eq!(printable("\u{1b}[2Jred\u{7}"), "\\u{1b}[2Jred\\u{7}");
+        assert_eq!(
+            printable("a\nb\tc é 🙂"),
+            "a\nb\tc é 🙂",
+            "text itself is kept"
+        );
+    }
+}

@@ -125,8 +125,9 @@ fn describe(s: &Send, timeline: &[Event]) -> String {
 pub(crate) fn send(profile: Option<&Path>, json: bool, a: SendArgs) -> Result<(), CliError> {
     let text = if a.text == "-" {
         let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-            .map_err(|e| CliError::Usage(format!("cannot read the text from standard input: {e}")))?;
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| {
+            CliError::Usage(format!("cannot read the text from standard input: {e}"))
+        })?;
         s
     } else {
         a.text

@@ -29,7 +29,9 @@ impl OwnerInfo {
         let program = args.first().cloned().unwrap_or_default();
         let sub = args.iter().skip(1).find(|a| !a.starts_with('-'));
         let command = match sub {
-            Some(s) if s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') && s.len() <= 32 => {
+            Some(s)
+                if s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') && s.len() <= 32 =>
+            {
                 format!("{program} {s}")
             }
             _ => program,

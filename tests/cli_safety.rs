@@ -1,0 +1,94 @@
+//! What a person at the command line can rely on: a lost answer never turns into a second
+//! send, no message text outside the ledger, and one meaning per id whichever way a
+//! command goes (through the live owner or straight into the ledger).
+
+#[path = "support/bridge.rs"]
+mod harness;
+
+use harness::*;
+use std::process::Command;
+
+fn run(profile: &std::path::Path, env: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(binary())
+        .arg("--profile")
+        .arg(profile)
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("the CLI runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_send_whose_answer_is_lost_names_its_id_and_a_retry_with_it_never_queues_twice() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    serve.signal(libc::SIGSTOP);
+    let (code, _, err) = run(
+        &profile,
+        &[("SENDLEDGER_CLIENT_TIMEOUT_MS", "500")],
+        &["send", "Said once, whatever the network does."],
+    );
+    serve.signal(libc::SIGCONT);
+    assert_eq!(code, 5, "the owner did not answer: {err}");
+    let id = err
+        .split("retry with `--id ")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap_or_else(|| panic!("the message names the operation id to retry with: {err}"))
+        .to_string();
+    let (code, out, err) = run(
+        &profile,
+        &[],
+        &["send", "--id", &id, "Said once, whatever the network does."],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("already queued"),
+        "the stuck request had been applied: {out}"
+    );
+    let sends = serve.client().get("/v1/sends").body;
+    let same: Vec<_> = sends["sends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["text"] == "Said once, whatever the network does.")
+        .collect();
+    assert_eq!(
+        same.len(),
+        1,
+        "the retry is the same operation, not a second send"
+    );
+}
+
+#[test]
+fn the_owner_lock_never_holds_a_message_text() {
+    let (_tmp, profile) = profile_dir();
+    let (code, _, err) = run(&profile, &[], &["send", "SECRET-TEXT-4711"]);
+    assert_eq!(code, 0, "{err}");
+    let lock = std::fs::read_to_string(profile.join("owner.lock")).unwrap();
+    assert!(!lock.contains("SECRET"), "owner.lock holds: {lock}");
+    let serve = Serve::start(&profile, &[]);
+    let status = serve.client().get("/v1/status").body;
+    assert!(!status.to_string().contains("SECRET"));
+}
+
+#[test]
+fn a_tool_call_id_means_the_same_through_the_owner_as_directly() {
+    let (_tmp, profile) = profile_dir();
+    let _serve = Serve::start(&profile, &[]);
+    for id in ["a/b", "%41", "x?y", "c#d"] {
+        let (code, out, err) = run(&profile, &[], &["tool", "admit", id]);
+        assert_eq!(code, 0, "admit {id}: {out}{err}");
+        assert!(out.contains("admitted"), "admit {id}: {out}");
+    }
+    let (code, _, err) = run(&profile, &[], &["tool", "start", "%41"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&profile, &[], &["tool", "start", "A"]);
+    assert_eq!(code, 1, "`A` is another call id than `%41`: {err}");
+    assert!(err.contains("unknown tool call"), "{err}");
+}
