@@ -25,15 +25,28 @@ pub struct BridgeInfo {
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Config {
     port: Option<u16>,
 }
 
-/// The port set in `config.json`, if any.
-pub fn configured_port(profile: &Profile) -> Option<u16> {
-    let path = profile.file(CONFIG_FILE).ok()?;
-    let text = std::fs::read_to_string(path).ok()?;
-    serde_json::from_str::<Config>(&text).ok()?.port
+/// The port set in `config.json`: `Ok(None)` when the file or the key is absent; an error
+/// sentence when the file is there but unreadable or not `{"port": 1-65535}`.
+pub fn configured_port(profile: &Profile) -> Result<Option<u16>, String> {
+    let path = profile.file(CONFIG_FILE).map_err(|e| e.to_string())?;
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    serde_json::from_str::<Config>(&text)
+        .map(|c| c.port)
+        .map_err(|e| {
+            format!(
+                "{} is not valid ({e}): write {{\"port\": 47615}} or remove the file",
+                path.display()
+            )
+        })
 }
 
 pub(crate) fn write_bridge_json(

@@ -47,6 +47,8 @@ pub enum OwnerError {
         #[source]
         source: std::io::Error,
     },
+    #[error("the profile's settings: {0}")]
+    Config(String),
     #[error("cannot write {what} into the profile: {source}")]
     Profile {
         what: &'static str,
@@ -82,7 +84,9 @@ impl Owner {
         let ledger = SharedLedger::new(ledger)?;
         let port = match cfg.port {
             Some(p) => p,
-            None => discovery::configured_port(&profile).unwrap_or(DEFAULT_PORT),
+            None => discovery::configured_port(&profile)
+                .map_err(OwnerError::Config)?
+                .unwrap_or(DEFAULT_PORT),
         };
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
             .await
@@ -175,8 +179,15 @@ async fn sweep(ledger: SharedLedger, bounds: Bounds, mut stop: watch::Receiver<b
             _ = tick.tick() => {}
             _ = stop.changed() => return,
         }
-        if let Err(e) = ledger.call(move |l| l.expire(&bounds)).await {
-            tracing::warn!(error = %e, "expiry sweep failed");
+        match ledger.call(move |l| l.expire(&bounds)).await {
+            Ok(x) if !x.is_empty() => tracing::warn!(
+                rejected = ?x.claims,
+                uncertain = ?x.receipts,
+                answer_not_observed = ?x.answers,
+                "expiry: claims failed (nothing clicked), dispatches with no receipt now uncertain (a person decides)"
+            ),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "expiry sweep failed"),
         }
     }
 }
