@@ -97,25 +97,45 @@ fn take(l: &mut crate::ledger::Ledger, lease_id: &str) -> Result<Option<Send>, L
     }
 }
 
-async fn next(State(st): State<BridgeState>, Body(b): Body<NextBody>) -> Answer {
-    let wait = Duration::from_millis(b.wait_ms.unwrap_or(MAX_WAIT_MS).min(MAX_WAIT_MS));
+/// A long-poll: runs `check` now and after every committed change until it says done,
+/// the wait runs out or the owner shuts down; answers its last value.
+async fn long_poll<T, F, Fut>(st: &BridgeState, wait: Duration, mut check: F) -> Result<T, ApiError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<(T, bool), ApiError>>,
+{
     let deadline = tokio::time::Instant::now() + wait;
     let changed = st.ledger().changed();
     loop {
+        // Registered before the check, so a change committed during it is not missed.
         let notified = changed.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
-        let lease_id = b.lease_id.clone();
-        if let Some(send) = st.ledger().call(move |l| take(l, &lease_id)).await? {
-            return Ok(Json(json!({ "send": handed(&send) })));
+        let (value, done) = check().await?;
+        if done {
+            return Ok(value);
         }
-        // Nothing within the wait, or the owner is shutting down: nothing handed out.
         tokio::select! {
             _ = notified => {}
-            _ = tokio::time::sleep_until(deadline) => return Ok(Json(json!({ "send": null }))),
-            _ = st.closing() => return Ok(Json(json!({ "send": null }))),
+            _ = tokio::time::sleep_until(deadline) => return Ok(value),
+            _ = st.closing() => return Ok(value),
         }
     }
+}
+
+async fn next(State(st): State<BridgeState>, Body(b): Body<NextBody>) -> Answer {
+    let wait = Duration::from_millis(b.wait_ms.unwrap_or(MAX_WAIT_MS).min(MAX_WAIT_MS));
+    let handed_out = long_poll(&st, wait, || {
+        let (st, lease_id) = (st.clone(), b.lease_id.clone());
+        async move {
+            let send = st.ledger().call(move |l| take(l, &lease_id)).await?;
+            let done = send.is_some();
+            Ok((send, done))
+        }
+    })
+    .await?;
+    // Nothing within the wait, or the owner is shutting down: nothing handed out.
+    Ok(Json(json!({ "send": handed_out.as_ref().map(handed) })))
 }
 
 #[derive(Deserialize)]
@@ -192,25 +212,22 @@ struct RemoteStopQuery {
 
 async fn remote_stops(State(st): State<BridgeState>, Query(q): Query<RemoteStopQuery>) -> Answer {
     let wait = Duration::from_millis(q.wait_ms.unwrap_or(0).min(MAX_WAIT_MS));
-    let deadline = tokio::time::Instant::now() + wait;
-    let changed = st.ledger().changed();
-    loop {
-        let notified = changed.notified();
-        tokio::pin!(notified);
-        notified.as_mut().enable();
-        let lease_id = q.lease_id.clone();
-        let stops = st
-            .ledger()
-            .call(move |l| {
-                l.get_lease(&lease_id)?;
-                l.remote_stops()
-            })
-            .await?;
-        let pending = stops.iter().any(|s| s.phase == RemotePhase::Pending);
-        if pending || tokio::time::timeout_at(deadline, notified).await.is_err() {
-            return Ok(Json(json!({ "remote_stops": stops })));
+    let stops = long_poll(&st, wait, || {
+        let (st, lease_id) = (st.clone(), q.lease_id.clone());
+        async move {
+            let stops = st
+                .ledger()
+                .call(move |l| {
+                    l.get_lease(&lease_id)?;
+                    l.remote_stops()
+                })
+                .await?;
+            let pending = stops.iter().any(|s| s.phase == RemotePhase::Pending);
+            Ok((stops, pending))
         }
-    }
+    })
+    .await?;
+    Ok(Json(json!({ "remote_stops": stops })))
 }
 
 #[derive(Deserialize)]
