@@ -77,11 +77,31 @@ async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = tr
   return { ok: false, status: response.status, code, message };
 }
 
-async function setLease(tabId, lease) {
-  const { leases = {} } = await session.get('leases');
-  if (lease) leases[tabId] = lease;
-  else delete leases[tabId];
-  await session.set({ leases });
+// Every change of the stored leases goes through this chain, one at a time: a release of
+// the old lease finishing after the new lease was stored must not erase the new one.
+let leaseWrites = Promise.resolve();
+function updateLeases(change) {
+  const next = leaseWrites.then(async () => {
+    const { leases = {} } = await session.get('leases');
+    change(leases);
+    await session.set({ leases });
+  });
+  leaseWrites = next.catch(() => {});
+  return next;
+}
+
+function setLease(tabId, lease) {
+  return updateLeases((leases) => {
+    if (lease) leases[tabId] = lease;
+    else delete leases[tabId];
+  });
+}
+
+/** Forgets the tab's lease only if it is still `leaseId` (compare and delete, in order). */
+function forgetLeaseIf(tabId, leaseId) {
+  return updateLeases((leases) => {
+    if (leases[tabId] && leases[tabId].lease_id === leaseId) delete leases[tabId];
+  });
 }
 
 async function leaseOf(tabId) {
@@ -165,8 +185,7 @@ const handlers = {
   },
   async release(tabId, m) {
     const r = await bridgeRequest('POST', '/v1/ext/release', { lease_id: m.lease_id, reason: m.reason });
-    const held = await leaseOf(tabId);
-    if (held && held.lease_id === m.lease_id) await setLease(tabId, null);
+    await forgetLeaseIf(tabId, m.lease_id);
     return r;
   },
   async outcome(tabId, m) {
@@ -181,8 +200,7 @@ const handlers = {
     return { ok: true };
   },
   async forgetLease(tabId, m) {
-    const held = await leaseOf(tabId);
-    if (held && held.lease_id === m.lease_id) await setLease(tabId, null);
+    await forgetLeaseIf(tabId, m.lease_id);
     return { ok: true };
   },
 };
@@ -220,6 +238,6 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 chrome.tabs.onRemoved.addListener(async (tabId) => {
   const lease = await leaseOf(tabId);
   if (!lease) return;
-  await setLease(tabId, null);
+  await forgetLeaseIf(tabId, lease.lease_id);
   await bridgeRequest('POST', '/v1/ext/release', { lease_id: lease.lease_id, reason: 'tab closed' });
 });

@@ -230,7 +230,10 @@ scenario('a_new_chat_send_completes_and_the_tab_binds_its_new_conversation', asy
       const { leases = {} } = await (await w.worker()).evaluate(() => chrome.storage.session.get('leases'));
       return Object.values(leases).find((l) => l.conversation_id === send.receipt.conversation_id);
     },
-    { what: 'the tab to lease its new conversation' },
+    {
+      what: 'the tab to lease its new conversation',
+      detail: async () => JSON.stringify(await (await w.worker()).evaluate(() => chrome.storage.session.get(null))).slice(0, 3000),
+    },
   );
   assert.ok(leased.epoch, 'a new lease, a new epoch');
   const next = await w.queue('A follow-up in that chat.', { conversation_id: send.receipt.conversation_id });
