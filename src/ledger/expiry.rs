@@ -4,7 +4,7 @@
 use super::error::Result;
 use super::sends;
 use crate::clock::Millis;
-use rusqlite::{params, Transaction};
+use rusqlite::{params, Connection, Transaction};
 use serde::{Deserialize, Serialize};
 
 /// The bounds, in ms.
@@ -46,6 +46,22 @@ impl Expired {
     pub fn is_empty(&self) -> bool {
         self.claims.is_empty() && self.receipts.is_empty() && self.answers.is_empty()
     }
+}
+
+/// When the next bound falls due, in ms on the ledger's clock: the earliest of each
+/// claimed send's `claimed_at + claim_ms`, each dispatched send's `dispatched_at +
+/// receipt_ms`, and each accepted send's (answer neither seen nor given up on) receipt
+/// `observed_at + answer_ms`. `None` when nothing is in flight: nothing can expire until
+/// a commit puts something in flight, so the owner's sweep sleeps until then.
+pub(crate) fn next_deadline(conn: &Connection, b: &Bounds) -> rusqlite::Result<Option<Millis>> {
+    conn.prepare_cached(
+        "SELECT min(due) FROM ( \
+           SELECT min(claimed_at) + ?1 AS due FROM sends WHERE state = 'claimed' \
+           UNION ALL SELECT min(dispatched_at) + ?2 FROM sends WHERE state = 'dispatched' \
+           UNION ALL SELECT min(r.observed_at) + ?3 FROM sends s JOIN receipts r ON r.op_id = s.op_id \
+             WHERE s.state = 'accepted' AND s.answered_at IS NULL AND s.answer_not_observed_at IS NULL)",
+    )?
+    .query_row(params![b.claim_ms, b.receipt_ms, b.answer_ms], |r| r.get(0))
 }
 
 fn due(tx: &Transaction, sql: &str, cutoff: Millis) -> rusqlite::Result<Vec<String>> {

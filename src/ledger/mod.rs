@@ -242,6 +242,12 @@ impl Ledger {
         self.write(|tx, now| expiry::sweep(tx, bounds, now))
     }
 
+    /// When the next expiry bound falls due (ms on this ledger's clock), or `None` while
+    /// nothing is in flight. The owner's sweep sleeps until then or until the next commit.
+    pub fn next_expiry_at(&self, bounds: &Bounds) -> Result<Option<Millis>> {
+        Ok(expiry::next_deadline(&self.conn, bounds)?)
+    }
+
     /// Uncertain sends unresolved for at least `threshold_ms` and never notified.
     pub fn stale_uncertain(&self, threshold_ms: Millis) -> Result<Vec<Send>> {
         let cutoff = self.clock.now_ms() - threshold_ms;
@@ -253,6 +259,19 @@ impl Ledger {
         ))?;
         let rows = stmt.query_map([cutoff], read::send_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// When the next uncertain send not yet notified becomes stale (`updated_at +
+    /// threshold_ms`, ms on this ledger's clock), counting only those not stale yet;
+    /// `None` when there is none. The tray app's notification sweep sleeps until then.
+    pub fn next_stale_uncertain_at(&self, threshold_ms: Millis) -> Result<Option<Millis>> {
+        let cutoff = self.clock.now_ms() - threshold_ms;
+        let first: Option<Millis> = self.conn.prepare_cached(
+            "SELECT min(updated_at) FROM sends WHERE state = 'uncertain' AND notified_at IS NULL \
+             AND updated_at > ?1",
+        )?
+        .query_row([cutoff], |r| r.get(0))?;
+        Ok(first.map(|at| at + threshold_ms))
     }
 
     /// Records that a person was notified about an uncertain send (once).

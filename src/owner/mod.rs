@@ -2,9 +2,11 @@
 //!
 //! Start-up order is the custody order: take the profile (owner lock), open and migrate
 //! the ledger, run recovery, and only then bind the loopback bridge and write
-//! `bridge.json`. An expiry sweep applies the [`Bounds`] once a second.
+//! `bridge.json`. An expiry sweep applies the [`Bounds`] when the next one falls due
+//! ([`sweep`]).
 
 mod shared;
+pub mod sweep;
 
 pub use shared::SharedLedger;
 
@@ -119,7 +121,7 @@ impl Owner {
         })?;
         let (stop_tx, stop_rx) = watch::channel(false);
         let server = tokio::spawn(bridge::serve(listener, state.clone(), stop_rx.clone()));
-        let sweeper = tokio::spawn(sweep(ledger.clone(), cfg.bounds, stop_rx));
+        let sweeper = tokio::spawn(sweep::run(ledger.clone(), cfg.bounds, stop_rx));
         tracing::info!(%address, rejected = recovered.rejected.len(), uncertain = recovered.uncertain.len(), "owner started");
         Ok(Owner {
             ledger,
@@ -169,25 +171,5 @@ impl Owner {
         drop(self.state);
         drop(self.ledger);
         tracing::info!("owner stopped");
-    }
-}
-
-async fn sweep(ledger: SharedLedger, bounds: Bounds, mut stop: watch::Receiver<bool>) {
-    let mut tick = tokio::time::interval(std::time::Duration::from_millis(1_000));
-    loop {
-        tokio::select! {
-            _ = tick.tick() => {}
-            _ = stop.changed() => return,
-        }
-        match ledger.call(move |l| l.expire(&bounds)).await {
-            Ok(x) if !x.is_empty() => tracing::warn!(
-                rejected = ?x.claims,
-                uncertain = ?x.receipts,
-                answer_not_observed = ?x.answers,
-                "expiry: claims failed (nothing clicked), dispatches with no receipt now uncertain (a person decides)"
-            ),
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "expiry sweep failed"),
-        }
     }
 }

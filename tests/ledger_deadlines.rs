@@ -1,0 +1,129 @@
+//! The deadlines the owner's sweeps sleep until (issue 15): the next expiry bound of what
+//! is in flight, and the next uncertain send to become stale. A sweep scheduled for them
+//! wakes nothing while nothing is due, so each deadline must be exactly when the sweep
+//! itself would act — earlier wakes it for nothing, later misses the bound.
+
+mod support;
+
+use sendledger::ledger::{Bounds, SendState};
+use support::*;
+
+#[test]
+fn nothing_in_flight_has_no_expiry_deadline() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let b = Bounds::default();
+    assert_eq!(ledger.next_expiry_at(&b).unwrap(), None, "an empty ledger");
+    drive_to(&mut ledger, "op-done", SendState::Completed);
+    assert_eq!(
+        ledger.next_expiry_at(&b).unwrap(),
+        None,
+        "a completed send has no bound"
+    );
+    drive_to(&mut ledger, "op-uncertain", SendState::Uncertain);
+    assert_eq!(
+        ledger.next_expiry_at(&b).unwrap(),
+        None,
+        "an uncertain send waits for a person, not a bound"
+    );
+    ledger
+        .queue(&request("op-q", "queued only"), "test")
+        .unwrap();
+    assert_eq!(
+        ledger.next_expiry_at(&b).unwrap(),
+        None,
+        "a queued send has none either"
+    );
+}
+
+#[test]
+fn the_expiry_deadline_is_the_bound_of_each_in_flight_stage_and_the_sweep_acts_exactly_then() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let b = Bounds::default();
+    let stages = [
+        (SendState::Claimed, b.claim_ms),
+        (SendState::Dispatched, b.receipt_ms),
+        (SendState::Accepted, b.answer_ms),
+    ];
+    for (i, (stage, bound)) in stages.into_iter().enumerate() {
+        let op = format!("op-{i}");
+        drive_to(&mut ledger, &op, stage);
+        let at = fx.clock_now() + bound;
+        assert_eq!(ledger.next_expiry_at(&b).unwrap(), Some(at), "{stage}");
+        fx.clock.advance(bound - 1);
+        assert!(ledger.expire(&b).unwrap().is_empty(), "{stage}: not before");
+        assert_eq!(
+            ledger.next_expiry_at(&b).unwrap(),
+            Some(at),
+            "{stage}: unchanged"
+        );
+        fx.clock.advance(1);
+        assert!(!ledger.expire(&b).unwrap().is_empty(), "{stage}: due then");
+        assert_eq!(
+            ledger.next_expiry_at(&b).unwrap(),
+            None,
+            "{stage}: expired, nothing left"
+        );
+    }
+}
+
+#[test]
+fn the_expiry_deadline_is_the_earliest_of_several() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let b = Bounds {
+        claim_ms: 5_000,
+        receipt_ms: 1_000,
+        answer_ms: 60_000,
+    };
+    let lease = drive_to(&mut ledger, "op-1", SendState::Claimed).unwrap();
+    let claim_due = fx.clock_now() + b.claim_ms;
+    assert_eq!(ledger.next_expiry_at(&b).unwrap(), Some(claim_due));
+    fx.clock.advance(100);
+    ledger.dispatch("op-1", &lease).unwrap();
+    assert_eq!(
+        ledger.next_expiry_at(&b).unwrap(),
+        Some(fx.clock_now() + b.receipt_ms),
+        "dispatched replaces claimed, and its bound is the earlier"
+    );
+}
+
+#[test]
+fn the_next_stale_uncertain_deadline_counts_only_sends_not_yet_stale_nor_notified() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let threshold = 300_000;
+    assert_eq!(ledger.next_stale_uncertain_at(threshold).unwrap(), None);
+    drive_to(&mut ledger, "op-1", SendState::Uncertain);
+    let first = fx.clock_now() + threshold;
+    fx.clock.advance(1_000);
+    drive_to(&mut ledger, "op-2", SendState::Uncertain);
+    let second = fx.clock_now() + threshold;
+    assert_eq!(
+        ledger.next_stale_uncertain_at(threshold).unwrap(),
+        Some(first)
+    );
+    fx.clock.advance(first - fx.clock_now());
+    assert_eq!(
+        ledger
+            .stale_uncertain(threshold)
+            .unwrap()
+            .iter()
+            .map(|s| s.op_id.as_str())
+            .collect::<Vec<_>>(),
+        ["op-1"],
+        "stale exactly at its deadline"
+    );
+    assert_eq!(
+        ledger.next_stale_uncertain_at(threshold).unwrap(),
+        Some(second),
+        "a stale one is the sweep's now, not its next deadline"
+    );
+    ledger.mark_notified("op-2").unwrap();
+    assert_eq!(
+        ledger.next_stale_uncertain_at(threshold).unwrap(),
+        None,
+        "a notified send is never due again"
+    );
+}
