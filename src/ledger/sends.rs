@@ -139,7 +139,40 @@ pub(crate) fn exec(
     tx.prepare_cached(sql)?.execute(params)
 }
 
-/// Moves a send to `to`, recording actor and evidence (the audit trigger appends the event).
+/// Appends `RETURNING` with the columns of [`read::SEND_COLUMNS`], in its order, to a
+/// statement that writes one `sends` row: the written row comes back from the write
+/// itself instead of a second query. The receipt columns are read from `receipts`
+/// (immutable once written, and written before the transition that accepts).
+macro_rules! returning_send {
+    ($sql:literal) => {
+        concat!(
+            $sql,
+            " RETURNING op_id, text, conversation_id, epoch, resend_of, created_at, state, \
+             updated_at, actor, evidence, lease_id, claimed_at, dispatched_at, \
+             (SELECT r.conversation_id FROM receipts r WHERE r.op_id = sends.op_id), \
+             (SELECT r.user_message_id FROM receipts r WHERE r.op_id = sends.op_id), \
+             (SELECT r.turn_id FROM receipts r WHERE r.op_id = sends.op_id), \
+             answer_message_id, answer_text, answered_at, answer_not_observed_at, notified_at"
+        )
+    };
+}
+
+/// Runs a statement built with `returning_send!` through the statement cache and reads
+/// the row it wrote. `UnknownSend` when it matched no row.
+fn write_returning(
+    tx: &Transaction,
+    sql: &str,
+    params: impl rusqlite::Params,
+    op_id: &str,
+) -> Result<Send> {
+    tx.prepare_cached(sql)?
+        .query_row(params, read::send_from_row)
+        .optional()?
+        .ok_or_else(|| LedgerError::UnknownSend(op_id.into()))
+}
+
+/// Moves a send to `to`, recording actor and evidence (the audit trigger appends the
+/// event); returns the send as written.
 fn transition(
     tx: &Transaction,
     op_id: &str,
@@ -147,13 +180,15 @@ fn transition(
     actor: &str,
     evidence: Option<&str>,
     now: Millis,
-) -> Result<()> {
-    exec(
+) -> Result<Send> {
+    write_returning(
         tx,
-        "UPDATE sends SET state = ?1, updated_at = ?2, actor = ?3, evidence = ?4 WHERE op_id = ?5",
+        returning_send!(
+            "UPDATE sends SET state = ?1, updated_at = ?2, actor = ?3, evidence = ?4 WHERE op_id = ?5"
+        ),
         params![to.as_str(), now, actor, evidence, op_id],
-    )?;
-    Ok(())
+        op_id,
+    )
 }
 
 /// Appends a note (an event without a state change).
@@ -206,13 +241,16 @@ pub(crate) fn queue(
         return Err(LedgerError::EpochStopped);
     }
     let epoch = epochs::admission_epoch(tx, generation, req.conversation_id.as_deref())?;
-    exec(
+    let send = write_returning(
         tx,
-        "INSERT INTO sends(op_id, text, conversation_id, epoch, resend_of, created_at, state, updated_at, actor) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?6, ?7)",
+        returning_send!(
+            "INSERT INTO sends(op_id, text, conversation_id, epoch, resend_of, created_at, state, updated_at, actor) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?6, ?7)"
+        ),
         params![op_id, text, req.conversation_id, epoch, resend_of, now, actor],
+        &op_id,
     )?;
-    Ok((load(tx, &op_id)?, true))
+    Ok((send, true))
 }
 
 /// Claims the oldest queued send that fits `lease_id`, unless another send holds the
@@ -232,17 +270,23 @@ pub(crate) fn claim_next(tx: &Transaction, lease_id: &str, now: Millis) -> Resul
     )
     .optional()?;
     let Some(op_id) = next else { return Ok(None) };
-    exec(
+    let send = write_returning(
         tx,
-        "UPDATE sends SET state = 'claimed', updated_at = ?1, actor = 'extension', evidence = ?2, \
-         lease_id = ?3, claimed_at = ?1 WHERE op_id = ?4",
+        returning_send!(
+            "UPDATE sends SET state = 'claimed', updated_at = ?1, actor = 'extension', evidence = ?2, \
+             lease_id = ?3, claimed_at = ?1 WHERE op_id = ?4"
+        ),
         params![now, format!("claimed by lease {lease_id}"), lease_id, op_id],
+        &op_id,
     )?;
-    Ok(Some(load(tx, &op_id)?))
+    Ok(Some(send))
 }
 
 /// The dispatch grant: claimed by this lease → dispatched, only once, only while the
-/// epoch is not stopped — all checked in this transaction.
+/// epoch is not stopped — all checked in this transaction. The fence (gate, the send's
+/// and the lease's epoch, the lease still live) is checked once, by the database: trigger
+/// `sends_dispatch_fenced` refuses the write itself. Only a refusal reads the lease again,
+/// to say whether it ended (`LeaseEnded`) or the epoch is stopped (`EpochStopped`).
 pub(crate) fn dispatch(tx: &Transaction, op_id: &str, lease_id: &str, now: Millis) -> Result<Send> {
     let send = load(tx, op_id)?;
     if send.state != SendState::Claimed {
@@ -256,17 +300,28 @@ pub(crate) fn dispatch(tx: &Transaction, op_id: &str, lease_id: &str, now: Milli
             "send {op_id} is claimed by another lease: do not click"
         )));
     }
-    epochs::usable_lease(tx, lease_id)?;
-    if epochs::is_stopped(tx, &send.epoch)? {
-        return Err(LedgerError::EpochStopped);
-    }
-    exec(
+    let granted = write_returning(
         tx,
-        "UPDATE sends SET state = 'dispatched', updated_at = ?1, actor = 'extension', \
-         evidence = 'dispatch granted', dispatched_at = ?1 WHERE op_id = ?2",
+        returning_send!(
+            "UPDATE sends SET state = 'dispatched', updated_at = ?1, actor = 'extension', \
+             evidence = 'dispatch granted', dispatched_at = ?1 WHERE op_id = ?2"
+        ),
         params![now, op_id],
-    )?;
-    load(tx, op_id)
+        op_id,
+    );
+    match granted {
+        Err(LedgerError::Sqlite(e)) if fenced(&e) => {
+            epochs::usable_lease(tx, lease_id)?;
+            Err(LedgerError::EpochStopped)
+        }
+        other => other,
+    }
+}
+
+/// Whether a write was refused by a fence trigger ("epoch stopped: …").
+fn fenced(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, Some(m))
+        if f.code == rusqlite::ErrorCode::ConstraintViolation && m.contains("epoch stopped"))
 }
 
 /// Where a failure was witnessed.
@@ -294,8 +349,7 @@ pub(crate) fn fail(
         SendState::Dispatched => SendState::Uncertain,
         _ => return Err(wrong(&send, "failed")),
     };
-    transition(tx, op_id, to, actor, Some(reason), now)?;
-    load(tx, op_id)
+    transition(tx, op_id, to, actor, Some(reason), now)
 }
 
 /// Records the native receipt: dispatched or uncertain → accepted. Reobserving the same
@@ -339,8 +393,7 @@ pub(crate) fn accept(
         "native receipt: conversation {}, user message {}, turn {}",
         receipt.conversation_id, receipt.user_message_id, receipt.turn_id
     );
-    transition(tx, op_id, SendState::Accepted, actor, Some(&evidence), now)?;
-    load(tx, op_id)
+    transition(tx, op_id, SendState::Accepted, actor, Some(&evidence), now)
 }
 
 /// Records the final answer: accepted → completed.
@@ -366,10 +419,12 @@ pub(crate) fn complete(
             "the answer's message id is empty".into(),
         ));
     }
-    exec(
+    write_returning(
         tx,
-        "UPDATE sends SET state = 'completed', updated_at = ?1, actor = ?2, evidence = ?3, \
-         answer_message_id = ?4, answer_text = ?5, answered_at = ?1 WHERE op_id = ?6",
+        returning_send!(
+            "UPDATE sends SET state = 'completed', updated_at = ?1, actor = ?2, evidence = ?3, \
+             answer_message_id = ?4, answer_text = ?5, answered_at = ?1 WHERE op_id = ?6"
+        ),
         params![
             now,
             actor,
@@ -378,8 +433,8 @@ pub(crate) fn complete(
             text,
             op_id
         ],
-    )?;
-    load(tx, op_id)
+        op_id,
+    )
 }
 
 /// A person's decision on an uncertain send.
@@ -403,13 +458,13 @@ pub(crate) fn resolve(
         Decision::Resend => format!("resend as new: {}", r.evidence),
         _ => r.evidence.clone(),
     };
-    transition(tx, op_id, to, &r.by, Some(&evidence), now)?;
+    let resolved = transition(tx, op_id, to, &r.by, Some(&evidence), now)?;
     let resent_as = match r.decision {
         Decision::Resend => Some(queue_again_unchecked(tx, &send, &r.by, now)?),
         _ => None,
     };
     Ok(Resolved {
-        send: load(tx, op_id)?,
+        send: resolved,
         resent_as,
     })
 }
