@@ -1,13 +1,30 @@
 #!/usr/bin/python3
-"""Measures the tray app (run on demand, never asserted): time from launch to the tray item
-on D-Bus, and resident memory (RSS) with the window closed. Needs a display and a session
-bus, like the end-to-end suite:
+"""Measures the tray app and `sendledger serve` (run on demand, never asserted), on both
+desktops in one run — with a StatusNotifier host (the fake desktop's tray host) and
+without one (a bare X display: the indicator falls back to XEmbed):
 
-    xvfb-run -a dbus-run-session -- /usr/bin/python3 e2e/app/bench.py [RUNS]
+- launch → tray: from `Popen` to the tray item registering with the tray host (with a
+  host), or to the app's "tray ready" log line (without one: there is nothing to register
+  with);
+- idle RSS summed over every process of the app (the app and all its descendants), window
+  never opened, and again after it was opened and closed (WM_DELETE_WINDOW);
+- window open → first paint: from the request (the tray menu's "Open queue" over dbusmenu
+  with a host, a second launch without one) to the first frame of the window that is not
+  blank, and to the first frame equal to the settled one (the queue as it stays);
+- idle wake-ups: voluntary context switches summed over every thread of every process of
+  the app over IDLE_S seconds with nothing queued and nothing in flight (window never
+  opened, and after it was closed), and the same for `sendledger serve`.
 
-Uses SENDLEDGER_APP_BINARY (default target/debug/sendledger-app; measure a release build:
-SENDLEDGER_APP_BINARY=target/release/sendledger-app). Figures go into docs/performance.md.
+Needs a display and a session bus, like the end-to-end suite:
+
+    xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- /usr/bin/python3 e2e/app/bench.py [RUNS]
+
+SENDLEDGER_APP_BINARY (default target/debug/sendledger-app) and SENDLEDGER_CLI_BINARY
+(default: `sendledger` next to the app binary) choose the builds; measure release builds.
+SENDLEDGER_BENCH_IDLE_S (default 60) is the wake-up window. Figures go into
+docs/performance.md.
 """
+import hashlib
 import os
 import statistics
 import subprocess
@@ -17,13 +34,18 @@ import time
 from harness import APP, Desktop, Profile, Tray, X, kill, wait_until
 
 SETTLE_S = 3.0  # memory is read after the app has been idle this long
+IDLE_S = float(os.environ.get("SENDLEDGER_BENCH_IDLE_S", "60"))
+CLI = os.environ.get("SENDLEDGER_CLI_BINARY", os.path.join(os.path.dirname(APP), "sendledger"))
 
 
 def rss_kb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
     return 0
 
 
@@ -41,56 +63,191 @@ def descendants(pid):
     return found
 
 
-def tree_rss_mb(pid):
-    pids = [pid] + descendants(pid)
-    return rss_kb(pid) / 1024, sum(rss_kb(p) for p in pids if os.path.exists(f"/proc/{p}")) / 1024, len(pids) - 1
+def tree(pid):
+    return [pid] + descendants(pid)
 
 
-def one_run(desktop):
-    p = Profile()
+def tree_rss(pid):
+    """(MB of the app process, MB of all its processes, number of descendants, their names)."""
+    pids = tree(pid)
+    names = []
+    for p in pids[1:]:
+        try:
+            with open(f"/proc/{p}/comm") as f:
+                names.append(f.read().strip())
+        except OSError:
+            pass
+    return rss_kb(pid) / 1024, sum(rss_kb(p) for p in pids) / 1024, len(pids) - 1, names
+
+
+def switches(pid):
+    """{(pid, tid): voluntary context switches} over every thread of every process of pid."""
+    out = {}
+    for p in tree(pid):
+        try:
+            tids = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tids:
+            try:
+                with open(f"/proc/{p}/task/{t}/status") as f:
+                    for line in f:
+                        if line.startswith("voluntary_ctxt_switches:"):
+                            out[(p, t)] = int(line.split()[1])
+            except OSError:
+                continue
+    return out
+
+
+def wakeups_per_s(pid, seconds=IDLE_S):
+    """Voluntary context switches per second over `seconds`, all threads together. Sampled
+    every second, so a thread that ends loses at most its last second; a thread that
+    starts counts from zero."""
+    first = switches(pid)
+    last = dict(first)
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        time.sleep(1.0)  # the bench sleeps, never the app
+        last.update(switches(pid))
+    total = sum(n - first.get(k, 0) for k, n in last.items())
+    return total / seconds, len(last)
+
+
+def window_image(x, win):
+    g = win.get_geometry()
+    from Xlib import X as XC
+    return win.get_image(0, 0, g.width, g.height, XC.ZPixmap, 0xFFFFFFFF).data
+
+
+def blank(data):
+    """Whether a frame is one colour (nothing painted yet), sampling every 97th pixel."""
+    return len(set(data[i:i + 4] for i in range(0, len(data), 4 * 97))) <= 2
+
+
+def paint_times(x, t_open, bound=20.0):
+    """(s to the first non-blank frame, s to the first frame equal to the settled one, the
+    window). Frames are read until one is painted (within `bound` s), then SETTLE_S more."""
+    win = wait_until(lambda: x.shown(), "the window", bound=bound)[0]
+    frames = []
+    painted_at = None
+    deadline = time.time() + bound
+    while time.time() < deadline and (painted_at is None or time.time() < painted_at + SETTLE_S):
+        try:
+            data = window_image(x, win)
+        except Exception:
+            continue
+        t = time.time()
+        is_blank = blank(data)
+        if not is_blank and painted_at is None:
+            painted_at = t
+        frames.append((t, is_blank, hashlib.sha1(data).digest()))
+    if painted_at is None:
+        raise AssertionError(f"the window painted nothing within {bound:.0f} s")
+    settled = frames[-1][2]
+    queue = next(t for t, _, h in frames if h == settled)
+    return painted_at - t_open, queue - t_open, win
+
+
+def launch(desktop, tray_host, p):
     env = {**os.environ, "HOME": p.home}
+    log = open(os.path.join(p.root, "app.log"), "w+")
     t0 = time.time()
     proc = subprocess.Popen([APP, "--profile", p.dir, "--hidden"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+                            stdout=subprocess.DEVNULL, stderr=log)
+    if tray_host:
         rec = wait_until(lambda: [r for r in desktop.records("tray_item") if r["t"] >= t0], "the tray item")[0]
-        to_tray = rec["t"] - t0
-        time.sleep(SETTLE_S)  # a benchmark idles on purpose; tests never sleep
-        hidden = tree_rss_mb(proc.pid)
-        # Open the window from the tray, then close it as a window manager would.
-        x = X()
+        return proc, log, rec["t"] - t0
+
+    def ready():
+        log.seek(0)
+        return "tray ready" in log.read()
+    wait_until(ready, "the app's 'tray ready' log line")
+    return proc, log, time.time() - t0
+
+
+def open_window(desktop, tray_host, proc, p):
+    t = time.time()
+    if tray_host:
         Tray(desktop, proc.pid).click("Open queue")
-        win = wait_until(lambda: x.shown(), "the window")[0]
-        time.sleep(SETTLE_S)
-        shown = tree_rss_mb(proc.pid)
+    else:
+        env = {**os.environ, "HOME": p.home}
+        subprocess.run([APP, "--profile", p.dir], env=env, timeout=30,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return t
+
+
+def one_run(tray_host, wakeups):
+    desktop = Desktop(tray_host=tray_host)
+    p = Profile()
+    proc, log = None, None
+    try:
+        proc, log, to_tray = launch(desktop, tray_host, p)
+        time.sleep(SETTLE_S)  # a benchmark idles on purpose; tests never sleep
+        r = {"to_tray": to_tray, "hidden": tree_rss(proc.pid)}
+        if wakeups:
+            r["wake_hidden"] = wakeups_per_s(proc.pid)
+        x = X()
+        t_open = open_window(desktop, tray_host, proc, p)
+        r["first_paint"], r["queue_paint"], win = paint_times(x, t_open)
+        r["shown"] = tree_rss(proc.pid)
         x.close(win)
         wait_until(lambda: not x.shown(), "the window to close")
         time.sleep(SETTLE_S)
-        closed = tree_rss_mb(proc.pid)
-        return to_tray, hidden, shown, closed
+        r["closed"] = tree_rss(proc.pid)
+        if wakeups:
+            r["wake_closed"] = wakeups_per_s(proc.pid)
+        return r
+    finally:
+        if proc:
+            kill(proc.pid)
+            proc.wait(10)
+        if log:
+            log.close()
+        desktop.close()
+
+
+def serve_run():
+    p = Profile()
+    proc = subprocess.Popen([CLI, "--profile", p.dir, "serve"], stdout=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: "listening" in proc.stdout.readline(), "sendledger serve to start")
+        time.sleep(SETTLE_S)
+        rss = rss_kb(proc.pid) / 1024
+        return rss, wakeups_per_s(proc.pid)
     finally:
         kill(proc.pid)
         proc.wait(10)
 
 
+def report(name, results):
+    med = statistics.median
+    for i, r in enumerate(results):
+        h, s, c = r["hidden"], r["shown"], r["closed"]
+        fp = f"{r['first_paint'] * 1000:.0f}"
+        line = (f"{name} run {i + 1}: launch→tray {r['to_tray'] * 1000:.0f} ms; open→first paint {fp} ms, "
+                f"→queue painted {r['queue_paint'] * 1000:.0f} ms; RSS app/all processes (MB): never opened "
+                f"{h[0]:.1f}/{h[1]:.1f} ({h[2]} children), window open {s[0]:.1f}/{s[1]:.1f} ({s[2]}: {' '.join(s[3])}), "
+                f"after closing {c[0]:.1f}/{c[1]:.1f} ({c[2]}: {' '.join(c[3])})")
+        if "wake_hidden" in r:
+            line += (f"; wake-ups/s never opened {r['wake_hidden'][0]:.2f} ({r['wake_hidden'][1]} threads), "
+                     f"after closing {r['wake_closed'][0]:.2f} ({r['wake_closed'][1]} threads)")
+        print(line, flush=True)
+    print(f"{name} median of {len(results)}: launch→tray {med([r['to_tray'] for r in results]) * 1000:.0f} ms; "
+          f"open→queue painted {med([r['queue_paint'] for r in results]) * 1000:.0f} ms; "
+          f"RSS all processes never opened {med([r['hidden'][1] for r in results]):.1f} MB, "
+          f"after closing {med([r['closed'][1] for r in results]):.1f} MB, "
+          f"window open {med([r['shown'][1] for r in results]):.1f} MB", flush=True)
+
+
 def main(runs):
-    print(f"binary: {APP}")
-    results = []
-    for i in range(runs):
-        desktop = Desktop()
-        try:
-            results.append(one_run(desktop))
-        finally:
-            desktop.close()
-        t, h, s, c = results[-1]
-        print(f"run {i + 1}: launch→tray {t * 1000:.0f} ms; RSS main/with children (MB): "
-              f"never opened {h[0]:.1f}/{h[1]:.1f}, window open {s[0]:.1f}/{s[1]:.1f} ({s[2]} children), "
-              f"after closing {c[0]:.1f}/{c[1]:.1f} ({c[2]} children)")
-    med = lambda xs: statistics.median(xs)
-    print(f"median of {runs}: launch→tray {med([r[0] for r in results]) * 1000:.0f} ms; "
-          f"idle RSS never opened {med([r[1][0] for r in results]):.1f} MB (with children {med([r[1][1] for r in results]):.1f}); "
-          f"after closing the window {med([r[3][0] for r in results]):.1f} MB (with children {med([r[3][1] for r in results]):.1f}); "
-          f"window open {med([r[2][1] for r in results]):.1f} MB with children")
+    print(f"app: {APP}\ncli: {CLI}\nload average: {os.getloadavg()}", flush=True)
+    for tray_host, name in ((True, "with a StatusNotifier host"), (False, "without a StatusNotifier host")):
+        # The wake-ups are measured in the first run only (IDLE_S each, twice).
+        results = [one_run(tray_host, wakeups=(i == 0)) for i in range(runs)]
+        report(name, results)
+    rss, (wake, threads) = serve_run()
+    print(f"sendledger serve: RSS {rss:.1f} MB; wake-ups/s idle {wake:.2f} ({threads} threads)")
+    print(f"load average at the end: {os.getloadavg()}")
 
 
 if __name__ == "__main__":
