@@ -289,7 +289,9 @@ def test_tray_menu_over_dbus_and_stop_from_the_tray(desktop):
         wait_until(lambda: p.status()["gate_closed"], "Stop from the tray to close the gate")
         assert p.show("t-1")["send"]["state"] == "stopped"
         wait_until(lambda: "sends stopped" in tray.entries()[0][1], "the tray to show the gate closed")
-        assert not tray.entry("Stop sends")[2] and tray.entry("Resume…")[2]
+        # Each entry is its own dbusmenu update: the counts may show before the buttons change.
+        wait_until(lambda: not tray.entry("Stop sends")[2] and tray.entry("Resume…")[2],
+                   "Stop greyed and Resume… offered")
         app.wait_row("t-1", "stopped")
         app.wait_js("return document.querySelector('#gate').classList.contains('closed')", "the window to show Stop")
 
@@ -403,6 +405,89 @@ def test_sigterm_shuts_the_owner_down_cleanly(desktop):
     assert p.cli("status")["owner"] is None, "the profile is free again"
 
 
+def children(pid):
+    """{pid: name} of the processes whose parent is `pid`."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out[int(entry)] = name
+    return out
+
+
+def test_closing_the_window_ends_its_web_process(desktop):
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    x = X()
+    try:
+        Tray(desktop, app.pid).click("Open queue")
+        win = wait_until(lambda: x.shown(), "the queue window to show")[0]
+        web = wait_until(lambda: [c for c, n in children(app.pid).items() if n.startswith("WebKitWebProces")],
+                         "the window's web process")
+        x.close(win)
+        wait_until(lambda: not x.shown(), "the window to close")
+        wait_until(lambda: not any(os.path.exists(f"/proc/{c}") and c in children(app.pid) for c in web),
+                   "the window's web process to exit once the window closed")
+        assert app.alive() and p.bridge()["pid"] == app.pid, "the owner stays in the tray"
+    finally:
+        app.close()
+
+
+def test_stop_from_the_tray_while_the_window_is_closed(desktop):
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    x = X()
+    try:
+        tray = Tray(desktop, app.pid)
+        tray.click("Open queue")
+        win = wait_until(lambda: x.shown(), "the queue window to show")[0]
+        x.close(win)
+        wait_until(lambda: not x.shown(), "the window to close")
+        p.cli("send", "Stop me while the window is closed", "--id", "closed-1")
+        wait_until(lambda: "1 pending" in tray.entries()[0][1], "the tray to count the queued send")
+        tray.click("Stop sends")
+        wait_until(lambda: p.status()["gate_closed"], "Stop from the tray to close the gate")
+        assert p.show("closed-1")["send"]["state"] == "stopped"
+        wait_until(lambda: "sends stopped" in tray.entries()[0][1], "the tray to show the gate closed")
+        assert not x.shown(), "Stop from the tray opens no window"
+    finally:
+        app.close()
+
+
+def test_a_reopened_window_shows_live_rows(desktop):
+    p = Profile()
+    app = App(p)
+    x = X()
+    try:
+        p.cli("send", "Seen before the window closed", "--id", "before-1")
+        app.wait_row("before-1", "pending")
+        first = app.request("GET", app.s("/window"))
+        x.close(wait_until(lambda: x.shown(), "the queue window")[0])
+        wait_until(lambda: not x.shown(), "the window to close")
+        p.cli("send", "Queued while the window was closed", "--id", "closed-2")
+        Tray(desktop, app.pid).click("Open queue")
+        wait_until(lambda: x.shown(), "Open queue to open the window again")
+        handles = wait_until(lambda: [h for h in app.request("GET", app.s("/window/handles")) if h != first],
+                             "WebDriver to see the new window")
+        app.request("POST", app.s("/window"), {"handle": handles[0]})
+        wait_until(lambda: app.js("return document.body.dataset.ready === 'true'"), "the reopened queue to load")
+        app.wait_row("closed-2", "pending")
+        # Live: a change committed after the window opened again is pushed to it.
+        p.cli("stop", "--by", "reopen-test")
+        app.wait_row("closed-2", "stopped")
+        app.wait_row("before-1", "stopped")
+    finally:
+        app.close()
+
+
 TEAL, AMBER, RED = (0x0F, 0x76, 0x6E), (0xF5, 0x9E, 0x0B), (0xC8, 0x1E, 0x1E)
 
 
@@ -451,6 +536,9 @@ TESTS = [
     test_queue_again_for_a_send_rejected_at_restart,
     test_stale_uncertain_send_is_notified_exactly_once,
     test_closing_the_window_keeps_the_app_in_the_tray,
+    test_closing_the_window_ends_its_web_process,
+    test_stop_from_the_tray_while_the_window_is_closed,
+    test_a_reopened_window_shows_live_rows,
     test_hidden_launch_goes_to_the_tray_only,
     test_tray_menu_over_dbus_and_stop_from_the_tray,
     test_second_launch_hands_over_to_the_first,

@@ -27,6 +27,7 @@ pub struct Desk {
     listeners: Mutex<Vec<Channel<Update>>>,
     intent: Mutex<Option<json::Intent>>,
     status: watch::Sender<Status>,
+    settings_changed: tokio::sync::Notify,
 }
 
 impl Desk {
@@ -45,6 +46,7 @@ impl Desk {
             listeners: Mutex::new(Vec::new()),
             intent: Mutex::new(None),
             status: watch::channel(Status::default()).0,
+            settings_changed: tokio::sync::Notify::new(),
         };
         // Fills the status watch; a ledger that cannot be read shows up on the first command.
         let _ = desk.status().await;
@@ -75,7 +77,13 @@ impl Desk {
     pub fn save_settings(&self, s: Settings) -> Result<(), json::Refusal> {
         s.save(&self.profile)?;
         *self.settings.lock().unwrap() = s;
+        self.settings_changed.notify_one();
         Ok(())
+    }
+
+    /// Woken when the settings change (the notification sweep re-reads its threshold).
+    pub fn settings_changed(&self) -> &tokio::sync::Notify {
+        &self.settings_changed
     }
 
     /// Where the bridge listens.

@@ -19,9 +19,20 @@ use tauri::{AppHandle, Runtime};
 /// How long a failed notification waits before it is tried again.
 pub const RETRY_AFTER: Duration = Duration::from_secs(60);
 
-/// The sweep's period for a threshold: a quarter of it, between 250 ms and 5 s.
-pub fn period(threshold_ms: i64) -> Duration {
-    Duration::from_millis((threshold_ms / 4).clamp(250, 5_000) as u64)
+/// The longest the sweep sleeps with nothing due and no commit: a clock set forward is
+/// noticed within this.
+pub const MAX_SLEEP: Duration = Duration::from_secs(60);
+
+/// How long the sweep sleeps: until the next uncertain send becomes stale (`next_stale_ms`,
+/// on the ledger's clock read as `now_ms`) or the first failed notification may be tried
+/// again (`retry_in`), whichever is sooner; at most [`MAX_SLEEP`]. Commits and a changed
+/// threshold wake it earlier.
+pub fn wait_for(next_stale_ms: Option<i64>, now_ms: i64, retry_in: Option<Duration>) -> Duration {
+    let stale = next_stale_ms.map(|at| Duration::from_millis((at - now_ms).max(0) as u64));
+    [stale, retry_in]
+        .into_iter()
+        .flatten()
+        .fold(MAX_SLEEP, Duration::min)
 }
 
 /// The notification for one stale uncertain send (no message text: it stays in the ledger).
@@ -39,41 +50,68 @@ pub fn notification(send: &Send, now_ms: i64) -> Notification {
     n
 }
 
-/// Runs the sweep for as long as the app runs. Each pass also re-reads counts and gate,
-/// which a Stop or Resume made through the bridge changes without an audit event.
+/// Runs the sweep for as long as the app runs: a pass now, then one whenever the next
+/// send becomes stale, a failed notification may be retried, the owner commits a write, or
+/// the threshold changes — never on a timer while nothing is due.
 pub fn spawn_sweep<R: Runtime>(app: AppHandle<R>, desk: Arc<Desk>) {
     tauri::async_runtime::spawn(async move {
         let mut failed: HashMap<String, Instant> = HashMap::new();
+        let mut writes = desk.ledger().watch_writes();
         loop {
-            let threshold = desk.settings().stale_uncertain_ms;
-            tokio::time::sleep(period(threshold)).await;
-            let _ = desk.status().await;
-            let stale = desk
-                .ledger()
-                .call(move |l| l.stale_uncertain(threshold).map(|s| (s, l.now_ms())))
-                .await;
-            let (stale, now) = match stale {
-                Ok(s) => s,
-                Err(e) => {
-                    log::error!("stale-uncertain sweep cannot read the ledger: {e}");
-                    continue;
+            writes.borrow_and_update();
+            let wait = pass(&app, &desk, &mut failed).await;
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                changed = writes.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
                 }
-            };
-            failed.retain(|_, at| at.elapsed() < RETRY_AFTER);
-            for send in stale {
-                if failed.contains_key(&send.op_id) {
-                    continue;
-                }
-                if let Err(e) = notify_once(&app, &desk, &send, now).await {
-                    log::warn!(
-                        "cannot notify about uncertain send {}: {e}; trying again in a minute",
-                        send.op_id
-                    );
-                    failed.insert(send.op_id.clone(), Instant::now());
-                }
+                _ = desk.settings_changed().notified() => {}
             }
         }
     });
+}
+
+/// Notifies every stale uncertain send not notified yet; returns how long to sleep.
+async fn pass<R: Runtime>(
+    app: &AppHandle<R>,
+    desk: &Arc<Desk>,
+    failed: &mut HashMap<String, Instant>,
+) -> Duration {
+    let threshold = desk.settings().stale_uncertain_ms;
+    let read = desk
+        .ledger()
+        .call(move |l| -> sendledger::ledger::Result<_> {
+            let stale = l.stale_uncertain(threshold)?;
+            Ok((stale, l.next_stale_uncertain_at(threshold)?, l.now_ms()))
+        })
+        .await;
+    let (stale, next, now) = match read {
+        Ok(r) => r,
+        Err(e) => {
+            log::error!("stale-uncertain sweep cannot read the ledger: {e}");
+            return Duration::from_secs(1);
+        }
+    };
+    failed.retain(|_, at| at.elapsed() < RETRY_AFTER);
+    for send in stale {
+        if failed.contains_key(&send.op_id) {
+            continue;
+        }
+        if let Err(e) = notify_once(app, desk, &send, now).await {
+            log::warn!(
+                "cannot notify about uncertain send {}: {e}; trying again in a minute",
+                send.op_id
+            );
+            failed.insert(send.op_id.clone(), Instant::now());
+        }
+    }
+    let retry_in = failed
+        .values()
+        .map(|at| RETRY_AFTER.saturating_sub(at.elapsed()))
+        .min();
+    wait_for(next, now, retry_in)
 }
 
 async fn notify_once<R: Runtime>(
