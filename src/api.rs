@@ -3,7 +3,7 @@
 //! here, so the three cannot drift. Answers have the shapes documented in
 //! docs/bridge-api.md.
 
-use crate::ledger::{Ledger, LedgerError, QueueRequest, Resolution};
+use crate::ledger::{Decision, Ledger, LedgerError, QueueRequest, Resolution};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -48,6 +48,16 @@ pub enum Request {
 }
 
 impl Request {
+    /// Whether applying it admits a new send (queue, requeue, resolve with resend): only
+    /// the owner may, since only the owner's dispatch loop can hand a send to a browser.
+    pub fn admits_send(&self) -> bool {
+        match self {
+            Self::Queue { .. } | Self::Requeue { .. } => true,
+            Self::Resolve { resolution, .. } => resolution.decision == Decision::Resend,
+            _ => false,
+        }
+    }
+
     /// The bridge route for this request: (method, path, JSON body).
     pub fn route(&self) -> (&'static str, String, Value) {
         match self {
@@ -88,8 +98,31 @@ impl Request {
     }
 }
 
+/// Who applies a request, which decides whether it may admit a send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// The owner (the bridge's client routes, the tray app): its dispatch loop serves
+    /// what it admits.
+    Owner,
+    /// Anyone holding the ledger without serving it (the CLI with no owner running): a
+    /// send admitted here could only be rejected by the next owner's recovery, so it is
+    /// refused with [`LedgerError::NoOwner`] and nothing is written.
+    Offline,
+}
+
 /// Applies `req` to the owner's ledger; the answer is committed before it is returned.
+/// The same as [`apply_as`] with [`Caller::Owner`].
 pub fn apply(ledger: &mut Ledger, req: &Request) -> Result<Value, LedgerError> {
+    apply_as(Caller::Owner, ledger, req)
+}
+
+/// Applies `req` for `caller`. Errors: [`LedgerError::NoOwner`] when an
+/// [`Caller::Offline`] request admits a send (see [`Request::admits_send`]), with
+/// nothing written; else the ledger's own refusals.
+pub fn apply_as(caller: Caller, ledger: &mut Ledger, req: &Request) -> Result<Value, LedgerError> {
+    if caller == Caller::Offline && req.admits_send() {
+        return Err(LedgerError::NoOwner);
+    }
     Ok(match req {
         Request::Queue { send, actor } => {
             let (send, created) = ledger.queue(send, actor)?;

@@ -46,6 +46,7 @@ impl From<LedgerError> for ApiError {
             | LedgerError::Sqlite(_)
             | LedgerError::Profile(_)
             | LedgerError::NoLedger(_)
+            | LedgerError::NoOwner
             | LedgerError::NewerSchema { .. }
             | LedgerError::MigrationEdited { .. } => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::CONFLICT,

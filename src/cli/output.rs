@@ -46,6 +46,7 @@ impl CliError {
             | "sqlite" | "no_ledger" | "storage" => 4,
             "owner_unreachable" | "unauthorized" | "wrong_scope" | "bad_host" | "bad_origin"
             | "unknown_route" | "internal" => 5,
+            "no_owner" => 6,
             _ => 1,
         }
     }
