@@ -3,13 +3,12 @@
 //! duration, recovery included) — except a send, which only an owner can serve: with no
 //! owner it is refused and nothing is written. Reads use a read-only connection either way.
 
+use super::client::BridgeClient;
 use super::output::CliError;
-use crate::api::{self, Caller, Request};
-use crate::bridge::client::BridgeClient;
+use crate::api::{self, Caller, Outcome, Request};
 use crate::clock::SystemClock;
 use crate::ledger::{Ledger, LedgerError, LedgerReader};
 use crate::profile::Profile;
-use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -20,7 +19,7 @@ pub(crate) fn profile(explicit: Option<&Path>) -> Result<Profile, CliError> {
 /// Applies a change through the live owner, or directly when none runs. With no owner,
 /// a request that admits a send is refused ([`LedgerError::NoOwner`]) before the ledger
 /// is even opened, so nothing is written.
-pub(crate) fn apply(explicit: Option<&Path>, req: &Request) -> Result<Value, CliError> {
+pub(crate) fn apply(explicit: Option<&Path>, req: &Request) -> Result<Outcome, CliError> {
     let profile = profile(explicit)?;
     if let Some(client) = BridgeClient::discover(&profile)? {
         return client.apply(req);
@@ -30,7 +29,7 @@ pub(crate) fn apply(explicit: Option<&Path>, req: &Request) -> Result<Value, Cli
 
 /// Applies a change with the ledger opened by this process (no owner running): takes the
 /// owner lock for the command's duration, recovery included.
-pub(crate) fn apply_offline(profile: &Profile, req: &Request) -> Result<Value, CliError> {
+pub(crate) fn apply_offline(profile: &Profile, req: &Request) -> Result<Outcome, CliError> {
     if req.admits_send() {
         return Err(LedgerError::NoOwner.into());
     }

@@ -3,9 +3,9 @@
 //! committed in the ledger file directly, and the answer says which way it went.
 
 use super::backend;
+use super::client::BridgeClient;
 use super::output::{emit, CliError};
 use crate::api::Request;
-use crate::bridge::client::BridgeClient;
 use crate::clock::SystemClock;
 use crate::ledger::{Ledger, LedgerError};
 use crate::profile::{Profile, ProfileError};
@@ -97,7 +97,9 @@ fn through_owner(profile: &Profile, req: &Request) -> Result<(serde_json::Value,
                 Err(CliError::Unreachable(_)) => Err(Fallback(format!(
                     "the owner's bridge did not answer within {STOP_BRIDGE_MS} ms"
                 ))),
-                other => other.map(|v| (v, Via::Owner)).map_err(Failed),
+                other => other
+                    .map(|o| (serde_json::json!(o), Via::Owner))
+                    .map_err(Failed),
             }
         }
         Ok(None) => {}
@@ -111,12 +113,14 @@ fn through_owner(profile: &Profile, req: &Request) -> Result<(serde_json::Value,
                 "{owner} holds the profile but its bridge is not listening"
             )))
         }
-        other => other.map(|v| (v, Via::Direct)).map_err(Failed),
+        other => other
+            .map(|o| (serde_json::json!(o), Via::Direct))
+            .map_err(Failed),
     }
 }
 
 pub(crate) fn resume(profile: Option<&Path>, json: bool, a: ResumeArgs) -> Result<(), CliError> {
-    let v = backend::apply(profile, &Request::Resume { by: a.by })?;
+    let v = serde_json::json!(backend::apply(profile, &Request::Resume { by: a.by })?);
     emit(json, &v, || {
         if v["resumed"].as_bool() == Some(true) {
             "resumed: the extension must lease its tab again (a new epoch)".into()

@@ -8,6 +8,7 @@
 //! send (`send`, `requeue`, `resolve --resend`) was refused and nothing was written.
 
 mod backend;
+pub mod client;
 mod gate;
 pub mod inspect;
 mod output;

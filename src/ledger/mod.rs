@@ -19,6 +19,7 @@ mod sends;
 mod state;
 mod store;
 mod tool_calls;
+mod writer;
 
 pub use epochs::{
     canonical_binding, epoch_of, unbound_epoch, Lease, TabBinding, RELEASED_BEFORE_GRANT,
@@ -28,7 +29,7 @@ pub use error::{LedgerError, Result};
 pub use expiry::{Bounds, Expired};
 pub use fence::StopReport;
 pub use read::{ListFilter, Status};
-pub use record::{Answer, Event, EventKind, Receipt, Send};
+pub use record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
 pub use recovery::{RecoveryReport, IN_FLIGHT_AT_RESTART, QUEUED_AT_RESTART, RECOVERY_ACTOR};
 pub use remote_stop::{RemotePhase, RemoteStop};
 pub use salvage::{SalvageReport, TableSalvage, MAX_MISSES};
@@ -38,6 +39,7 @@ pub use sends::{
 };
 pub use state::SendState;
 pub use tool_calls::{Admission, ToolCall, ToolState, TOOL_RECEIPTS_CAP};
+pub use writer::Writer;
 
 use crate::clock::{Clock, Millis};
 use crate::profile::{OwnerLock, Profile, Reserve};
@@ -107,9 +109,13 @@ impl Ledger {
         let note = format!(
             "salvaged from {name}: it was in flight in the damaged ledger; check the conversation before deciding"
         );
-        for op_id in &recovered.uncertain {
-            ledger.note_evidence(op_id, &note)?;
-        }
+        ledger.write(|tx, now| {
+            for op_id in &recovered.uncertain {
+                let send = sends::load(tx, op_id)?;
+                sends::note(tx, &send, "salvage", (&note, None), now)?;
+            }
+            Ok(())
+        })?;
         ledger.stop(&format!(
             "salvage: rebuilt from {name}; look at the history before `sendledger resume`"
         ))?;
@@ -383,16 +389,25 @@ impl Ledger {
                 tx,
                 &send,
                 "owner",
-                "a person was notified that this send is uncertain",
+                (
+                    "a person was notified that this send is uncertain",
+                    Some(EvidenceKind::Notified),
+                ),
                 now,
             )?;
             Ok(true)
         })
     }
 
-    /// Records evidence for a person on a send (a note; its state does not change).
-    /// Repeating the latest evidence writes nothing. Returns whether a note was written.
-    pub fn note_evidence(&mut self, op_id: &str, evidence: &str) -> Result<bool> {
+    /// Records evidence of `kind` for a person on a send (a note; its state does not
+    /// change). Repeating the latest evidence writes nothing. Returns whether a note was
+    /// written.
+    pub fn note_evidence(
+        &mut self,
+        op_id: &str,
+        kind: EvidenceKind,
+        evidence: &str,
+    ) -> Result<bool> {
         sends::validate_note("evidence", evidence)?;
         self.write(|tx, now| {
             let send = sends::load(tx, op_id)?;
@@ -407,7 +422,7 @@ impl Ledger {
             if last.as_deref() == Some(evidence) {
                 return Ok(false);
             }
-            sends::note(tx, &send, "owner", evidence, now)?;
+            sends::note(tx, &send, "owner", (evidence, Some(kind)), now)?;
             Ok(true)
         })
     }
