@@ -159,3 +159,44 @@ fn post_stop_answers_success_on_a_full_disk_and_closes_the_gate() {
         status.body
     );
 }
+
+#[test]
+fn a_stop_committed_beside_the_owner_wakes_what_waits_on_the_owner() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    client.queue("op-1", "waiting to be stopped");
+    let waiter = {
+        let c = client.fresh();
+        std::thread::spawn(move || {
+            let asked = Instant::now();
+            let a = c.get("/v1/sends/op-1/wait?from=queued&timeout_ms=20000");
+            (a, asked.elapsed())
+        })
+    };
+    // Not a wait for an event: it lets the long-poll park first, so that only a wake
+    // caused by the outside commit can end it early (were it late, it would answer at
+    // once from the stopped row, and the test would prove less, never fail wrongly).
+    std::thread::sleep(Duration::from_millis(300));
+    let p = sendledger::profile::Profile::at(&profile).unwrap();
+    let report =
+        sendledger::ledger::Ledger::stop_from_outside(&p, "alice", &sendledger::clock::SystemClock)
+            .unwrap();
+    assert_eq!(report.stopped, ["op-1"]);
+    let (a, took) = waiter.join().unwrap();
+    assert_eq!(a.status, 200, "{}", a.body);
+    // Woken, not answered at its 20 s deadline (the owner looks at least once a second).
+    assert!(
+        took < Duration::from_secs(15),
+        "the wait ran to its deadline: {took:?}"
+    );
+    assert_eq!(
+        (
+            a.body["changed"].as_bool(),
+            a.body["send"]["state"].as_str()
+        ),
+        (Some(true), Some("stopped")),
+        "the owner noticed the commit made beside it: {}",
+        a.body
+    );
+}

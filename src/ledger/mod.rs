@@ -178,6 +178,14 @@ impl Ledger {
         &self.path
     }
 
+    /// SQLite's `PRAGMA data_version`: changes when another connection (another process)
+    /// has committed since this connection last looked; 0 when it cannot be read.
+    pub(crate) fn data_version(&self) -> i64 {
+        self.conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .unwrap_or(0)
+    }
+
     /// The clock this ledger stamps transitions with.
     pub fn now_ms(&self) -> Millis {
         self.clock.now_ms()
