@@ -250,3 +250,23 @@ fn stop_from_outside_commits_the_whole_fence_while_the_owner_holds_the_profile()
         .unwrap();
     assert_eq!(by, "alice");
 }
+
+#[test]
+fn a_long_release_reason_is_kept_to_256_bytes_cut_on_a_character_boundary() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = claimed(&mut ledger, "tab-1", "op-held");
+    let reason = "€".repeat(100); // 300 bytes; byte 256 falls inside a character
+    ledger.end_lease(&lease, &reason).unwrap();
+    let evidence = ledger.get("op-held").unwrap().unwrap().evidence.unwrap();
+    let kept = evidence
+        .split_once('(')
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map(|(r, _)| r)
+        .unwrap();
+    assert_eq!(
+        kept,
+        "€".repeat(85),
+        "the longest whole-character prefix of 256 bytes"
+    );
+}
