@@ -65,6 +65,7 @@ pub fn raise_open_file_limit() -> u64 {
             );
         }
     }
+    #[allow(clippy::useless_conversion)] // rlim_t is 32 bits on some targets
     u64::try_from(lim.rlim_cur).unwrap_or(u64::MAX)
 }
 
