@@ -8,6 +8,7 @@ pub mod bridge;
 pub mod cli;
 pub mod clock;
 pub mod ledger;
+pub mod mcp;
 pub mod owner;
 pub mod profile;
 pub mod provider;

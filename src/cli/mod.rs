@@ -9,6 +9,7 @@
 mod backend;
 mod gate;
 pub mod inspect;
+mod mcp;
 mod output;
 mod sends;
 mod serve;
@@ -66,6 +67,9 @@ pub enum Command {
     /// Shows what the ChatGPT parser sees in a captured request, stream, WebSocket log
     /// or conversation listing (run it when chatgpt.com changes).
     Inspect(inspect::InspectArgs),
+    /// Serves the MCP tools (send_message, get_send, list_uncertain, stop) on standard
+    /// input and output, as a client of the running owner (the app or `serve`).
+    Mcp,
 }
 
 /// Runs the CLI with the process's arguments.
@@ -100,6 +104,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Doctor => status::doctor(profile, json),
         Command::Serve(a) => serve::serve(profile, a),
         Command::Pair => gate::pair(profile, json),
+        Command::Mcp => mcp::mcp(profile),
         // Answered in `main`: it reads a file, needs no profile, and sets its own exit code.
         Command::Inspect(_) => Ok(()),
     }

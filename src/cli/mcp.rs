@@ -1,0 +1,28 @@
+//! `mcp`: the stdio MCP server (see [`crate::mcp`]). Standard output carries the protocol
+//! only; the log goes to standard error.
+
+use super::backend;
+use super::output::CliError;
+use std::path::Path;
+
+pub(crate) fn mcp(profile: Option<&Path>) -> Result<(), CliError> {
+    let profile = backend::profile(profile)?;
+    // The SDK logs whole messages at debug level and the HTTP client its requests, and
+    // neither a message's text nor a token reaches a log: their lines stay at warn
+    // whatever SENDLEDGER_LOG asks.
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SENDLEDGER_LOG")
+        .unwrap_or_else(|_| "warn".into())
+        .add_directive("rmcp=warn".parse().expect("a valid directive"))
+        .add_directive("ureq=warn".parse().expect("a valid directive"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+    let rt = tokio::runtime::Runtime::new()
+        .map_err(|e| CliError::Unreachable(format!("cannot start the runtime: {e}")))?;
+    let served = rt.block_on(crate::mcp::serve_stdio(profile));
+    // A blocking read of standard input may still be parked: do not wait for it.
+    rt.shutdown_timeout(std::time::Duration::from_millis(500));
+    served.map_err(CliError::Unreachable)
+}
