@@ -95,7 +95,7 @@ pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis) -> Result<Expired
             "answer not observed within {} ms: it no longer holds the queue; a later observation can still complete it",
             b.answer_ms
         );
-        sends::note(tx, &send, "owner", &why, now)?;
+        sends::note(tx, &send, "owner", (&why, None), now)?;
         out.answers.push(op_id);
     }
     Ok(out)

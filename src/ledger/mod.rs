@@ -17,6 +17,7 @@ mod sends;
 mod state;
 mod store;
 mod tool_calls;
+mod writer;
 
 pub use epochs::{
     canonical_binding, epoch_of, unbound_epoch, Lease, TabBinding, STOPPED_EPOCHS_KEPT,
@@ -24,7 +25,7 @@ pub use epochs::{
 pub use error::{LedgerError, Result};
 pub use expiry::{Bounds, Expired};
 pub use read::{ListFilter, Status};
-pub use record::{Answer, Event, EventKind, Receipt, Send};
+pub use record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
 pub use recovery::{RecoveryReport, IN_FLIGHT_AT_RESTART, QUEUED_AT_RESTART, RECOVERY_ACTOR};
 pub use remote_stop::{RemotePhase, RemoteStop};
 pub use sends::{
@@ -33,6 +34,7 @@ pub use sends::{
 };
 pub use state::SendState;
 pub use tool_calls::{Admission, ToolCall, ToolState, TOOL_RECEIPTS_CAP};
+pub use writer::Writer;
 
 use crate::clock::{Clock, Millis};
 use crate::profile::{OwnerLock, Profile};
@@ -270,16 +272,25 @@ impl Ledger {
                 tx,
                 &send,
                 "owner",
-                "a person was notified that this send is uncertain",
+                (
+                    "a person was notified that this send is uncertain",
+                    Some(EvidenceKind::Notified),
+                ),
                 now,
             )?;
             Ok(true)
         })
     }
 
-    /// Records evidence for a person on a send (a note; its state does not change).
-    /// Repeating the latest evidence writes nothing. Returns whether a note was written.
-    pub fn note_evidence(&mut self, op_id: &str, evidence: &str) -> Result<bool> {
+    /// Records evidence of `kind` for a person on a send (a note; its state does not
+    /// change). Repeating the latest evidence writes nothing. Returns whether a note was
+    /// written.
+    pub fn note_evidence(
+        &mut self,
+        op_id: &str,
+        kind: EvidenceKind,
+        evidence: &str,
+    ) -> Result<bool> {
         sends::validate_note("evidence", evidence)?;
         self.write(|tx, now| {
             let send = sends::load(tx, op_id)?;
@@ -294,7 +305,7 @@ impl Ledger {
             if last.as_deref() == Some(evidence) {
                 return Ok(false);
             }
-            sends::note(tx, &send, "owner", evidence, now)?;
+            sends::note(tx, &send, "owner", (evidence, Some(kind)), now)?;
             Ok(true)
         })
     }

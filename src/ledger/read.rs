@@ -1,7 +1,7 @@
 //! Queries shared by the owner and read-only readers.
 
 use super::epochs;
-use super::record::{Answer, Event, EventKind, Receipt, Send};
+use super::record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
 use super::state::SendState;
 use crate::clock::Millis;
 use rusqlite::{Connection, OptionalExtension, Row};
@@ -133,10 +133,15 @@ fn event_from_row(row: &Row) -> rusqlite::Result<Event> {
         at: row.get(5)?,
         actor: row.get(6)?,
         evidence: row.get(7)?,
+        evidence_kind: row
+            .get::<_, Option<String>>(8)?
+            .as_deref()
+            .and_then(EvidenceKind::parse),
     })
 }
 
-const EVENT_COLUMNS: &str = "id, op_id, kind, from_state, to_state, at, actor, evidence";
+const EVENT_COLUMNS: &str =
+    "id, op_id, kind, from_state, to_state, at, actor, evidence, evidence_kind";
 
 pub(crate) fn timeline(conn: &Connection, op_id: &str) -> rusqlite::Result<Vec<Event>> {
     let mut stmt = conn.prepare_cached(&format!(

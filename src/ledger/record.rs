@@ -95,4 +95,36 @@ pub struct Event {
     pub actor: String,
     /// What it rests on.
     pub evidence: Option<String>,
+    /// What kind of evidence it is, where the owner classified it (migration 0008).
+    pub evidence_kind: Option<EvidenceKind>,
+}
+
+/// A kind of evidence the owner records as a note, stored as data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvidenceKind {
+    /// What the page's own traffic showed about an uncertain send: a suggestion for a
+    /// person, never a decision.
+    Observed,
+    /// A person was notified that the send is uncertain.
+    Notified,
+}
+
+impl EvidenceKind {
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Observed => "observed",
+            Self::Notified => "notified",
+        }
+    }
+
+    /// From the stored form; `None` for anything else.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "observed" => Some(Self::Observed),
+            "notified" => Some(Self::Notified),
+            _ => None,
+        }
+    }
 }
