@@ -29,7 +29,7 @@ fi
 echo "== mcp: tests"
 log=target/test-mcp.pytest.log
 SENDLEDGER_BIN="$(cd "$target" && pwd)/debug/sendledger" \
-  "$venv/bin/python" -m pytest -c tests/mcp/pytest.ini --rootdir tests/mcp -rA "$@" 2>&1 | tee "$log"
+  "$venv/bin/python" -m pytest -c tests/mcp/pytest.ini --rootdir tests/mcp -rA tests/mcp "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 summary=$(grep -E '^=+ .*( passed| failed| error| no tests ran).* in [0-9.]+s' "$log" | tail -n 1)
 n() { echo "$summary" | grep -Eo "[0-9]+ $1" | grep -Eo '[0-9]+' || echo 0; }

@@ -7,7 +7,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from harness import Player, Serve  # noqa: E402
+from mcp_harness import Player, Serve  # noqa: E402
 
 
 @pytest.fixture

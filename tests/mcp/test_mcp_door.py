@@ -7,7 +7,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from harness import Player, Serve, in_background, mcp_client
+from mcp_harness import Player, Serve, in_background, mcp_client
 
 TOOLS = {"send_message", "get_send", "list_uncertain", "stop"}
 STATUSES = {"completed", "pending", "uncertain", "rejected", "stopped", "limited"}
