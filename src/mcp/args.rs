@@ -14,7 +14,7 @@ pub const KEY_PREFIX: &str = "mcp-";
 /// The longest idempotency key, in characters (the ledger's operation ids take 128).
 pub const MAX_KEY_CHARS: usize = 120;
 /// How long `send_message` waits for the answer when `wait_seconds` is not given.
-pub const DEFAULT_SEND_WAIT_SECONDS: u64 = 60;
+pub const DEFAULT_SEND_WAIT_SECONDS: u64 = 45;
 
 /// `send_message`'s input.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -35,8 +35,9 @@ pub struct SendMessageArgs {
     #[serde(default)]
     #[schemars(length(min = 1, max = 120), pattern(r"^[A-Za-z0-9._:-]+$"))]
     pub idempotency_key: Option<String>,
-    /// How long to wait for ChatGPT's answer, in seconds (0 to 600; default 60). If the
-    /// answer has not come by then, the result is `pending`: call get_send.
+    /// How long to wait for ChatGPT's answer, in seconds (0 to 600; default 45). If the
+    /// answer has not come by then, the result is `pending`: call get_send. Many clients
+    /// give up on a call after 60 s, so stay under that unless yours waits longer.
     #[serde(default)]
     #[schemars(range(min = 0, max = 600))]
     pub wait_seconds: Option<u64>,
@@ -126,7 +127,10 @@ mod tests {
         }
         assert!(operation_id(Some(&"k".repeat(MAX_KEY_CHARS))).is_ok());
         let id = operation_id(Some(&"k".repeat(MAX_KEY_CHARS))).unwrap();
-        assert!(id.len() <= crate::ledger::MAX_OP_ID_BYTES, "fits the ledger");
+        assert!(
+            id.len() <= crate::ledger::MAX_OP_ID_BYTES,
+            "fits the ledger"
+        );
     }
 
     #[test]

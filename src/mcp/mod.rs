@@ -18,6 +18,7 @@
 pub mod args;
 pub mod outcome;
 pub mod owner_link;
+pub mod progress;
 pub mod refusal;
 pub mod reports;
 pub mod tools;

@@ -22,7 +22,9 @@ pub fn bad_input(detail: &str) -> CallToolResult {
 /// `send_message` refused by the owner before anything was queued.
 pub fn send_refused(e: &LinkError) -> CallToolResult {
     let LinkError::Refused { code, message, .. } = e else {
-        return did_nothing(format!("{NO_OWNER} Nothing was sent, so calling again then is safe."));
+        return did_nothing(format!(
+            "{NO_OWNER} Nothing was sent, so calling again then is safe."
+        ));
     };
     did_nothing(match code.as_str() {
         "epoch_stopped" => "Sending is stopped: a person pressed Stop in sendledger, and nothing was queued. Do not retry: tell the user, who can resume sending in sendledger.".to_string(),

@@ -5,11 +5,13 @@
 use super::args::{self, GetSendArgs, NoArgs, SendMessageArgs};
 use super::outcome::SendOutcome;
 use super::owner_link::{segment, LinkError, OwnerLink, CALL_TIMEOUT_MS};
+use super::progress::Progress;
 use super::reports::{self, StopOutcome, UncertainSends};
 use super::{refusal, wait};
 use rmcp::handler::server::tool::schema_for_output;
 use rmcp::model::{CallToolResult, JsonObject};
-use rmcp::{tool, tool_handler, tool_router, ErrorData};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -46,7 +48,7 @@ impl Tools {
             open_world_hint = true
         )
     )]
-    async fn send_message(&self, raw: JsonObject) -> ToolAnswer {
+    async fn send_message(&self, raw: JsonObject, ctx: RequestContext<RoleServer>) -> ToolAnswer {
         let a: SendMessageArgs = match args::parse(raw) {
             Ok(a) => a,
             Err(e) => return Ok(refusal::bad_input(&e)),
@@ -60,16 +62,14 @@ impl Tools {
         let body = json!({ "op_id": op_id, "text": a.text, "conversation_id": a.conversation_id });
         let queued = match self.link.post("/v1/sends".into(), body).await {
             Ok(v) => v,
-            Err(LinkError::Lost(detail)) => return Ok(self.after_lost_queue(&op_id, &detail).await),
+            Err(LinkError::Lost(detail)) => {
+                return Ok(self.after_lost_queue(&op_id, &detail).await)
+            }
             Err(e) => return Ok(refusal::send_refused(&e)),
         };
-        let settled = wait::settle(
-            &self.link,
-            queued["send"].clone(),
-            Value::Null,
-            wait_for,
-        )
-        .await;
+        let progress = Progress::of(&ctx, wait_for);
+        let send = queued["send"].clone();
+        let settled = wait::settle(&self.link, send, Value::Null, wait_for, &progress).await;
         let mut outcome = settled.outcome(false);
         if queued["created"] == json!(false) {
             outcome.message = format!(
@@ -94,7 +94,7 @@ impl Tools {
             open_world_hint = false
         )
     )]
-    async fn get_send(&self, raw: JsonObject) -> ToolAnswer {
+    async fn get_send(&self, raw: JsonObject, ctx: RequestContext<RoleServer>) -> ToolAnswer {
         let a: GetSendArgs = match args::parse(raw) {
             Ok(a) => a,
             Err(e) => return Ok(refusal::bad_input(&e)),
@@ -107,7 +107,8 @@ impl Tools {
             Ok(found) => found,
             Err(e) => return Ok(refusal::lookup_failed(&e)),
         };
-        let settled = wait::settle(&self.link, send, timeline, wait_for).await;
+        let progress = Progress::of(&ctx, wait_for);
+        let settled = wait::settle(&self.link, send, timeline, wait_for, &progress).await;
         Ok(structured(&settled.outcome(true)))
     }
 

@@ -4,6 +4,7 @@
 
 use super::outcome::{self, SendOutcome};
 use super::owner_link::{segment, LinkError, OwnerLink, CALL_TIMEOUT_MS};
+use super::progress::Progress;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -47,9 +48,16 @@ impl Settled {
     }
 }
 
-/// Waits up to `wait` for `send` (the owner's `Send` JSON) to leave the pending states.
-/// The wait ends early, with the last known send, when the owner stops answering.
-pub async fn settle(link: &OwnerLink, send: Value, timeline: Value, wait: Duration) -> Settled {
+/// Waits up to `wait` for `send` (the owner's `Send` JSON) to leave the pending states,
+/// telling `progress` after each slice. The wait ends early, with the last known send,
+/// when the owner stops answering.
+pub async fn settle(
+    link: &OwnerLink,
+    send: Value,
+    timeline: Value,
+    wait: Duration,
+    progress: &Progress,
+) -> Settled {
     let deadline = Instant::now() + wait;
     let mut last = Settled {
         send,
@@ -61,7 +69,7 @@ pub async fn settle(link: &OwnerLink, send: Value, timeline: Value, wait: Durati
         if now >= deadline || !outcome::of_send(&last.send, None).is_pending() {
             return last;
         }
-        let slice = (deadline - now).as_millis().min(SLICE_MS as u128) as u64;
+        let slice = progress.slice_ms((deadline - now).as_millis().min(SLICE_MS as u128) as u64);
         let path = format!(
             "/v1/sends/{}/wait?from={}&timeout_ms={slice}",
             segment(last.send["op_id"].as_str().unwrap_or_default()),
@@ -71,6 +79,9 @@ pub async fn settle(link: &OwnerLink, send: Value, timeline: Value, wait: Durati
             Ok(v) => {
                 last.send = v["send"].clone();
                 last.timeline = v["timeline"].clone();
+                progress
+                    .still(last.send["state"].as_str().unwrap_or_default())
+                    .await;
             }
             Err(e) => {
                 last.interrupted = Some(e);

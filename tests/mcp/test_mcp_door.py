@@ -121,6 +121,29 @@ def test_a_pending_send_is_settled_by_get_send_with_a_wait(serve, player):
     run(body)
 
 
+def test_a_waiting_call_reports_progress_and_never_the_text(serve, player):
+    secret = "Progress text that stays private."
+    notes = []
+
+    async def on_progress(progress, total, message):
+        notes.append((progress, total, message))
+
+    async def body():
+        async with mcp_client(serve.profile) as client:
+            queued = ok(await call(client, "send_message", text=secret, idempotency_key="prog",
+                                   wait_seconds=0))
+            page = in_background(player.play_one, player.lease(), "Done.")
+            r = ok(await client.call_tool("get_send", {"send_id": queued["send_id"], "wait_seconds": 30},
+                                          progress_callback=on_progress))
+            assert r["status"] == "completed", r
+            page.result()
+    run(body)
+    assert notes, "each change of state while waiting is told as progress"
+    assert all(total == 30 for _, total, _ in notes), notes
+    assert [m for _, _, m in notes][-1] == "the send is completed", notes
+    assert not [n for n in notes if secret in (n[2] or "")], "no text in a notification"
+
+
 # --- idempotency ---------------------------------------------------------------------------
 
 def test_the_same_idempotency_key_twice_is_one_send(serve, player):
