@@ -11,7 +11,8 @@ use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::Value;
 use std::time::Duration;
 
-/// Bound on an ordinary call to the owner, in ms (a wait adds its own `timeout_ms`).
+/// Bound on an ordinary call to the owner, in ms (a wait adds its own `timeout_ms`);
+/// `SENDLEDGER_CLIENT_TIMEOUT_MS` overrides it, as for the CLI.
 pub const CALL_TIMEOUT_MS: u64 = 30_000;
 
 /// Everything but unreserved characters (RFC 3986) is escaped in a path segment.
@@ -52,6 +53,7 @@ pub enum LinkError {
 #[derive(Debug, Clone)]
 pub struct OwnerLink {
     profile: Profile,
+    timeout_ms: u64,
 }
 
 struct Target {
@@ -62,7 +64,14 @@ struct Target {
 impl OwnerLink {
     /// A link to whatever owner runs for `profile` at the time of each call.
     pub fn new(profile: Profile) -> Self {
-        Self { profile }
+        let timeout_ms = std::env::var("SENDLEDGER_CLIENT_TIMEOUT_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(CALL_TIMEOUT_MS);
+        Self {
+            profile,
+            timeout_ms,
+        }
     }
 
     fn target(&self) -> Result<Target, LinkError> {
@@ -85,14 +94,21 @@ impl OwnerLink {
         })
     }
 
-    /// `GET path` (path and query, already encoded), bounded by `timeout_ms`.
-    pub async fn get(&self, path: String, timeout_ms: u64) -> Result<Value, LinkError> {
-        self.call("GET", path, None, timeout_ms).await
+    /// `GET path` (path and query, already encoded), bounded by the call timeout.
+    pub async fn get(&self, path: String) -> Result<Value, LinkError> {
+        self.call("GET", path, None, self.timeout_ms).await
     }
 
-    /// `POST path` with a JSON body, bounded by [`CALL_TIMEOUT_MS`].
+    /// `GET path` for a request the owner holds up to `held_ms` (a wait): bounded by
+    /// that plus the call timeout.
+    pub async fn get_held(&self, path: String, held_ms: u64) -> Result<Value, LinkError> {
+        self.call("GET", path, None, held_ms + self.timeout_ms)
+            .await
+    }
+
+    /// `POST path` with a JSON body, bounded by the call timeout.
     pub async fn post(&self, path: String, body: Value) -> Result<Value, LinkError> {
-        self.call("POST", path, Some(body), CALL_TIMEOUT_MS).await
+        self.call("POST", path, Some(body), self.timeout_ms).await
     }
 
     /// One request on a blocking thread: a caller that stops waiting (a cancelled MCP

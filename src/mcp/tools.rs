@@ -4,7 +4,7 @@
 
 use super::args::{self, GetSendArgs, NoArgs, SendMessageArgs};
 use super::outcome::SendOutcome;
-use super::owner_link::{segment, LinkError, OwnerLink, CALL_TIMEOUT_MS};
+use super::owner_link::{segment, LinkError, OwnerLink};
 use super::progress::Progress;
 use super::reports::{self, StopOutcome, UncertainSends};
 use super::{refusal, wait};
@@ -131,7 +131,7 @@ impl Tools {
             return Ok(refusal::bad_input(&e));
         }
         let path = "/v1/sends?state=uncertain&limit=100".to_string();
-        match self.link.get(path, CALL_TIMEOUT_MS).await {
+        match self.link.get(path).await {
             Ok(v) => Ok(structured(&reports::uncertain(&v))),
             Err(e) => Ok(refusal::lookup_failed(&e)),
         }
@@ -176,7 +176,7 @@ impl Tools {
     /// operation id was made before sending, so the answer cannot be a second send).
     async fn after_lost_queue(&self, op_id: &str, detail: &str) -> CallToolResult {
         let path = format!("/v1/sends/{}", segment(op_id));
-        match self.link.get(path, CALL_TIMEOUT_MS).await {
+        match self.link.get(path).await {
             Ok(v) => structured(&wait::Settled {
                 send: v["send"].clone(),
                 timeline: Value::Null,

@@ -3,7 +3,7 @@
 //! [`SLICE_MS`], each woken by the owner's own commits (no polling on a timer).
 
 use super::outcome::{self, SendOutcome};
-use super::owner_link::{segment, LinkError, OwnerLink, CALL_TIMEOUT_MS};
+use super::owner_link::{segment, LinkError, OwnerLink};
 use super::progress::Progress;
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -16,9 +16,7 @@ pub const MAX_WAIT_SECONDS: u64 = 600;
 
 /// `GET /v1/sends/{op_id}`: the send and its timeline as they are now.
 pub async fn look_up(link: &OwnerLink, op_id: &str) -> Result<(Value, Value), LinkError> {
-    let v = link
-        .get(format!("/v1/sends/{}", segment(op_id)), CALL_TIMEOUT_MS)
-        .await?;
+    let v = link.get(format!("/v1/sends/{}", segment(op_id))).await?;
     Ok((v["send"].clone(), v["timeline"].clone()))
 }
 
@@ -75,7 +73,7 @@ pub async fn settle(
             segment(last.send["op_id"].as_str().unwrap_or_default()),
             last.send["state"].as_str().unwrap_or_default()
         );
-        match link.get(path, slice + CALL_TIMEOUT_MS).await {
+        match link.get_held(path, slice).await {
             Ok(v) => {
                 last.send = v["send"].clone();
                 last.timeline = v["timeline"].clone();

@@ -254,12 +254,12 @@ def in_background(fn, *args):
 
 
 @asynccontextmanager
-async def mcp_client(profile: Path, mode="auto", log: Path | None = None):
+async def mcp_client(profile: Path, mode="auto", log: Path | None = None, env=None):
     """The official MCP client, with `sendledger --profile DIR mcp` as its stdio server;
     the server's standard error goes to `log` (default: `mcp.log` beside the profile)."""
     params = StdioServerParameters(
         command=BIN, args=["--profile", str(profile), "mcp"],
-        env={"SENDLEDGER_LOG": "trace"},
+        env={"SENDLEDGER_LOG": "trace", **(env or {})},
     )
     log = log or Path(profile).parent / "mcp.log"
     with open(log, "a") as errlog:

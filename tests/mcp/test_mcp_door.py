@@ -2,6 +2,7 @@
 child, with the browser extension played over HTTP. Each test is named after its rule."""
 
 import os
+import signal
 from pathlib import Path
 
 import anyio
@@ -167,6 +168,24 @@ def test_the_same_idempotency_key_twice_is_one_send(serve, player):
     assert [s["op_id"] for s in serve.sends()] == ["mcp-once"], "one send in the ledger"
     assert player.next(lease, 500) is None, "nothing more to click"
     assert player.granted == ["mcp-once"]
+
+
+def test_a_lost_answer_is_pending_with_its_id_never_an_error_and_the_key_finds_the_one_send(serve):
+    async def body():
+        async with mcp_client(serve.profile, env={"SENDLEDGER_CLIENT_TIMEOUT_MS": "1500"}) as client:
+            os.kill(serve.proc.pid, signal.SIGSTOP)  # the owner is stuck: no answer comes
+            try:
+                r = ok(await call(client, "send_message", text="Stuck owner.", idempotency_key="stuck",
+                                  wait_seconds=0))
+            finally:
+                os.kill(serve.proc.pid, signal.SIGCONT)
+            assert (r["status"], r["retry_safe"], r["send_id"]) == ("pending", False, "mcp-stuck"), r
+            assert "may or may not be recorded" in r["message"] and "get_send" in r["message"]
+            again = ok(await call(client, "send_message", text="Stuck owner.", idempotency_key="stuck",
+                                  wait_seconds=0))
+            assert again["send_id"] == "mcp-stuck" and again["status"] == "pending", again
+    run(body)
+    assert [s["op_id"] for s in serve.sends()] == ["mcp-stuck"], "one send, however the answers went"
 
 
 # --- a crash after the grant ---------------------------------------------------------------
