@@ -5,7 +5,26 @@ use super::backend;
 use super::output::CliError;
 use std::path::Path;
 
-pub(crate) fn mcp(profile: Option<&Path>) -> Result<(), CliError> {
+#[derive(Debug, clap::Args)]
+pub struct McpArgs {
+    /// Print the configuration an MCP client needs to launch this server (JSON with
+    /// `command` and `args`, this binary's full path), instead of serving.
+    #[arg(long)]
+    pub config: bool,
+}
+
+pub(crate) fn mcp(profile: Option<&Path>, a: McpArgs) -> Result<(), CliError> {
+    if a.config {
+        let exe = std::env::current_exe()
+            .map_err(|e| CliError::Usage(format!("cannot find this program's path: {e}")))?;
+        let profile = profile
+            .map(std::path::absolute)
+            .transpose()
+            .map_err(|e| CliError::Usage(format!("cannot make the profile path absolute: {e}")))?;
+        let config = crate::mcp::client_config(&exe, profile.as_deref());
+        println!("{}", serde_json::to_string_pretty(&config).expect("JSON"));
+        return Ok(());
+    }
     let profile = backend::profile(profile)?;
     // The SDK logs whole messages at debug level and the HTTP client its requests, and
     // neither a message's text nor a token reaches a log: their lines stay at warn

@@ -70,7 +70,7 @@ pub enum Command {
     Inspect(inspect::InspectArgs),
     /// Serves the MCP tools (send_message, get_send, list_uncertain, stop) on standard
     /// input and output, as a client of the running owner (the app or `serve`).
-    Mcp,
+    Mcp(mcp::McpArgs),
 }
 
 /// Runs the CLI with the process's arguments.
@@ -105,7 +105,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Doctor => status::doctor(profile, json),
         Command::Serve(a) => serve::serve(profile, a),
         Command::Pair => gate::pair(profile, json),
-        Command::Mcp => mcp::mcp(profile),
+        Command::Mcp(a) => mcp::mcp(profile, a),
         // Answered in `main`: it reads a file, needs no profile, and sets its own exit code.
         Command::Inspect(_) => Ok(()),
     }

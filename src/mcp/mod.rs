@@ -26,6 +26,21 @@ pub mod wait;
 
 use crate::profile::Profile;
 use rmcp::ServiceExt;
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// The `mcpServers` entry that launches this server (Claude Desktop/Code, Cursor and
+/// others): `{"mcpServers": {"sendledger": {"command": EXE, "args": [...]}}}`, with
+/// `--profile DIR` when one was named.
+pub fn client_config(exe: &Path, profile: Option<&Path>) -> Value {
+    let mut args: Vec<String> = Vec::new();
+    if let Some(p) = profile {
+        args.push("--profile".into());
+        args.push(p.display().to_string());
+    }
+    args.push("mcp".into());
+    json!({ "mcpServers": { "sendledger": { "command": exe.display().to_string(), "args": args } } })
+}
 
 /// Serves the tools on standard input and output until the client closes them.
 /// Errors: the transport failed to start or broke (a sentence, for standard error).

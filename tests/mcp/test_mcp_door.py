@@ -1,14 +1,17 @@
 """`sendledger mcp` driven by the official Python MCP SDK against a real `sendledger serve`
 child, with the browser extension played over HTTP. Each test is named after its rule."""
 
+import json
 import os
 import signal
+import subprocess
 from pathlib import Path
 
 import anyio
 import pytest
 
-from mcp_harness import Player, Serve, in_background, mcp_client
+from mcp import Client, StdioServerParameters
+from mcp_harness import BIN, Player, Serve, in_background, mcp_client
 
 TOOLS = {"send_message", "get_send", "list_uncertain", "stop"}
 STATUSES = {"completed", "pending", "uncertain", "rejected", "stopped", "limited"}
@@ -83,6 +86,21 @@ def _enum(schema, prop):
     ref = p.get("$ref") or p["allOf"][0]["$ref"]
     target = schema[ref.split("/")[1]][ref.split("/")[2]]
     return target.get("enum") or [v["const"] for v in target["oneOf"]]
+
+
+def test_the_printed_client_config_launches_a_server_that_reaches_the_owner(serve):
+    printed = subprocess.run([BIN, "--profile", str(serve.profile), "mcp", "--config"],
+                             capture_output=True, text=True, timeout=30, check=True)
+    entry = json.loads(printed.stdout)["mcpServers"]["sendledger"]
+    assert Path(entry["command"]).is_absolute() and entry["args"][-1] == "mcp", entry
+
+    async def body():
+        params = StdioServerParameters(command=entry["command"], args=entry["args"])
+        async with Client(params) as client:
+            assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+            listed = ok(await client.call_tool("list_uncertain", {}))
+            assert listed["count"] == 0, "it reached the running owner"
+    run(body)
 
 
 # --- the answer ----------------------------------------------------------------------------
