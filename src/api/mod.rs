@@ -59,7 +59,7 @@ pub enum Outcome {
     /// `Queue`: the send, and whether it is new (`false`: the same operation, idempotent).
     Queued { send: Send, created: bool },
     /// `Resolve`: the send after the decision (and the resend it queued).
-    Resolved { resolved: Resolved },
+    Resolved { resolved: Box<Resolved> },
     /// `Stop`: what the fence covered, committed before this value exists.
     Stopped { stop: StopReport },
     /// `Resume`: whether the gate was closed.
@@ -116,7 +116,7 @@ pub fn apply(ledger: &mut Ledger, req: &Request) -> Result<Outcome, LedgerError>
             Outcome::Queued { send, created }
         }
         Request::Resolve { op_id, resolution } => Outcome::Resolved {
-            resolved: ledger.resolve(op_id.as_str(), resolution)?,
+            resolved: Box::new(ledger.resolve(op_id.as_str(), resolution)?),
         },
         Request::Requeue { op_id, by } => Outcome::Requeued {
             send: ledger.requeue(op_id.as_str(), by)?,

@@ -175,11 +175,11 @@ impl Source for crate::ledger::LedgerReader {
 
 /// Which section a send belongs to: the one rule, for every front end.
 pub fn section_of(send: &Send) -> Section {
+    if send.holds_slot() {
+        return Section::Pending;
+    }
     match send.state {
         SendState::Queued | SendState::Claimed | SendState::Dispatched => Section::Pending,
-        SendState::Accepted if send.answer.is_none() && send.answer_not_observed_at.is_none() => {
-            Section::Pending
-        }
         SendState::Uncertain => Section::Uncertain,
         SendState::Stopped | SendState::Rejected => Section::Stopped,
         SendState::Accepted

@@ -43,6 +43,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0008_evidence_kind.sql",
         sql: include_str!("../../migrations/0008_evidence_kind.sql"),
     },
+    Migration {
+        version: 5,
+        name: "0009_in_flight_view.sql",
+        sql: include_str!("../../migrations/0009_in_flight_view.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

@@ -225,14 +225,10 @@ pub(crate) fn status(conn: &Connection) -> rusqlite::Result<Status> {
     })
 }
 
-/// The send that holds the profile's one browser-send slot (same rule as the
-/// `sends_one_in_flight` trigger).
+/// The send that holds the profile's one browser-send slot (the `sends_in_flight` view,
+/// which the `sends_one_in_flight` trigger reads too).
 pub(crate) fn in_flight(conn: &Connection) -> rusqlite::Result<Option<String>> {
-    conn.prepare_cached(
-        "SELECT op_id FROM sends WHERE state IN ('claimed', 'dispatched') \
-         OR (state = 'accepted' AND answered_at IS NULL AND answer_not_observed_at IS NULL) \
-         ORDER BY seq LIMIT 1",
-    )?
-    .query_row([], |r| r.get(0))
-    .optional()
+    conn.prepare_cached("SELECT op_id FROM sends_in_flight ORDER BY seq LIMIT 1")?
+        .query_row([], |r| r.get(0))
+        .optional()
 }

@@ -66,6 +66,19 @@ pub struct Send {
     pub notified_at: Option<Millis>,
 }
 
+impl Send {
+    /// Whether this send holds the profile's one browser-send slot: claimed, dispatched, or
+    /// accepted with its answer still awaited. The same rule as the `sends_in_flight` view
+    /// (migration 0009), for code that already holds the row.
+    pub fn holds_slot(&self) -> bool {
+        match self.state {
+            SendState::Claimed | SendState::Dispatched => true,
+            SendState::Accepted => self.answer.is_none() && self.answer_not_observed_at.is_none(),
+            _ => false,
+        }
+    }
+}
+
 /// Whether an audit event records a state change or a note within one state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
