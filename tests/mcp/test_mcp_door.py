@@ -310,16 +310,27 @@ def test_bad_input_is_an_error_that_sends_nothing(serve):
 def test_a_client_that_cancels_or_disconnects_mid_call_neither_unsends_nor_stops_the_send(serve, player):
     lease = player.lease()
 
+    async def queued(op_id):
+        """Waits (bounded) until the owner has recorded `op_id`."""
+        with anyio.fail_after(30):
+            while serve.request("GET", f"/v1/sends/{op_id}", token=serve.client_token())[0] != 200:
+                await anyio.sleep(0.05)
+
     async def cancel_then_disconnect():
         async with mcp_client(serve.profile) as client:
-            with pytest.raises(Exception):
-                await client.call_tool("send_message", {"text": "Keep going.", "idempotency_key": "go-1",
-                                                        "wait_seconds": 120}, read_timeout_seconds=2)
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(client.call_tool, "send_message",
+                              {"text": "Keep going.", "idempotency_key": "go-1", "wait_seconds": 120})
+                await queued("mcp-go-1")
+                tg.cancel_scope.cancel()  # the client cancels the call (notifications/cancelled)
+            assert ok(await call(client, "get_send", send_id="mcp-go-1"))["status"] == "pending"
         async with mcp_client(serve.profile) as client:
-            with anyio.move_on_after(2):
-                await call(client, "send_message", text="Keep going too.", idempotency_key="go-2",
-                           wait_seconds=120)
-        # the client process is gone; its server with it
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(client.call_tool, "send_message",
+                              {"text": "Keep going too.", "idempotency_key": "go-2", "wait_seconds": 120})
+                await queued("mcp-go-2")
+                tg.cancel_scope.cancel()
+        # leaving the block closed the client's pipes: its server is gone mid-wait
 
     run(cancel_then_disconnect)
     for text in ("Keep going.", "Keep going too."):
