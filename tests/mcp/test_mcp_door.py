@@ -293,6 +293,23 @@ def test_with_no_owner_every_tool_says_start_the_app_and_nothing_is_written(prof
     assert not (profile / "ledger.sqlite3").exists(), "the MCP server never opens the ledger"
 
 
+def test_an_owner_that_died_leaves_a_stale_bridge_file_and_the_tools_say_start_the_app(profile):
+    serve = Serve(profile)
+    serve.kill()  # bridge.json stays behind, naming a dead process
+    assert (profile / "bridge.json").exists()
+
+    async def body():
+        async with mcp_client(profile) as client:
+            t = error_text(await call(client, "send_message", text="Anyone?", idempotency_key="stale"))
+            assert NO_OWNER in t and "Nothing was sent" in t, t
+    run(body)
+    serve = Serve(profile)
+    try:
+        assert serve.sends() == [], "nothing was queued while no owner ran"
+    finally:
+        serve.close()
+
+
 def test_bad_input_is_an_error_that_sends_nothing(serve):
     async def body():
         async with mcp_client(serve.profile) as client:
