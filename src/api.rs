@@ -45,6 +45,12 @@ pub enum Request {
     ToolSettle { call_id: String, outcome: String },
     /// Archive a settled tool receipt.
     ToolArchive { call_id: String, by: String },
+    /// Make a named API key for the OpenAI door (its secret is in the answer, once).
+    KeyCreate { name: String, by: String },
+    /// Revoke a named API key (final).
+    KeyRevoke { name: String, by: String },
+    /// List the named API keys (never their secrets).
+    KeyList,
 }
 
 impl Request {
@@ -84,6 +90,15 @@ impl Request {
                 format!("/v1/tools/{}/archive", seg(call_id)),
                 json!({ "by": by }),
             ),
+            Self::KeyCreate { name, by } => {
+                ("POST", "/v1/keys".into(), json!({ "name": name, "by": by }))
+            }
+            Self::KeyRevoke { name, by } => (
+                "POST",
+                format!("/v1/keys/{}/revoke", seg(name)),
+                json!({ "by": by }),
+            ),
+            Self::KeyList => ("GET", "/v1/keys".into(), Value::Null),
         }
     }
 }
@@ -109,5 +124,11 @@ pub fn apply(ledger: &mut Ledger, req: &Request) -> Result<Value, LedgerError> {
         Request::ToolArchive { call_id, by } => {
             json!({ "tool_call": ledger.tool_archive(call_id, by)? })
         }
+        Request::KeyCreate { name, by } => {
+            let (key, secret) = ledger.key_create(name, by)?;
+            json!({ "key": key, "secret": secret })
+        }
+        Request::KeyRevoke { name, by } => json!({ "key": ledger.key_revoke(name, by)? }),
+        Request::KeyList => json!({ "keys": ledger.keys()? }),
     })
 }

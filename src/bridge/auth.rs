@@ -21,6 +21,9 @@ pub enum Scope {
     Extension,
     /// Pairing itself: no token, an extension origin.
     Pairing,
+    /// The OpenAI-compatible door (`/v1/models`, `/v1/chat/completions`): the client
+    /// token or a named API key; refusals are OpenAI error objects.
+    Door,
 }
 
 /// The scope of a path.
@@ -29,6 +32,11 @@ pub fn scope_of(path: &str) -> Scope {
         Scope::Pairing
     } else if path.starts_with("/v1/ext/") {
         Scope::Extension
+    } else if path == "/v1/models"
+        || path.starts_with("/v1/models/")
+        || path == "/v1/chat/completions"
+    {
+        Scope::Door
     } else {
         Scope::Client
     }
@@ -48,32 +56,47 @@ pub fn is_extension_origin(origin: &str) -> bool {
 }
 
 pub(crate) async fn guard(State(st): State<BridgeState>, req: Request, next: Next) -> Response {
+    if scope_of(req.uri().path()) == Scope::Door {
+        return super::openai::auth::guard(st, req, next).await;
+    }
     match check(&st, &req) {
         Ok(()) => next.run(req).await,
         Err(e) => e.into_response(),
     }
 }
 
-fn check(st: &BridgeState, req: &Request) -> Result<(), ApiError> {
-    let headers = req.headers();
-    let host = headers
+/// The Host check every request passes first (no DNS rebinding).
+pub(crate) fn check_host(st: &BridgeState, req: &Request) -> Result<(), ApiError> {
+    let host = req
+        .headers()
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("");
-    if !host_ok(host, st.port()) {
-        return Err(ApiError::new(
-            StatusCode::MISDIRECTED_REQUEST,
-            "bad_host",
-            format!("the Host header must name 127.0.0.1:{} (or localhost): requests through other names are refused", st.port()),
-        ));
+    if host_ok(host, st.port()) {
+        return Ok(());
     }
-    let origin = headers.get(header::ORIGIN).and_then(|h| h.to_str().ok());
-    let bearer = headers
+    Err(ApiError::new(
+        StatusCode::MISDIRECTED_REQUEST,
+        "bad_host",
+        format!("the Host header must name 127.0.0.1:{} (or localhost): requests through other names are refused", st.port()),
+    ))
+}
+
+/// The bearer token of `Authorization: Bearer <token>` (scheme case-insensitive).
+pub(crate) fn bearer(req: &Request) -> Option<&str> {
+    req.headers()
         .get(header::AUTHORIZATION)
         .and_then(|h| h.to_str().ok())
         .and_then(|h| h.split_once(' '))
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim());
+        .map(|(_, token)| token.trim())
+}
+
+fn check(st: &BridgeState, req: &Request) -> Result<(), ApiError> {
+    check_host(st, req)?;
+    let headers = req.headers();
+    let origin = headers.get(header::ORIGIN).and_then(|h| h.to_str().ok());
+    let bearer = bearer(req);
     let bad_origin =
         |why: &str| ApiError::new(StatusCode::FORBIDDEN, "bad_origin", why.to_string());
     let unauthorized = || {
@@ -103,10 +126,17 @@ fn check(st: &BridgeState, req: &Request) -> Result<(), ApiError> {
                     "wrong_scope",
                     "the extension's token cannot use client routes",
                 ))
+            } else if token.starts_with(crate::ledger::KEY_PREFIX) {
+                Err(ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    "wrong_scope",
+                    "a named API key opens only the OpenAI-compatible door (/v1/models, /v1/chat/completions): use client.token for this route",
+                ))
             } else {
                 Err(unauthorized())
             }
         }
+        Scope::Door => Ok(()), // checked by `openai::auth::guard`
         Scope::Extension => {
             let token = bearer.ok_or_else(unauthorized)?;
             if token_hash(token) == st.client_token_hash() {

@@ -36,6 +36,8 @@ pub(super) fn routes() -> Router<BridgeState> {
         .route("/v1/tools/{call_id}/archive", post(tool_archive))
         .route("/v1/status", get(status))
         .route("/v1/pairing-code", post(pairing_code))
+        .route("/v1/keys", post(key_create).get(key_list))
+        .route("/v1/keys/{name}/revoke", post(key_revoke))
         .layer(DefaultBodyLimit::max(super::body::DEFAULT_LIMIT))
 }
 
@@ -219,4 +221,35 @@ async fn status(State(st): State<BridgeState>) -> Answer {
 
 async fn pairing_code(State(st): State<BridgeState>, Body(_): Body<Empty>) -> Answer {
     ok(json!(st.new_pairing_code()))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeyBody {
+    name: String,
+    by: String,
+}
+
+async fn key_create(State(st): State<BridgeState>, Body(b): Body<KeyBody>) -> Answer {
+    let v = run(
+        &st,
+        Request::KeyCreate {
+            name: b.name,
+            by: b.by,
+        },
+    )
+    .await?;
+    Ok((StatusCode::CREATED, Json(v)))
+}
+
+async fn key_revoke(
+    State(st): State<BridgeState>,
+    Path(name): Path<String>,
+    Body(b): Body<By>,
+) -> Answer {
+    ok(run(&st, Request::KeyRevoke { name, by: b.by }).await?)
+}
+
+async fn key_list(State(st): State<BridgeState>) -> Answer {
+    ok(run(&st, Request::KeyList).await?)
 }

@@ -90,6 +90,8 @@ struct Track {
     accepted: bool,
     completed: bool,
     order: u64,
+    /// Length in bytes of the answer text last published to the live feed.
+    live_len: usize,
 }
 
 /// Streams being followed, by the extension's stream id.
@@ -105,11 +107,15 @@ pub(crate) struct Tracker {
 struct Fed {
     facts: Vec<Fact>,
     end: Option<(String, String)>,
+    /// The answer so far, when it grew: (op id, text, model slug). Not custody: a live
+    /// feed for the OpenAI door's streamed answers.
+    live: Option<(String, String, Option<String>)>,
 }
 
 enum Fact {
     Receipt(String, Receipt),
-    Answer(String, String, String),
+    /// (op id, answer message id, text, model slug)
+    Answer(String, String, String, Option<String>),
 }
 
 fn refused(msg: impl Into<String>) -> ApiError {
@@ -147,6 +153,7 @@ impl Tracker {
                 accepted: false,
                 completed: false,
                 order: self.counter,
+                live_len: 0,
             },
         );
     }
@@ -195,22 +202,31 @@ impl Tracker {
                 ));
             }
         }
+        let so_far = chatgpt::answer_so_far(&obs, &t.request.user_message_id);
         let outcome = chatgpt::answer_outcome(&obs, &t.request.user_message_id);
         if t.accepted && !t.completed {
             if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
                 t.completed = true;
+                let model = so_far.as_ref().and_then(|(_, m)| m.clone());
                 facts.push(Fact::Answer(
                     t.op_id.clone(),
                     message_id.clone(),
                     text.clone(),
+                    model,
                 ));
             }
         }
+        let live = so_far
+            .filter(|(text, _)| t.accepted && text.len() != t.live_len)
+            .map(|(text, model)| {
+                t.live_len = text.len();
+                (t.op_id.clone(), text, model)
+            });
         let end = ended.then(|| (t.op_id.clone(), outcome.to_string()));
         if finishing {
             self.tracks.remove(stream_id);
         }
-        Fed { facts, end }
+        Fed { facts, end, live }
     }
 }
 
@@ -238,7 +254,10 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         Kind::Websocket { stream_id, message } => (stream_id, Input::Websocket(message)),
         Kind::StreamEnd { stream_id } => (stream_id, Input::End),
     };
-    let Fed { facts, end } = st.observations().feed(&stream_id, input);
+    let Fed { facts, end, live } = st.observations().feed(&stream_id, input);
+    if let Some((op_id, text, model)) = live {
+        st.live().publish_text(&op_id, text, model);
+    }
     let mut applied = Vec::new();
     for fact in facts {
         applied.push(match fact {
@@ -249,16 +268,22 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
                     .await?;
                 Applied::Accepted { op_id, receipt }
             }
-            Fact::Answer(op_id, message_id, text) => {
+            Fact::Answer(op_id, message_id, text, model) => {
                 let (id, m) = (op_id.clone(), message_id.clone());
                 st.ledger()
-                    .call(move |l| l.complete(&id, &m, &text, "extension"))
+                    .call(move |l| {
+                        if let Some(model) = model {
+                            l.door_note_model(&id, &model)?;
+                        }
+                        l.complete(&id, &m, &text, "extension")
+                    })
                     .await?;
                 Applied::Completed { op_id, message_id }
             }
         });
     }
     if let Some((op_id, outcome)) = end {
+        st.live().publish_end(&op_id, &outcome);
         applied.push(Applied::Outcome { op_id, outcome });
     }
     Ok(applied)

@@ -9,6 +9,7 @@
 mod backend;
 mod gate;
 pub mod inspect;
+mod keys;
 mod output;
 mod sends;
 mod serve;
@@ -55,6 +56,9 @@ pub enum Command {
     /// At-most-once tool-call receipts.
     #[command(subcommand)]
     Tool(tool::ToolCommand),
+    /// Named API keys for the OpenAI-compatible door (companions keep one across restarts).
+    #[command(subcommand)]
+    Keys(keys::KeysCommand),
     /// The profile at a glance: gate, epoch, counts, owner.
     Status,
     /// Checks the ledger's integrity, file permissions and owner.
@@ -96,6 +100,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Stop(a) => gate::stop(profile, json, a),
         Command::Resume(a) => gate::resume(profile, json, a),
         Command::Tool(t) => tool::run(profile, json, t),
+        Command::Keys(k) => keys::run(profile, json, k),
         Command::Status => status::status(profile, json),
         Command::Doctor => status::doctor(profile, json),
         Command::Serve(a) => serve::serve(profile, a),

@@ -38,6 +38,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0003_tool_call_receipts.sql",
         sql: include_str!("../../migrations/0003_tool_call_receipts.sql"),
     },
+    Migration {
+        version: 4,
+        name: "0005_openai_door.sql",
+        sql: include_str!("../../migrations/0005_openai_door.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

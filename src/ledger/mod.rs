@@ -5,6 +5,7 @@
 //! handle that works while another process owns the profile. The ledger knows nothing
 //! of HTTP, browsers or chat formats.
 
+mod door;
 mod epochs;
 mod error;
 mod expiry;
@@ -18,6 +19,7 @@ mod state;
 mod store;
 mod tool_calls;
 
+pub use door::{fingerprint, ApiKey, DoorQueue, DoorRequest, KEY_PREFIX, MAX_LIVE_KEYS};
 pub use epochs::{
     canonical_binding, epoch_of, unbound_epoch, Lease, TabBinding, STOPPED_EPOCHS_KEPT,
 };
