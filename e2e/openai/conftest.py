@@ -104,9 +104,9 @@ def key(owner):
 
 @pytest.fixture
 def sdk(owner, key):
-    """The official SDK as a companion configures it: base_url and a named key; default
-    retries and timeout unless a test says otherwise."""
-    return openai.OpenAI(base_url=owner.base_url(), api_key=key)
+    """The official SDK as a companion configures it: base_url and a named key, default
+    retries; a 60 s timeout (not 600 s) so a broken rule fails a test instead of hanging it."""
+    return openai.OpenAI(base_url=owner.base_url(), api_key=key, timeout=60)
 
 
 @pytest.fixture
