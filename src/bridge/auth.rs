@@ -92,6 +92,27 @@ pub(crate) fn bearer(req: &Request) -> Option<&str> {
         .map(|(_, token)| token.trim())
 }
 
+/// A client route's token: `Some(Ok)` for the client token, `Some(Err)` for a token of
+/// another scope (the extension's, a named key), `None` for an unknown one.
+fn client_token(st: &BridgeState, token: &str) -> Option<Result<(), ApiError>> {
+    let wrong = |why: &str| {
+        Some(Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "wrong_scope",
+            why.to_string(),
+        )))
+    };
+    if token_hash(token) == st.client_token_hash() {
+        Some(Ok(()))
+    } else if st.is_extension_token(token) {
+        wrong("the extension's token cannot use client routes")
+    } else if token.starts_with(crate::ledger::KEY_PREFIX) {
+        wrong("a named API key opens only the OpenAI-compatible door (/v1/models, /v1/chat/completions): use client.token for this route")
+    } else {
+        None
+    }
+}
+
 fn check(st: &BridgeState, req: &Request) -> Result<(), ApiError> {
     check_host(st, req)?;
     let headers = req.headers();
@@ -117,24 +138,7 @@ fn check(st: &BridgeState, req: &Request) -> Result<(), ApiError> {
                     "requests from web pages are refused: local clients send no Origin",
                 ));
             }
-            let token = bearer.ok_or_else(unauthorized)?;
-            if token_hash(token) == st.client_token_hash() {
-                Ok(())
-            } else if st.is_extension_token(token) {
-                Err(ApiError::new(
-                    StatusCode::FORBIDDEN,
-                    "wrong_scope",
-                    "the extension's token cannot use client routes",
-                ))
-            } else if token.starts_with(crate::ledger::KEY_PREFIX) {
-                Err(ApiError::new(
-                    StatusCode::FORBIDDEN,
-                    "wrong_scope",
-                    "a named API key opens only the OpenAI-compatible door (/v1/models, /v1/chat/completions): use client.token for this route",
-                ))
-            } else {
-                Err(unauthorized())
-            }
+            client_token(st, bearer.ok_or_else(unauthorized)?).ok_or_else(unauthorized)?
         }
         Scope::Door => Ok(()), // checked by `openai::auth::guard`
         Scope::Extension => {

@@ -6,7 +6,7 @@
 
 use super::error::ApiError;
 use super::BridgeState;
-use crate::ledger::{LedgerError, Receipt, SendState};
+use crate::ledger::{EvidenceKind, LedgerError, Receipt, SendState};
 use crate::provider::chatgpt::{self, conversation, evidence, request, stream::StreamDecoder};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
@@ -375,7 +375,7 @@ async fn listing(st: &BridgeState, url: &str, body: &str) -> Result<Vec<Applied>
         };
         let (op_id, n) = (send.op_id.clone(), ev.matches.len());
         st.ledger()
-            .call(move |l| l.note_evidence(&op_id, &note))
+            .call(move |l| l.note_evidence(&op_id, EvidenceKind::Observed, &note))
             .await?;
         applied.push(Applied::Evidence {
             op_id: send.op_id,

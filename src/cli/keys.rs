@@ -2,9 +2,14 @@
 //! door (docs/openai.md). A key is shown once, when made; the profile keeps its SHA-256.
 
 use super::backend;
+use super::client::BridgeClient;
 use super::output::{emit, CliError};
-use crate::api::Request;
+use crate::clock::SystemClock;
+use crate::ledger::Ledger;
+use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
+use serde_json::{json, Value};
 use std::path::Path;
+use std::sync::Arc;
 
 /// The key commands.
 #[derive(Debug, clap::Subcommand)]
@@ -30,29 +35,51 @@ pub enum KeysCommand {
 }
 
 pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<(), CliError> {
-    let req = match c {
-        KeysCommand::Create { name, by } => Request::KeyCreate {
-            name,
-            by: by.unwrap_or_else(backend::os_user),
-        },
-        KeysCommand::List => Request::KeyList,
-        KeysCommand::Revoke { name, by } => Request::KeyRevoke {
-            name,
-            by: by.unwrap_or_else(backend::os_user),
-        },
-    };
-    let v = backend::apply(profile, &req)?;
+    let v = through_owner_or_ledger(profile, &c)?;
     emit(json, &v, || {
-        match &req {
-        Request::KeyCreate { name, .. } => format!(
+        match &c {
+        KeysCommand::Create { name, .. } => format!(
             "key {name}: {}\nshown once: put it in the companion's settings as its API key (base URL http://127.0.0.1:<port>/v1)",
             v["secret"].as_str().unwrap_or_default()
         ),
-        Request::KeyRevoke { name, .. } => format!("key {name} revoked: its next request gets 401"),
-        _ => list_text(&v),
+        KeysCommand::Revoke { name, .. } => {
+            format!("key {name} revoked: its next request gets 401")
+        }
+        KeysCommand::List => list_text(&v),
     }
     });
     Ok(())
+}
+
+/// The live owner's key routes, or the ledger itself when no owner runs.
+fn through_owner_or_ledger(profile: Option<&Path>, c: &KeysCommand) -> Result<Value, CliError> {
+    let profile = backend::profile(profile)?;
+    let who = |by: &Option<String>| by.clone().unwrap_or_else(backend::os_user);
+    if let Some(client) = BridgeClient::discover(&profile)? {
+        return match c {
+            KeysCommand::Create { name, by } => {
+                client.call("POST", "/v1/keys", &json!({ "name": name, "by": who(by) }))
+            }
+            KeysCommand::List => client.call("GET", "/v1/keys", &Value::Null),
+            KeysCommand::Revoke { name, by } => client.call(
+                "POST",
+                &format!(
+                    "/v1/keys/{}/revoke",
+                    utf8_percent_encode(name, NON_ALPHANUMERIC)
+                ),
+                &json!({ "by": who(by) }),
+            ),
+        };
+    }
+    let (mut ledger, _recovered) = Ledger::open(&profile, Arc::new(SystemClock))?;
+    Ok(match c {
+        KeysCommand::Create { name, by } => {
+            let (key, secret) = ledger.key_create(name, &who(by))?;
+            json!({ "key": key, "secret": secret })
+        }
+        KeysCommand::List => json!({ "keys": ledger.keys()? }),
+        KeysCommand::Revoke { name, by } => json!({ "key": ledger.key_revoke(name, &who(by))? }),
+    })
 }
 
 fn list_text(v: &serde_json::Value) -> String {

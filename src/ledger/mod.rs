@@ -18,6 +18,7 @@ mod sends;
 mod state;
 mod store;
 mod tool_calls;
+mod writer;
 
 pub use door::{fingerprint, ApiKey, DoorQueue, DoorRequest, KEY_PREFIX, MAX_LIVE_KEYS};
 pub use epochs::{
@@ -26,7 +27,7 @@ pub use epochs::{
 pub use error::{LedgerError, Result};
 pub use expiry::{Bounds, Expired};
 pub use read::{ListFilter, Status};
-pub use record::{Answer, Event, EventKind, Receipt, Send};
+pub use record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
 pub use recovery::{RecoveryReport, IN_FLIGHT_AT_RESTART, QUEUED_AT_RESTART, RECOVERY_ACTOR};
 pub use remote_stop::{RemotePhase, RemoteStop};
 pub use sends::{
@@ -35,6 +36,7 @@ pub use sends::{
 };
 pub use state::SendState;
 pub use tool_calls::{Admission, ToolCall, ToolState, TOOL_RECEIPTS_CAP};
+pub use writer::Writer;
 
 use crate::clock::{Clock, Millis};
 use crate::profile::{OwnerLock, Profile};
@@ -272,16 +274,25 @@ impl Ledger {
                 tx,
                 &send,
                 "owner",
-                "a person was notified that this send is uncertain",
+                (
+                    "a person was notified that this send is uncertain",
+                    Some(EvidenceKind::Notified),
+                ),
                 now,
             )?;
             Ok(true)
         })
     }
 
-    /// Records evidence for a person on a send (a note; its state does not change).
-    /// Repeating the latest evidence writes nothing. Returns whether a note was written.
-    pub fn note_evidence(&mut self, op_id: &str, evidence: &str) -> Result<bool> {
+    /// Records evidence of `kind` for a person on a send (a note; its state does not
+    /// change). Repeating the latest evidence writes nothing. Returns whether a note was
+    /// written.
+    pub fn note_evidence(
+        &mut self,
+        op_id: &str,
+        kind: EvidenceKind,
+        evidence: &str,
+    ) -> Result<bool> {
         sends::validate_note("evidence", evidence)?;
         self.write(|tx, now| {
             let send = sends::load(tx, op_id)?;
@@ -296,7 +307,7 @@ impl Ledger {
             if last.as_deref() == Some(evidence) {
                 return Ok(false);
             }
-            sends::note(tx, &send, "owner", evidence, now)?;
+            sends::note(tx, &send, "owner", (evidence, Some(kind)), now)?;
             Ok(true)
         })
     }

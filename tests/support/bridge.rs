@@ -8,10 +8,16 @@
 //! an event, with a bound ([`BOUND`]) that only matters when something is broken.
 #![allow(dead_code)] // each test binary uses its own subset
 
-use rusqlite::types::ValueRef;
+#[path = "dump.rs"]
+mod dump_rows;
+#[path = "kill.rs"]
+mod kill_child;
+
+pub use dump_rows::{dump_connection, Dump};
+pub use kill_child::sigkill_and_reap;
+
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -98,6 +104,7 @@ impl Serve {
         });
         let stderr = Arc::new(Mutex::new(String::new()));
         let sink = stderr.clone();
+        let (stderr_closed, stderr_drained) = mpsc::channel::<()>();
         std::thread::spawn(move || {
             let mut r = BufReader::new(stderr_pipe);
             let mut line = String::new();
@@ -105,6 +112,7 @@ impl Serve {
                 sink.lock().unwrap().push_str(&line);
                 line.clear();
             }
+            let _ = stderr_closed.send(());
         });
         let mut serve = Serve {
             child: Some(child),
@@ -123,6 +131,8 @@ impl Serve {
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     let status = serve.wait_exit();
+                    // Everything it wrote to stderr is read before it is reported.
+                    let _ = stderr_drained.recv_timeout(BOUND);
                     return Err(ServeFailed {
                         status,
                         stderr: serve.stderr(),
@@ -190,14 +200,7 @@ impl Serve {
     /// SIGKILLs serve and reaps it.
     pub fn kill(mut self) {
         let mut child = self.child.take().expect("running");
-        child.kill().expect("SIGKILL delivered");
-        let status = child.wait().expect("serve is reaped");
-        use std::os::unix::process::ExitStatusExt;
-        assert_eq!(
-            status.signal(),
-            Some(libc::SIGKILL),
-            "serve died of SIGKILL"
-        );
+        sigkill_and_reap(&mut child, "serve");
     }
 
     /// Sends SIGTERM (the process keeps running until [`Self::wait_exit`]).
@@ -598,46 +601,9 @@ pub fn read_only(profile: &Path) -> Connection {
     c
 }
 
-/// Every table's rows rendered as text, sorted: equal dumps mean nothing was written.
-pub type Dump = BTreeMap<String, Vec<String>>;
-
 /// A dump of every table of the profile's ledger.
 pub fn dump(profile: &Path) -> Dump {
-    let conn = read_only(profile);
-    let names: Vec<String> = conn
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        .expect("schema readable")
-        .query_map([], |r| r.get(0))
-        .expect("schema readable")
-        .collect::<rusqlite::Result<_>>()
-        .expect("schema readable");
-    let mut out = Dump::new();
-    for name in names {
-        let mut stmt = conn
-            .prepare(&format!("SELECT * FROM \"{name}\""))
-            .expect("table readable");
-        let n = stmt.column_count();
-        let mut rows: Vec<String> = stmt
-            .query_map([], |r| {
-                let mut cells = Vec::with_capacity(n);
-                for i in 0..n {
-                    cells.push(match r.get_ref(i)? {
-                        ValueRef::Null => "NULL".to_string(),
-                        ValueRef::Integer(v) => v.to_string(),
-                        ValueRef::Real(v) => v.to_string(),
-                        ValueRef::Text(t) => format!("{:?}", String::from_utf8_lossy(t)),
-                        ValueRef::Blob(b) => format!("blob {b:?}"),
-                    });
-                }
-                Ok(cells.join("|"))
-            })
-            .expect("table readable")
-            .collect::<rusqlite::Result<_>>()
-            .expect("table readable");
-        rows.sort();
-        out.insert(name, rows);
-    }
-    out
+    dump_connection(&read_only(profile))
 }
 
 /// (from, to, actor) of every event of `op_id`, oldest first, from the ledger file.
