@@ -21,7 +21,7 @@ pub(crate) enum Step {
     /// The answer so far (cumulative) and the page's model slug.
     Text(Arc<str>, Option<Arc<str>>),
     /// Settled: answered or failed (never [`Outcome::Pending`]).
-    Settled(Outcome, Option<Send>),
+    Settled(Outcome, Option<Box<Send>>),
 }
 
 /// A wait on one send.
@@ -69,7 +69,7 @@ impl Waiter {
         match read {
             Ok(send) => match outcome::of(&send) {
                 Outcome::Pending => None,
-                o => Some(Step::Settled(o, Some(send))),
+                o => Some(Step::Settled(o, Some(Box::new(send)))),
             },
             Err(e) => Some(self.fail(
                 "ledger_unreadable",
