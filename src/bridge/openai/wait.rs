@@ -1,6 +1,10 @@
 //! Waiting for a send to settle, woken by the owner's committed audit events (no polling
 //! loop), with the live feed's answer text on the way. Bounded by [`MAX_WAIT`], and ended
 //! by the owner's shutdown — each with a no-retry error naming the send.
+//!
+//! Not `Writer::wait_for_change`: that wakes on a change of *state*, and the door must also
+//! wake on notes within one (an accepted send whose answer is no longer awaited stays
+//! `accepted`) and on the live feed; the audit-event broadcast carries both kinds.
 
 use super::error::OpenAiError;
 use super::live::Live;
