@@ -86,9 +86,15 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         "clock",
         &["api", "bridge", "owner", "cli", "ledger", "provider"],
     ),
+    (
+        "json_depth",
+        &["api", "bridge", "owner", "cli", "ledger", "provider"],
+    ),
     ("api", &["bridge", "owner", "cli"]),
     ("bridge", &["owner", "cli"]),
     ("owner", &["cli"]),
+    // The MCP door is a client of the owner's bridge: it never opens the ledger.
+    ("mcp", &["ledger", "owner", "cli", "api"]),
 ];
 
 fn upward_imports(src: &Path) -> Vec<String> {

@@ -80,7 +80,27 @@ impl Serve {
     /// Starts serve with exactly `args` after `serve`; `Err` when it exits before printing
     /// its port.
     pub fn try_start(profile: &Path, args: &[&str]) -> Result<Serve, ServeFailed> {
-        let mut child = Command::new(binary())
+        Self::try_start_limited(profile, args, None)
+    }
+
+    /// Starts serve on `profile` with `--port 0`, its open-file limit set to
+    /// `(soft, hard)` before it runs (`setrlimit` in the child, as a shell's `ulimit -n`).
+    pub fn start_with_open_files(profile: &Path, soft: u64, hard: u64) -> Serve {
+        Self::try_start_limited(profile, &["--port", "0"], Some((soft, hard))).unwrap_or_else(|f| {
+            panic!(
+                "serve exited before it was ready ({}): {}",
+                f.status, f.stderr
+            )
+        })
+    }
+
+    fn try_start_limited(
+        profile: &Path,
+        args: &[&str],
+        open_files: Option<(u64, u64)>,
+    ) -> Result<Serve, ServeFailed> {
+        let mut command = Command::new(binary());
+        command
             .arg("--profile")
             .arg(profile)
             .arg("serve")
@@ -88,9 +108,25 @@ impl Serve {
             .env("SENDLEDGER_LOG", "trace")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("sendledger serve starts");
+            .stderr(Stdio::piped());
+        if let Some((soft, hard)) = open_files {
+            use std::os::unix::process::CommandExt;
+            let lim = libc::rlimit {
+                rlim_cur: soft as libc::rlim_t,
+                rlim_max: hard as libc::rlim_t,
+            };
+            // SAFETY: setrlimit is async-signal-safe; it only reads `lim`, a copy.
+            unsafe {
+                command.pre_exec(move || {
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
+        }
+        let mut child = command.spawn().expect("sendledger serve starts");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
         let (tx, lines) = mpsc::channel();

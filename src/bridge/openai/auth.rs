@@ -4,12 +4,12 @@
 //! with `x-should-retry: false` (a retry with the same key cannot succeed).
 
 use super::error::OpenAiError;
-use crate::bridge::auth::{bearer, check_host};
+use crate::bridge::auth::{check_host, read_bearer, read_origin};
 use crate::bridge::pairing::token_hash;
 use crate::bridge::BridgeState;
 use crate::ledger::KEY_PREFIX;
 use axum::extract::Request;
-use axum::http::{header, StatusCode};
+use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -59,10 +59,11 @@ fn unauthorized() -> OpenAiError {
     )
 }
 
-/// What the guard reads of a request before it awaits (a `Request` is not `Sync`).
+/// What the guard reads of a request before it awaits (a `Request` is not `Sync`): the
+/// bridge's own Host, Origin and Authorization checks, then the token.
 fn presented(st: &BridgeState, req: &Request) -> Result<String, OpenAiError> {
-    check_host(st, req)?;
-    if req.headers().contains_key(header::ORIGIN) {
+    check_host(st.port(), req)?;
+    if read_origin(req.headers())?.is_some() {
         return Err(refused(
             StatusCode::FORBIDDEN,
             "permission_error",
@@ -70,7 +71,9 @@ fn presented(st: &BridgeState, req: &Request) -> Result<String, OpenAiError> {
             "requests from web pages are refused: local clients send no Origin",
         ));
     }
-    Ok(bearer(req).ok_or_else(unauthorized)?.to_string())
+    Ok(read_bearer(req.headers())?
+        .ok_or_else(unauthorized)?
+        .to_string())
 }
 
 async fn caller(st: &BridgeState, token: String) -> Result<Caller, OpenAiError> {
