@@ -98,6 +98,54 @@ struct Track {
     live_len: usize,
 }
 
+/// The answer so far when it grew: (op id, text, model slug).
+type LiveText = Option<(String, String, Option<String>)>;
+
+impl Track {
+    /// What `obs` newly shows: the receipt, the final answer (each once), the turn's
+    /// outcome, and the answer so far for the live feed.
+    fn facts_of(
+        &mut self,
+        obs: &crate::provider::chatgpt::stream::TurnObservation,
+    ) -> (Vec<Fact>, chatgpt::TurnOutcome, LiveText) {
+        let mut facts = Vec::new();
+        if !self.accepted {
+            if let Some(r) = chatgpt::receipt_for(&self.request, obs, &self.text) {
+                self.accepted = true;
+                facts.push(Fact::Receipt(
+                    self.op_id.clone(),
+                    Receipt {
+                        conversation_id: r.conversation_id,
+                        user_message_id: r.user_message_id,
+                        turn_id: r.turn_id,
+                    },
+                ));
+            }
+        }
+        let so_far = chatgpt::answer_so_far(obs, &self.request.user_message_id);
+        let outcome = chatgpt::answer_outcome(obs, &self.request.user_message_id);
+        if self.accepted && !self.completed {
+            if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
+                self.completed = true;
+                let model = so_far.as_ref().and_then(|(_, m)| m.clone());
+                facts.push(Fact::Answer(
+                    self.op_id.clone(),
+                    message_id.clone(),
+                    text.clone(),
+                    model,
+                ));
+            }
+        }
+        let live = so_far
+            .filter(|(text, _)| self.accepted && text.len() != self.live_len)
+            .map(|(text, model)| {
+                self.live_len = text.len();
+                (self.op_id.clone(), text, model)
+            });
+        (facts, outcome, live)
+    }
+}
+
 /// Streams being followed, by the extension's stream id (at most 16; the oldest is
 /// dropped first).
 #[derive(Default)]
@@ -206,40 +254,7 @@ impl Tracker {
         } else {
             snapshot
         };
-        let mut facts = Vec::new();
-        if !t.accepted {
-            if let Some(r) = chatgpt::receipt_for(&t.request, &obs, &t.text) {
-                t.accepted = true;
-                facts.push(Fact::Receipt(
-                    t.op_id.clone(),
-                    Receipt {
-                        conversation_id: r.conversation_id,
-                        user_message_id: r.user_message_id,
-                        turn_id: r.turn_id,
-                    },
-                ));
-            }
-        }
-        let so_far = chatgpt::answer_so_far(&obs, &t.request.user_message_id);
-        let outcome = chatgpt::answer_outcome(&obs, &t.request.user_message_id);
-        if t.accepted && !t.completed {
-            if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
-                t.completed = true;
-                let model = so_far.as_ref().and_then(|(_, m)| m.clone());
-                facts.push(Fact::Answer(
-                    t.op_id.clone(),
-                    message_id.clone(),
-                    text.clone(),
-                    model,
-                ));
-            }
-        }
-        let live = so_far
-            .filter(|(text, _)| t.accepted && text.len() != t.live_len)
-            .map(|(text, model)| {
-                t.live_len = text.len();
-                (t.op_id.clone(), text, model)
-            });
+        let (facts, outcome, live) = t.facts_of(&obs);
         let end = ended.then(|| (t.op_id.clone(), outcome.to_string()));
         if finishing {
             self.tracks.remove(stream_id);
