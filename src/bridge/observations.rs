@@ -94,6 +94,56 @@ struct Track {
     accepted: bool,
     completed: bool,
     order: u64,
+    /// Length in bytes of the answer text last published to the live feed.
+    live_len: usize,
+}
+
+/// The answer so far when it grew: (op id, text, model slug).
+type LiveText = Option<(String, String, Option<String>)>;
+
+impl Track {
+    /// What `obs` newly shows: the receipt, the final answer (each once), the turn's
+    /// outcome, and the answer so far for the live feed.
+    fn facts_of(
+        &mut self,
+        obs: &crate::provider::chatgpt::stream::TurnObservation,
+    ) -> (Vec<Fact>, chatgpt::TurnOutcome, LiveText) {
+        let mut facts = Vec::new();
+        if !self.accepted {
+            if let Some(r) = chatgpt::receipt_for(&self.request, obs, &self.text) {
+                self.accepted = true;
+                facts.push(Fact::Receipt(
+                    self.op_id.clone(),
+                    Receipt {
+                        conversation_id: r.conversation_id,
+                        user_message_id: r.user_message_id,
+                        turn_id: r.turn_id,
+                    },
+                ));
+            }
+        }
+        let so_far = chatgpt::answer_so_far(obs, &self.request.user_message_id);
+        let outcome = chatgpt::answer_outcome(obs, &self.request.user_message_id);
+        if self.accepted && !self.completed {
+            if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
+                self.completed = true;
+                let model = so_far.as_ref().and_then(|(_, m)| m.clone());
+                facts.push(Fact::Answer(
+                    self.op_id.clone(),
+                    message_id.clone(),
+                    text.clone(),
+                    model,
+                ));
+            }
+        }
+        let live = so_far
+            .filter(|(text, _)| self.accepted && text.len() != self.live_len)
+            .map(|(text, model)| {
+                self.live_len = text.len();
+                (self.op_id.clone(), text, model)
+            });
+        (facts, outcome, live)
+    }
 }
 
 /// Streams being followed, by the extension's stream id (at most 16; the oldest is
@@ -112,6 +162,9 @@ pub struct Fed {
     pub facts: Vec<Fact>,
     /// At `stream_end`: (op id, the turn's outcome in a sentence).
     pub end: Option<(String, String)>,
+    /// The answer so far, when it grew: (op id, text, model slug). Not custody: a live
+    /// feed for the OpenAI door's streamed answers.
+    pub live: Option<(String, String, Option<String>)>,
 }
 
 /// A fact a stream showed about its send.
@@ -119,8 +172,8 @@ pub struct Fed {
 pub enum Fact {
     /// (op id, receipt): the page accepted the send.
     Receipt(String, Receipt),
-    /// (op id, message id, answer text): the final answer.
-    Answer(String, String, String),
+    /// (op id, message id, answer text, the page's model slug): the final answer.
+    Answer(String, String, String, Option<String>),
 }
 
 fn refused(msg: impl Into<String>) -> ApiError {
@@ -160,6 +213,7 @@ impl Tracker {
                 accepted: false,
                 completed: false,
                 order: self.counter,
+                live_len: 0,
             },
         );
     }
@@ -200,36 +254,12 @@ impl Tracker {
         } else {
             snapshot
         };
-        let mut facts = Vec::new();
-        if !t.accepted {
-            if let Some(r) = chatgpt::receipt_for(&t.request, &obs, &t.text) {
-                t.accepted = true;
-                facts.push(Fact::Receipt(
-                    t.op_id.clone(),
-                    Receipt {
-                        conversation_id: r.conversation_id,
-                        user_message_id: r.user_message_id,
-                        turn_id: r.turn_id,
-                    },
-                ));
-            }
-        }
-        let outcome = chatgpt::answer_outcome(&obs, &t.request.user_message_id);
-        if t.accepted && !t.completed {
-            if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
-                t.completed = true;
-                facts.push(Fact::Answer(
-                    t.op_id.clone(),
-                    message_id.clone(),
-                    text.clone(),
-                ));
-            }
-        }
+        let (facts, outcome, live) = t.facts_of(&obs);
         let end = ended.then(|| (t.op_id.clone(), outcome.to_string()));
         if finishing {
             self.tracks.remove(stream_id);
         }
-        Ok(Fed { facts, end })
+        Ok(Fed { facts, end, live })
     }
 }
 
@@ -263,13 +293,16 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         Kind::StreamEnd { stream_id } => (stream_id, Input::End),
     };
     let fed = st.observations().feed(&stream_id, input);
-    let Fed { facts, end } = fed.map_err(|op_id| {
+    let Fed { facts, end, live } = fed.map_err(|op_id| {
         refused(format!(
             "the page's stream of send {op_id} is not read: {}; the owner no longer follows \
              that stream, and the send keeps its state (see docs/bridge-api.md)",
             crate::json_depth::TooDeep
         ))
     })?;
+    if let Some((op_id, text, model)) = live {
+        st.live().publish_text(&op_id, text, model);
+    }
     let mut applied = Vec::new();
     for fact in facts {
         applied.push(match fact {
@@ -280,16 +313,22 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
                     .await?;
                 Applied::Accepted { op_id, receipt }
             }
-            Fact::Answer(op_id, message_id, text) => {
+            Fact::Answer(op_id, message_id, text, model) => {
                 let (id, m) = (op_id.clone(), message_id.clone());
                 st.ledger()
-                    .call(move |l| l.complete(&id, &m, &text, "extension"))
+                    .call(move |l| {
+                        if let Some(model) = model {
+                            l.door_note_model(&id, &model)?;
+                        }
+                        l.complete(&id, &m, &text, "extension")
+                    })
                     .await?;
                 Applied::Completed { op_id, message_id }
             }
         });
     }
     if let Some((op_id, outcome)) = end {
+        st.live().publish_end(&op_id, &outcome);
         applied.push(Applied::Outcome { op_id, outcome });
     }
     Ok(applied)

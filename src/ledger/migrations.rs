@@ -48,6 +48,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0009_in_flight_view.sql",
         sql: include_str!("../../migrations/0009_in_flight_view.sql"),
     },
+    Migration {
+        version: 6,
+        name: "0005_openai_door.sql",
+        sql: include_str!("../../migrations/0005_openai_door.sql"),
+    },
 ];
 
 /// The schema version this binary writes.
