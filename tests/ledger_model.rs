@@ -16,6 +16,7 @@ use support::*;
 enum Op {
     Queue { op: u8, variant: u8 },
     Lease { tab: u8 },
+    Release { lease: u8 },
     Claim { lease: u8 },
     Dispatch { op: u8, lease: u8 },
     Fail { op: u8 },
@@ -43,6 +44,7 @@ fn op_strategy() -> impl Strategy<Value = Op> {
     prop_oneof![
         6 => (0..5u8, 0..4u8).prop_map(|(op, v)| Op::Queue { op, variant: u8::from(v == 0) }),
         3 => (0..2u8).prop_map(|tab| Op::Lease { tab }),
+        1 => lease().prop_map(|lease| Op::Release { lease }),
         6 => lease().prop_map(|lease| Op::Claim { lease }),
         6 => (target(), lease()).prop_map(|(op, lease)| Op::Dispatch { op, lease }),
         2 => target().prop_map(|op| Op::Fail { op }),
@@ -173,6 +175,17 @@ impl Model {
     }
 
     /// 0 the newest lease, otherwise an older one (possibly ended).
+    /// A lease ends: what it had claimed is rejected (no grant can be asked under it).
+    fn end_lease(&mut self, id: &str) {
+        for l in self.leases.iter_mut().filter(|l| l.id == id) {
+            l.ended = true;
+        }
+        for s in self.sends.values_mut() {
+            if s.state == SendState::Claimed && s.lease.as_deref() == Some(id) {
+                s.go(SendState::Rejected);
+            }
+        }
+    }
     fn lease_id(&self, i: u8) -> Option<String> {
         let n = self.leases.len();
         (n > 0).then(|| self.leases[n - 1 - i as usize % n].id.clone())
@@ -240,8 +253,14 @@ impl Run {
                     .lease(&support::tab(&format!("tab-{tab}")));
                 assert_eq!(got.is_ok(), !m.gate_closed, "{op:?}: {got:?}");
                 if let Ok(lease) = got {
-                    for l in m.leases.iter_mut().filter(|l| l.tab == tab) {
-                        l.ended = true;
+                    let old: Vec<String> = m
+                        .leases
+                        .iter()
+                        .filter(|l| l.tab == tab && !l.ended)
+                        .map(|l| l.id.clone())
+                        .collect();
+                    for id in old {
+                        m.end_lease(&id);
                     }
                     m.leases.push(MLease {
                         id: lease.lease_id,
@@ -249,6 +268,18 @@ impl Run {
                         ended: false,
                     });
                 }
+            }
+            Op::Release { lease } => {
+                let Some(lease_id) = m.lease_id(lease) else {
+                    return;
+                };
+                let got = self
+                    .ledger
+                    .as_mut()
+                    .unwrap()
+                    .end_lease(&lease_id, "the tab closed");
+                assert!(got.is_ok(), "{op:?}: {got:?}");
+                m.end_lease(&lease_id);
             }
             Op::Claim { lease } => {
                 let Some(lease_id) = m.lease_id(lease) else {
@@ -552,12 +583,7 @@ impl Run {
         }
         // At most one in flight.
         let in_flight: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sends WHERE state IN ('claimed', 'dispatched') \
-                 OR (state = 'accepted' AND answered_at IS NULL AND answer_not_observed_at IS NULL)",
-                [],
-                |r| r.get(0),
-            )
+            .query_row("SELECT count(*) FROM sends_in_flight", [], |r| r.get(0))
             .unwrap();
         // At most one in flight. One exception, by design: a send reobserved from
         // uncertain becomes accepted (awaiting its answer) even if another send was handed

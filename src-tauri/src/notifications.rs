@@ -10,6 +10,7 @@
 use crate::desk::Desk;
 use crate::window;
 use notify_rust::Notification;
+use sendledger::api::Request;
 use sendledger::ledger::Send;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -56,7 +57,7 @@ pub fn notification(send: &Send, now_ms: i64) -> Notification {
 pub fn spawn_sweep<R: Runtime>(app: AppHandle<R>, desk: Arc<Desk>) {
     tauri::async_runtime::spawn(async move {
         let mut failed: HashMap<String, Instant> = HashMap::new();
-        let mut writes = desk.ledger().watch_writes();
+        let mut writes = desk.api().watch_writes();
         loop {
             writes.borrow_and_update();
             let wait = pass(&app, &desk, &mut failed).await;
@@ -80,13 +81,14 @@ async fn pass<R: Runtime>(
     failed: &mut HashMap<String, Instant>,
 ) -> Duration {
     let threshold = desk.settings().stale_uncertain_ms;
-    let read = desk
-        .ledger()
-        .call(move |l| -> sendledger::ledger::Result<_> {
-            let stale = l.stale_uncertain(threshold)?;
-            Ok((stale, l.next_stale_uncertain_at(threshold)?, l.now_ms()))
-        })
-        .await;
+    let api = desk.api();
+    let read = match api.stale_uncertain(threshold).await {
+        Ok((stale, now)) => api
+            .next_stale_uncertain_at(threshold)
+            .await
+            .map(|next| (stale, next, now)),
+        Err(e) => Err(e),
+    };
     let (stale, next, now) = match read {
         Ok(r) => r,
         Err(e) => {
@@ -126,9 +128,10 @@ async fn notify_once<R: Runtime>(
         .await
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
-    let op_id = send.op_id.clone();
-    desk.ledger()
-        .call(move |l| l.mark_notified(&op_id))
+    desk.api()
+        .apply(Request::MarkNotified {
+            op_id: send.op_id.as_str().into(),
+        })
         .await
         .map_err(|e| e.to_string())?;
     log::info!("notified about uncertain send {}", send.op_id);

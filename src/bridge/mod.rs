@@ -8,17 +8,19 @@
 
 pub mod auth;
 pub mod body;
-pub mod client;
 mod client_routes;
+pub mod connections;
 pub mod discovery;
 pub mod error;
 mod events;
 mod extension_routes;
-mod observations;
+pub mod observations;
+mod openai;
 pub mod pairing;
+pub mod routes;
 
 use crate::clock::{Clock, Millis};
-use crate::owner::SharedLedger;
+use crate::ledger::Writer;
 use crate::profile::{Profile, ProfileError};
 use axum::http::StatusCode;
 use axum::Router;
@@ -41,13 +43,14 @@ const EXTENSION_FILE: &str = "extension.json";
 
 struct Inner {
     profile: Profile,
-    ledger: SharedLedger,
+    ledger: Writer,
     port: u16,
     client_token_sha256: String,
     extension: Mutex<Option<PairedExtension>>,
     pairing: Mutex<Pairing>,
     clock: Arc<dyn Clock>,
     observations: Mutex<observations::Tracker>,
+    live: openai::live::LiveFeed,
     /// Turns true when shutdown begins: long-lived answers (long-polls, event streams)
     /// end then, so graceful shutdown does not wait out its grace on them.
     closing: watch::Sender<bool>,
@@ -61,7 +64,7 @@ impl BridgeState {
     /// Writes a fresh `client.token` (0600) and loads the paired extension, if any.
     pub fn new(
         profile: Profile,
-        ledger: SharedLedger,
+        ledger: Writer,
         address: SocketAddr,
         clock: Arc<dyn Clock>,
     ) -> Result<Self, ProfileError> {
@@ -81,6 +84,7 @@ impl BridgeState {
             pairing: Mutex::new(Pairing::default()),
             clock,
             observations: Mutex::new(observations::Tracker::default()),
+            live: openai::live::LiveFeed::default(),
             closing: watch::Sender::new(false),
         })))
     }
@@ -88,7 +92,7 @@ impl BridgeState {
     pub(crate) fn port(&self) -> u16 {
         self.0.port
     }
-    pub(crate) fn ledger(&self) -> &SharedLedger {
+    pub(crate) fn ledger(&self) -> &Writer {
         &self.0.ledger
     }
     pub(crate) fn now(&self) -> Millis {
@@ -111,6 +115,10 @@ impl BridgeState {
         lock(&self.0.extension)
             .as_ref()
             .is_some_and(|e| e.token_sha256 == token_hash(token))
+    }
+
+    pub(crate) fn live(&self) -> &openai::live::LiveFeed {
+        &self.0.live
     }
 
     pub(crate) fn observations(&self) -> std::sync::MutexGuard<'_, observations::Tracker> {
@@ -166,6 +174,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub fn router(state: BridgeState) -> Router {
     Router::new()
         .merge(client_routes::routes())
+        .merge(openai::routes())
         .merge(
             extension_routes::routes()
                 .layer(axum::extract::DefaultBodyLimit::max(body::DEFAULT_LIMIT)),
@@ -217,10 +226,12 @@ async fn json_errors(res: axum::response::Response) -> axum::response::Response 
     ApiError::new(status, code, message).into_response()
 }
 
-/// Serves until `stop` turns true, then finishes in-flight requests.
+/// Serves until `stop` turns true, then finishes in-flight requests; at most `cap`
+/// connections at once (see [`connections`]).
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     state: BridgeState,
+    cap: usize,
     mut stop: watch::Receiver<bool>,
 ) {
     let app = router(state.clone());
@@ -232,10 +243,5 @@ pub(crate) async fn serve(
         }
         state.0.closing.send_replace(true);
     };
-    if let Err(e) = axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
-    {
-        tracing::error!(error = %e, "bridge stopped with an error");
-    }
+    connections::serve(listener, app, cap, shutdown).await;
 }

@@ -3,10 +3,14 @@
 //! The provider parser turns them into facts; only then does the ledger act:
 //! a receipt accepts the send, a final answer completes it, a listing yields evidence
 //! for a person (a note on the uncertain send, never a decision).
+//!
+//! [`Tracker`] is the part without the ledger — which stream belongs to which send,
+//! chunks in `seq` order, the facts they newly show — public so that the fuzz target
+//! (`fuzz/fuzz_targets/observations.rs`) drives exactly what the owner applies.
 
 use super::error::ApiError;
 use super::BridgeState;
-use crate::ledger::{LedgerError, Receipt, SendState};
+use crate::ledger::{EvidenceKind, LedgerError, Receipt, SendState};
 use crate::provider::chatgpt::{self, conversation, evidence, request, stream::StreamDecoder};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
@@ -90,26 +94,86 @@ struct Track {
     accepted: bool,
     completed: bool,
     order: u64,
+    /// Length in bytes of the answer text last published to the live feed.
+    live_len: usize,
 }
 
-/// Streams being followed, by the extension's stream id.
+/// The answer so far when it grew: (op id, text, model slug).
+type LiveText = Option<(String, String, Option<String>)>;
+
+impl Track {
+    /// What `obs` newly shows: the receipt, the final answer (each once), the turn's
+    /// outcome, and the answer so far for the live feed.
+    fn facts_of(
+        &mut self,
+        obs: &crate::provider::chatgpt::stream::TurnObservation,
+    ) -> (Vec<Fact>, chatgpt::TurnOutcome, LiveText) {
+        let mut facts = Vec::new();
+        if !self.accepted {
+            if let Some(r) = chatgpt::receipt_for(&self.request, obs, &self.text) {
+                self.accepted = true;
+                facts.push(Fact::Receipt(
+                    self.op_id.clone(),
+                    Receipt {
+                        conversation_id: r.conversation_id,
+                        user_message_id: r.user_message_id,
+                        turn_id: r.turn_id,
+                    },
+                ));
+            }
+        }
+        let so_far = chatgpt::answer_so_far(obs, &self.request.user_message_id);
+        let outcome = chatgpt::answer_outcome(obs, &self.request.user_message_id);
+        if self.accepted && !self.completed {
+            if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
+                self.completed = true;
+                let model = so_far.as_ref().and_then(|(_, m)| m.clone());
+                facts.push(Fact::Answer(
+                    self.op_id.clone(),
+                    message_id.clone(),
+                    text.clone(),
+                    model,
+                ));
+            }
+        }
+        let live = so_far
+            .filter(|(text, _)| self.accepted && text.len() != self.live_len)
+            .map(|(text, model)| {
+                self.live_len = text.len();
+                (self.op_id.clone(), text, model)
+            });
+        (facts, outcome, live)
+    }
+}
+
+/// Streams being followed, by the extension's stream id (at most 16; the oldest is
+/// dropped first).
 #[derive(Default)]
-pub(crate) struct Tracker {
+pub struct Tracker {
     tracks: HashMap<String, Track>,
     counter: u64,
 }
 
 /// What feeding a stream showed: new facts, and the outcome when the stream ended
 /// (op id, outcome sentence).
-#[derive(Default)]
-struct Fed {
-    facts: Vec<Fact>,
-    end: Option<(String, String)>,
+#[derive(Debug, Default)]
+pub struct Fed {
+    /// Facts the ledger is to commit, in order.
+    pub facts: Vec<Fact>,
+    /// At `stream_end`: (op id, the turn's outcome in a sentence).
+    pub end: Option<(String, String)>,
+    /// The answer so far, when it grew: (op id, text, model slug). Not custody: a live
+    /// feed for the OpenAI door's streamed answers.
+    pub live: Option<(String, String, Option<String>)>,
 }
 
-enum Fact {
+/// A fact a stream showed about its send.
+#[derive(Debug)]
+pub enum Fact {
+    /// (op id, receipt): the page accepted the send.
     Receipt(String, Receipt),
-    Answer(String, String, String),
+    /// (op id, message id, answer text, the page's model slug): the final answer.
+    Answer(String, String, String, Option<String>),
 }
 
 fn refused(msg: impl Into<String>) -> ApiError {
@@ -117,7 +181,9 @@ fn refused(msg: impl Into<String>) -> ApiError {
 }
 
 impl Tracker {
-    fn start(
+    /// Starts following `stream_id` as the stream of send `op_id`, whose text is `text`
+    /// and whose conversation request the page sent as `req`.
+    pub fn start(
         &mut self,
         stream_id: String,
         op_id: String,
@@ -147,14 +213,16 @@ impl Tracker {
                 accepted: false,
                 completed: false,
                 order: self.counter,
+                live_len: 0,
             },
         );
     }
 
-    /// Feeds what arrived and returns the facts it newly shows.
-    fn feed(&mut self, stream_id: &str, input: Input) -> Fed {
+    /// Feeds what arrived and returns the facts it newly shows. Input nesting past the
+    /// depth bound ends the track with no facts at all: `Err(op id)`.
+    pub fn feed(&mut self, stream_id: &str, input: Input) -> Result<Fed, String> {
         let Some(t) = self.tracks.get_mut(stream_id) else {
-            return Fed::default();
+            return Ok(Fed::default());
         };
         let mut ended = false;
         match input {
@@ -170,6 +238,11 @@ impl Tracker {
             Input::Websocket(message) => t.decoder.feed_websocket_item(&message),
             Input::End => ended = true,
         }
+        if t.decoder.nests_too_deep() {
+            let op_id = t.op_id.clone();
+            self.tracks.remove(stream_id);
+            return Err(op_id);
+        }
         // At the end of the HTTP stream the decoder is finished (an unterminated last line
         // counts, a cut stream says so) — unless the turn was handed off and its answer
         // is still to come over the WebSocket: then it stays followed.
@@ -181,42 +254,23 @@ impl Tracker {
         } else {
             snapshot
         };
-        let mut facts = Vec::new();
-        if !t.accepted {
-            if let Some(r) = chatgpt::receipt_for(&t.request, &obs, &t.text) {
-                t.accepted = true;
-                facts.push(Fact::Receipt(
-                    t.op_id.clone(),
-                    Receipt {
-                        conversation_id: r.conversation_id,
-                        user_message_id: r.user_message_id,
-                        turn_id: r.turn_id,
-                    },
-                ));
-            }
-        }
-        let outcome = chatgpt::answer_outcome(&obs, &t.request.user_message_id);
-        if t.accepted && !t.completed {
-            if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
-                t.completed = true;
-                facts.push(Fact::Answer(
-                    t.op_id.clone(),
-                    message_id.clone(),
-                    text.clone(),
-                ));
-            }
-        }
+        let (facts, outcome, live) = t.facts_of(&obs);
         let end = ended.then(|| (t.op_id.clone(), outcome.to_string()));
         if finishing {
             self.tracks.remove(stream_id);
         }
-        Fed { facts, end }
+        Ok(Fed { facts, end, live })
     }
 }
 
-enum Input {
+/// One forwarded piece of a tracked stream.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// (seq, text): a piece of the HTTP response body, decoded in `seq` order.
     Chunk(u64, String),
+    /// One WebSocket text frame after a hand-off.
     Websocket(String),
+    /// The HTTP response body ended.
     End,
 }
 
@@ -238,7 +292,17 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         Kind::Websocket { stream_id, message } => (stream_id, Input::Websocket(message)),
         Kind::StreamEnd { stream_id } => (stream_id, Input::End),
     };
-    let Fed { facts, end } = st.observations().feed(&stream_id, input);
+    let fed = st.observations().feed(&stream_id, input);
+    let Fed { facts, end, live } = fed.map_err(|op_id| {
+        refused(format!(
+            "the page's stream of send {op_id} is not read: {}; the owner no longer follows \
+             that stream, and the send keeps its state (see docs/bridge-api.md)",
+            crate::json_depth::TooDeep
+        ))
+    })?;
+    if let Some((op_id, text, model)) = live {
+        st.live().publish_text(&op_id, text, model);
+    }
     let mut applied = Vec::new();
     for fact in facts {
         applied.push(match fact {
@@ -249,16 +313,22 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
                     .await?;
                 Applied::Accepted { op_id, receipt }
             }
-            Fact::Answer(op_id, message_id, text) => {
+            Fact::Answer(op_id, message_id, text, model) => {
                 let (id, m) = (op_id.clone(), message_id.clone());
                 st.ledger()
-                    .call(move |l| l.complete(&id, &m, &text, "extension"))
+                    .call(move |l| {
+                        if let Some(model) = model {
+                            l.door_note_model(&id, &model)?;
+                        }
+                        l.complete(&id, &m, &text, "extension")
+                    })
                     .await?;
                 Applied::Completed { op_id, message_id }
             }
         });
     }
     if let Some((op_id, outcome)) = end {
+        st.live().publish_end(&op_id, &outcome);
         applied.push(Applied::Outcome { op_id, outcome });
     }
     Ok(applied)
@@ -350,7 +420,7 @@ async fn listing(st: &BridgeState, url: &str, body: &str) -> Result<Vec<Applied>
         };
         let (op_id, n) = (send.op_id.clone(), ev.matches.len());
         st.ledger()
-            .call(move |l| l.note_evidence(&op_id, &note))
+            .call(move |l| l.note_evidence(&op_id, EvidenceKind::Observed, &note))
             .await?;
         applied.push(Applied::Evidence {
             op_id: send.op_id,

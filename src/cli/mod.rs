@@ -4,11 +4,15 @@
 //! Exit codes: 0 done; 1 the ledger refused (a custody rule: payload changed, epoch
 //! stopped, wrong state…); 2 bad input; 3 the profile is owned by another process or
 //! busy; 4 storage trouble (damaged file, disk full, newer schema, I/O); 5 the owner's
-//! bridge could not be reached or answered unexpectedly.
+//! bridge could not be reached or answered unexpectedly; 6 no owner is running, so a
+//! send (`send`, `requeue`, `resolve --resend`) was refused and nothing was written.
 
 mod backend;
+pub mod client;
 mod gate;
 pub mod inspect;
+mod keys;
+mod mcp;
 mod output;
 mod sends;
 mod serve;
@@ -55,10 +59,16 @@ pub enum Command {
     /// At-most-once tool-call receipts.
     #[command(subcommand)]
     Tool(tool::ToolCommand),
+    /// Named API keys for the OpenAI-compatible door (companions keep one across restarts).
+    #[command(subcommand)]
+    Keys(keys::KeysCommand),
     /// The profile at a glance: gate, epoch, counts, owner.
     Status,
     /// Checks the ledger's integrity, file permissions and owner.
     Doctor,
+    /// Rebuilds a damaged ledger from every row still readable: the damaged file is kept
+    /// aside untouched, in-flight sends become uncertain, the gate starts closed.
+    Salvage,
     /// Runs the owner: takes the profile, recovers, serves the loopback bridge.
     Serve(serve::ServeArgs),
     /// Shows a one-time code to pair the browser extension (valid 5 minutes).
@@ -66,6 +76,9 @@ pub enum Command {
     /// Shows what the ChatGPT parser sees in a captured request, stream, WebSocket log
     /// or conversation listing (run it when chatgpt.com changes).
     Inspect(inspect::InspectArgs),
+    /// Serves the MCP tools (send_message, get_send, list_uncertain, stop) on standard
+    /// input and output, as a client of the running owner (the app or `serve`).
+    Mcp(mcp::McpArgs),
 }
 
 /// Runs the CLI with the process's arguments.
@@ -96,10 +109,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Stop(a) => gate::stop(profile, json, a),
         Command::Resume(a) => gate::resume(profile, json, a),
         Command::Tool(t) => tool::run(profile, json, t),
+        Command::Keys(k) => keys::run(profile, json, k),
         Command::Status => status::status(profile, json),
         Command::Doctor => status::doctor(profile, json),
+        Command::Salvage => status::salvage(profile, json),
         Command::Serve(a) => serve::serve(profile, a),
         Command::Pair => gate::pair(profile, json),
+        Command::Mcp(a) => mcp::mcp(profile, a),
         // Answered in `main`: it reads a file, needs no profile, and sets its own exit code.
         Command::Inspect(_) => Ok(()),
     }

@@ -38,6 +38,21 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0003_tool_call_receipts.sql",
         sql: include_str!("../../migrations/0003_tool_call_receipts.sql"),
     },
+    Migration {
+        version: 4,
+        name: "0008_evidence_kind.sql",
+        sql: include_str!("../../migrations/0008_evidence_kind.sql"),
+    },
+    Migration {
+        version: 5,
+        name: "0009_in_flight_view.sql",
+        sql: include_str!("../../migrations/0009_in_flight_view.sql"),
+    },
+    Migration {
+        version: 6,
+        name: "0005_openai_door.sql",
+        sql: include_str!("../../migrations/0005_openai_door.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

@@ -5,14 +5,11 @@
 //! `bridge.json`. An expiry sweep applies the [`Bounds`] when the next one falls due
 //! ([`sweep`]).
 
-mod shared;
 pub mod sweep;
-
-pub use shared::SharedLedger;
 
 use crate::bridge::{self, discovery, pairing::PairingCode, BridgeState};
 use crate::clock::Clock;
-use crate::ledger::{Bounds, Event, Ledger, LedgerError, RecoveryReport};
+use crate::ledger::{Bounds, Event, Ledger, LedgerError, RecoveryReport, Writer};
 use crate::profile::Profile;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -61,7 +58,7 @@ pub enum OwnerError {
 
 /// A running owner: ledger, bridge and sweeps.
 pub struct Owner {
-    ledger: SharedLedger,
+    ledger: Writer,
     state: BridgeState,
     address: SocketAddr,
     recovered: RecoveryReport,
@@ -75,6 +72,8 @@ impl Owner {
     /// Takes the profile, recovers, binds the bridge on 127.0.0.1 and writes `bridge.json`
     /// and `client.token` (0600). Errors name what to do (profile owned: the pid; port in use).
     pub async fn start(cfg: OwnerConfig) -> Result<Owner, OwnerError> {
+        // Idle connections must never be what keeps Stop out (docs/bridge-api.md).
+        let open_files = bridge::connections::raise_open_file_limit();
         let profile = cfg.profile.clone();
         let clock = cfg.clock.clone();
         let (ledger, recovered) = {
@@ -83,7 +82,7 @@ impl Owner {
                 .await
                 .expect("opening the ledger panicked")?
         };
-        let ledger = SharedLedger::new(ledger)?;
+        let ledger = Writer::new(ledger)?;
         let port = match cfg.port {
             Some(p) => p,
             None => discovery::configured_port(&profile)
@@ -120,9 +119,10 @@ impl Owner {
             }
         })?;
         let (stop_tx, stop_rx) = watch::channel(false);
-        let server = tokio::spawn(bridge::serve(listener, state.clone(), stop_rx.clone()));
+        let cap = bridge::connections::connection_cap(open_files);
+        let server = tokio::spawn(bridge::serve(listener, state.clone(), cap, stop_rx.clone()));
         let sweeper = tokio::spawn(sweep::run(ledger.clone(), cfg.bounds, stop_rx));
-        tracing::info!(%address, rejected = recovered.rejected.len(), uncertain = recovered.uncertain.len(), "owner started");
+        tracing::info!(%address, open_files, connections = cap, rejected = recovered.rejected.len(), uncertain = recovered.uncertain.len(), "owner started");
         Ok(Owner {
             ledger,
             state,
@@ -135,9 +135,9 @@ impl Owner {
         })
     }
 
-    /// The ledger, for in-process front ends (the tray app).
-    pub fn ledger(&self) -> SharedLedger {
-        self.ledger.clone()
+    /// The typed API, for in-process front ends (the tray app).
+    pub fn api(&self) -> crate::api::Api {
+        crate::api::Api::new(self.ledger.clone())
     }
 
     /// Where the bridge listens (127.0.0.1 only).

@@ -2,18 +2,21 @@
 //! earliest bound of what is in flight falls due ([`Ledger::next_expiry_at`]), and is
 //! re-armed by every committed write (a commit can put something in flight, or take it
 //! out). With nothing in flight it sleeps until the next commit — at most
-//! [`MAX_SLEEP_MS`], so a wall clock set forward is noticed — and wakes nothing.
+//! [`MAX_SLEEP_MS`], so a wall clock set forward is noticed — and wakes nothing. While the
+//! brake's reserve is missing (a full disk used it), it sweeps at least every
+//! [`RESERVE_RETRY_MS`], since each sweep tries to make the reserve again.
 //!
 //! [`Ledger::next_expiry_at`]: crate::ledger::Ledger::next_expiry_at
 
-use super::SharedLedger;
 use crate::clock::Millis;
-use crate::ledger::Bounds;
+use crate::ledger::{Bounds, Writer};
 use std::time::Duration;
 use tokio::sync::watch;
 
 /// The longest the sweep sleeps without a commit, in ms.
 pub const MAX_SLEEP_MS: Millis = 60_000;
+/// The longest the sweep sleeps while the brake's reserve is missing, in ms.
+pub const RESERVE_RETRY_MS: Millis = 1_000;
 /// How long the sweep waits before trying again after the ledger could not be read, in ms.
 const RETRY_MS: Millis = 1_000;
 
@@ -26,15 +29,16 @@ pub fn wait_for(next: Option<Millis>, now: Millis) -> Duration {
 }
 
 /// Runs until `stop` turns true.
-pub(super) async fn run(ledger: SharedLedger, bounds: Bounds, mut stop: watch::Receiver<bool>) {
+pub(super) async fn run(ledger: Writer, bounds: Bounds, mut stop: watch::Receiver<bool>) {
     let mut writes = ledger.watch_writes();
     loop {
         writes.borrow_and_update();
-        let (next, now) = ledger
-            .call(move |l| (l.next_expiry_at(&bounds), l.now_ms()))
+        let (next, now, reserve) = ledger
+            .call(move |l| (l.next_expiry_at(&bounds), l.now_ms(), l.reserve_held()))
             .await;
         let wait = match next {
-            Ok(next) => wait_for(next, now),
+            Ok(next) if reserve => wait_for(next, now),
+            Ok(next) => wait_for(next, now).min(Duration::from_millis(RESERVE_RETRY_MS as u64)),
             Err(e) => {
                 tracing::warn!(error = %e, "expiry sweep cannot read the next deadline");
                 Duration::from_millis(RETRY_MS as u64)
@@ -63,7 +67,7 @@ pub(super) async fn run(ledger: SharedLedger, bounds: Bounds, mut stop: watch::R
 }
 
 /// Applies the bounds once; whether anything expired.
-async fn expire(ledger: &SharedLedger, bounds: Bounds) -> bool {
+async fn expire(ledger: &Writer, bounds: Bounds) -> bool {
     match ledger.call(move |l| l.expire(&bounds)).await {
         Ok(x) if !x.is_empty() => {
             tracing::warn!(
