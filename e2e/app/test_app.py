@@ -356,7 +356,16 @@ def test_the_app_refuses_a_profile_another_owner_holds(desktop):
 
 def test_dark_theme(desktop):
     p = Profile()
-    p.cli("send", "Queued before start, rejected at start", "--id", "d-0")
+    # Queued while an owner ran that then died (SIGKILL): rejected at the app's start. With
+    # no owner at all `send` refuses (exit code 6), as in the queue-again test.
+    serve = subprocess.Popen([p_cli(), "--profile", p.dir, "serve", "--port", "0"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        wait_until(lambda: serve.stdout.readline().startswith("port "), "serve to listen")
+        p.cli("send", "Queued before start, rejected at start", "--id", "d-0")
+    finally:
+        serve.kill()
+        serve.wait(timeout=30)
     app = App(p, extra_env={"GTK_THEME": "Adwaita:dark"})
     try:
         p.cli("send", "Shown in the dark theme", "--id", "d-1")
