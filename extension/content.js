@@ -24,6 +24,7 @@
   const REMOTE_STOP_WAIT_MS = 5_000; // remote-stop long-poll while an answer is generating
   const STOP_CONFIRM_MS = 15_000; // how long a stopped answer may take to stop
   const MAX_OUTBOX = 5_000;
+  const COMPOSER_WAIT_MS = 20_000; // how long a tab may show no composer before it says so
 
   const SENTENCES = {
     otherConversation: 'this tab shows a different conversation than the send is for: open that conversation in the leased tab',
@@ -37,6 +38,7 @@
     grantLost: 'the answer to the dispatch request was lost (the extension restarted): the send button was not clicked',
     pageChanged: 'the page changed while the send was being typed: nothing was sent',
     moved: 'the tab moved to another conversation before the send was typed: nothing was sent',
+    composerNeverAppeared: `composer not found after ${COMPOSER_WAIT_MS / 1000} s: chatgpt.com layout changed, the page has not loaded, or you are logged out (reload the tab and log in; if it stays, the extension's selectors need an update)`,
   };
 
   let lease = null; // {lease_id, epoch, conversation_id}
@@ -92,6 +94,7 @@
     }
     const op = o.stream_id && streamOps.get(o.stream_id);
     if (op) o.op_id = op;
+    if (o.kind === 'page_error' && !o.op_id) return;
     if (o.kind === 'stream_end') streamOps.delete(o.stream_id);
     if (outbox.length >= MAX_OUTBOX) outbox.shift();
     outbox.push(o);
@@ -281,6 +284,7 @@
       // 5. the one click
       granted = { op_id: send.op_id, requestSeen: false };
       grantedOps.add(send.op_id);
+      forgetPageErrors();
       button.click();
       await outcome(send, 'clicked');
       return;
@@ -346,6 +350,27 @@
     }
   }
 
+  // ---------------------------------------------------------------- the page saying no
+
+  const seenPageErrors = new WeakSet();
+  /** Marks the page's errors shown now as old: only one appearing after a click counts. */
+  const forgetPageErrors = () => S.pageErrors().forEach((el) => seenPageErrors.add(el));
+
+  /**
+   * When the page renders its error for a turn after a send was clicked here, forward the
+   * page's own words for that send (the owner ends it `page_error` once it is accepted).
+   */
+  async function watchPageErrors() {
+    const fresh = () => S.pageErrors().find((el) => !seenPageErrors.has(el) && S.pageErrorText(el));
+    while (alive) {
+      await until(() => !alive || !!fresh(), Infinity);
+      const el = fresh();
+      if (!el) continue;
+      seenPageErrors.add(el);
+      if (granted) accept({ kind: 'page_error', op_id: granted.op_id, message: S.pageErrorText(el) });
+    }
+  }
+
   // ---------------------------------------------------------------- the tab moving
 
   let sending = false;
@@ -375,9 +400,25 @@
 
   // ---------------------------------------------------------------- main loop
 
-  async function run() {
+  /**
+   * Waits for the composer. A tab that shows none within COMPOSER_WAIT_MS says so to the
+   * owner (with a layout snapshot, no text), so a queued send can say why it waits; the
+   * report is withdrawn when the composer appears.
+   */
+  async function composerReady() {
+    if (await until(() => !!S.composer(), COMPOSER_WAIT_MS)) return;
+    const reason = SENTENCES.composerNeverAppeared;
+    const snapshot = S.layoutSnapshot(reason);
+    await ask('snapshot', { snapshot });
+    await ask('tabReport', { reason, path: snapshot.path });
     await until(() => !!S.composer(), Infinity);
+    await ask('tabReport', { reason: null });
+  }
+
+  async function run() {
+    await composerReady();
     watchGeneration();
+    watchPageErrors();
     watchLocation();
     let backoff = 500;
     const pause = async () => {

@@ -2,7 +2,8 @@
 //! operations and restarts run against the real ledger and a small reference model.
 //! After every step: no send dispatched twice, no receipt on two sends, every transition
 //! event a legal edge, every state change exactly one transition event, at most one send
-//! in flight, and the model's bins equal the ledger's.
+//! in flight, the model's bins equal the ledger's, and the limit gate (a page's usage
+//! limit, issue 12) holds claims back exactly while the model's does.
 
 mod support;
 
@@ -21,6 +22,7 @@ enum Op {
     Fail { op: u8 },
     Accept { op: u8, receipt: u8 },
     Complete { op: u8 },
+    PageError { op: u8, limit: u8 },
     Resolve { op: u8, decision: u8 },
     Stop,
     Resume,
@@ -48,6 +50,7 @@ fn op_strategy() -> impl Strategy<Value = Op> {
         2 => target().prop_map(|op| Op::Fail { op }),
         4 => (target(), 0..4u8).prop_map(|(op, receipt)| Op::Accept { op, receipt }),
         3 => target().prop_map(|op| Op::Complete { op }),
+        2 => (target(), 0..3u8).prop_map(|(op, limit)| Op::PageError { op, limit }),
         2 => (target(), 0..3u8).prop_map(|(op, decision)| Op::Resolve { op, decision }),
         1 => Just(Op::Stop),
         2 => Just(Op::Resume),
@@ -111,6 +114,8 @@ struct Model {
     sends: BTreeMap<String, MSend>,
     order: Vec<String>,
     gate_closed: bool,
+    /// The limit gate: `Some(until)` while closed (`until` `None`: until a resume).
+    limit: Option<Option<Millis>>,
     leases: Vec<MLease>,
     now: Millis,
 }
@@ -136,6 +141,10 @@ impl Model {
     }
     fn in_flight(&self) -> bool {
         self.sends.values().any(MSend::in_flight)
+    }
+    fn limit_holds(&self) -> bool {
+        self.limit
+            .is_some_and(|until| until.is_none_or(|t| t > self.now))
     }
     fn lease_usable(&self, id: &str) -> bool {
         !self.gate_closed && self.leases.iter().any(|l| l.id == id && !l.ended)
@@ -257,7 +266,7 @@ impl Run {
                 let got = self.ledger.as_mut().unwrap().claim_next(&lease_id);
                 let expect = if !m.lease_usable(&lease_id) {
                     None
-                } else if m.in_flight() {
+                } else if m.in_flight() || m.limit_holds() {
                     Some(None)
                 } else {
                     Some(
@@ -363,6 +372,31 @@ impl Run {
                     s.answered = true;
                 }
             }
+            Op::PageError { op, limit } => {
+                let Some(id) = m.target(op) else { return };
+                let until = [None, Some(Some(m.now + 60_000)), Some(None)][limit as usize];
+                let error = sendledger::ledger::PageError {
+                    message: "the page said no".into(),
+                    limit: until.map(|until_ms| sendledger::ledger::LimitHold { until_ms }),
+                };
+                let got = self
+                    .ledger
+                    .as_mut()
+                    .unwrap()
+                    .page_error(&id, &error, "model");
+                let state = m.sends.get(&id).map(|s| s.state);
+                assert_eq!(
+                    got.is_ok(),
+                    matches!(state, Some(SendState::Accepted | SendState::PageError)),
+                    "{op:?}: {got:?}"
+                );
+                if state == Some(SendState::Accepted) {
+                    m.sends.get_mut(&id).unwrap().go(SendState::PageError);
+                    if until.is_some() {
+                        m.limit = until;
+                    }
+                }
+            }
             Op::Resolve { op, decision } => {
                 let Some(id) = m.target(op) else { return };
                 let d =
@@ -413,9 +447,11 @@ impl Run {
             Op::Resume => {
                 let got = self.ledger.as_mut().unwrap().resume("alice").unwrap();
                 assert_eq!(
-                    got, m.gate_closed,
-                    "resume reports whether the gate was closed"
+                    got,
+                    m.gate_closed || m.limit_holds(),
+                    "resume reports whether a gate held sends back"
                 );
+                m.limit = None;
                 if m.gate_closed {
                     m.gate_closed = false;
                     m.leases.iter_mut().for_each(|l| l.ended = true);
@@ -578,6 +614,11 @@ impl Run {
             "after {op:?}: {in_flight} sends in flight ({reobserved} reobserved)"
         );
         assert_eq!(ledger.status().unwrap().gate_closed, self.model.gate_closed);
+        assert_eq!(
+            ledger.limit_gate().unwrap().holds_at(self.model.now),
+            self.model.limit_holds(),
+            "after {op:?}: the limit gate holds exactly when the model's does"
+        );
     }
 }
 

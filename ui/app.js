@@ -41,6 +41,7 @@ const STATE_WORDS = {
   stopped: "stopped",
   confirmed: "confirmed sent",
   abandoned: "abandoned",
+  page_error: "the page said no",
 };
 
 function stateWords(row) {
@@ -57,6 +58,18 @@ function renderStatus() {
   gate.textContent = status.gate_closed
     ? "Sends are stopped: nothing more is clicked until a person resumes."
     : "Sending allowed.";
+  // Why nothing goes out (a usage limit, no usable tab): said in the header, and on every
+  // queued row, from the first second.
+  const waiting = $("#waiting");
+  waiting.hidden = !status.waiting;
+  waiting.textContent = status.waiting || "";
+  for (const el of document.querySelectorAll('article.row[data-state="queued"] .waiting')) {
+    const row = rows.get(el.closest("article").dataset.op);
+    const why = (row && row.waiting) || status.waiting;
+    el.hidden = !why;
+    el.textContent = why ? `Waiting: ${why}` : "";
+  }
+  renderGuide();
   $("#stop").hidden = status.gate_closed;
   $("#resume").hidden = !status.gate_closed;
   // Queue again admits a new send: not while the gate is closed.
@@ -64,6 +77,15 @@ function renderStatus() {
     b.disabled = status.gate_closed;
     b.title = status.gate_closed ? "Resume first: nothing is queued while sends are stopped" : "";
   }
+}
+
+/** The first-run guide stands in for the empty queue while no chatgpt.com tab is leased. */
+function renderGuide() {
+  const guide = $("#first-run");
+  if (!guide || !status) return;
+  const empty = rows.size === 0;
+  guide.hidden = status.leased || !empty;
+  document.body.classList.toggle("first-run", !guide.hidden);
 }
 
 function renderCounts() {
@@ -119,6 +141,20 @@ function build(row, previous) {
   t.title = `queued ${when(row.created_at)}`;
   t.textContent = `queued ${age(row.created_at)}`;
   $(".op", el).textContent = row.op_id;
+
+  if (row.waiting || (row.state === "queued" && status && status.waiting)) {
+    const w = $(".waiting", el);
+    w.hidden = false;
+    w.textContent = `Waiting: ${row.waiting || status.waiting}`;
+  }
+  if (row.state === "page_error") {
+    const said = [...row.timeline].reverse().find((s) => s.to === "page_error" && s.evidence);
+    if (said) {
+      const p = $(".page-said", el);
+      p.hidden = false;
+      p.textContent = said.evidence;
+    }
+  }
 
   const links = [];
   if (row.resend_of) links.push(`queued again from ${row.resend_of}`);

@@ -341,7 +341,8 @@ pub fn section_of(send: &Send) -> Section {
         SendState::Accepted
         | SendState::Completed
         | SendState::Confirmed
-        | SendState::Abandoned => Section::History,
+        | SendState::Abandoned
+        | SendState::PageError => Section::History,
     }
 }
 
@@ -374,8 +375,13 @@ fn row_of(
     let actions = match section {
         Section::Uncertain => vec![Action::Confirm, Action::Abandon, Action::Resend],
         Section::Stopped if queued_again_as.is_none() => vec![Action::QueueAgain],
+        // The page said no (an error turn): a person may queue it again.
+        Section::History if send.state == SendState::PageError && queued_again_as.is_none() => {
+            vec![Action::QueueAgain]
+        }
         _ => Vec::new(),
     };
+    let waiting = l.waiting(&send)?.map(|w| w.sentence(l.now_ms()));
     Ok(Row {
         preview: json::preview(&send.text),
         op_id: send.op_id,
@@ -388,6 +394,7 @@ fn row_of(
         queued_again_as,
         observed,
         notified_at: send.notified_at,
+        waiting,
         actions,
         timeline: timeline.into_iter().map(Into::into).collect(),
     })

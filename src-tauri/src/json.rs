@@ -92,6 +92,8 @@ pub struct Row {
     pub observed: Option<String>,
     /// When a person was notified that it is uncertain.
     pub notified_at: Option<i64>,
+    /// Why a queued send waits, as a sentence (usage limit, no usable tab, another send).
+    pub waiting: Option<String>,
     /// What a person may do now.
     pub actions: Vec<Action>,
     /// The audit trail, oldest first.
@@ -109,6 +111,10 @@ pub struct Status {
     pub uncertain: i64,
     /// Stopped or rejected sends not yet queued again.
     pub stopped: i64,
+    /// Why nothing goes out, as a sentence (usage limit, no usable tab), if anything.
+    pub waiting: Option<String>,
+    /// Whether a chatgpt.com tab is leased (else the window shows the first-run guide).
+    pub leased: bool,
 }
 
 /// Which tray icon shows.
@@ -142,10 +148,14 @@ impl Status {
         } else {
             "sending allowed"
         };
-        format!(
+        let mut line = format!(
             "{} pending · {} uncertain · {} stopped · {gate}",
             self.pending, self.uncertain, self.stopped
-        )
+        );
+        if let Some(why) = &self.waiting {
+            line.push_str(&format!(" · {why}"));
+        }
+        line
     }
 
     /// From the ledger's status and the rows' sections.
@@ -159,6 +169,8 @@ impl Status {
                 .copied()
                 .unwrap_or(0),
             stopped,
+            waiting: status.waiting_sentence.clone(),
+            leased: !status.lease_epochs.is_empty(),
         }
     }
 }

@@ -71,7 +71,8 @@ async fn show(State(st): State<BridgeState>, Path(op_id): Path<String>) -> Answe
             let send = l
                 .get(&op_id)?
                 .ok_or_else(|| LedgerError::UnknownSend(op_id.clone()))?;
-            Ok(json!({ "send": send, "timeline": l.timeline(&op_id)? }))
+            let waiting = l.waiting(&send)?.map(|w| w.sentence(l.now_ms()));
+            Ok(json!({ "send": send, "timeline": l.timeline(&op_id)?, "waiting": waiting }))
         })
         .await?;
     ok(v)

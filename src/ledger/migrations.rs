@@ -38,6 +38,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0003_tool_call_receipts.sql",
         sql: include_str!("../../migrations/0003_tool_call_receipts.sql"),
     },
+    Migration {
+        version: 4,
+        name: "0004_page_errors_limit_gate_tab_reports.sql",
+        sql: include_str!("../../migrations/0004_page_errors_limit_gate_tab_reports.sql"),
+    },
 ];
 
 /// The schema version this binary writes.
