@@ -25,6 +25,7 @@
   const STOP_CONFIRM_MS = 15_000; // how long a stopped answer may take to stop
   const MAX_OUTBOX = 5_000;
   const COMPOSER_WAIT_MS = 20_000; // how long a tab may show no composer before it says so
+  const STREAM_END_WAIT_MS = 10_000; // how long a page error waits for its stream's copy
 
   const SENTENCES = {
     otherConversation: 'this tab shows a different conversation than the send is for: open that conversation in the leased tab',
@@ -95,7 +96,13 @@
     const op = o.stream_id && streamOps.get(o.stream_id);
     if (op) o.op_id = op;
     if (o.kind === 'page_error' && !o.op_id) return;
-    if (o.kind === 'stream_end') streamOps.delete(o.stream_id);
+    if (o.kind === 'stream_end') {
+      streamOps.delete(o.stream_id);
+      if (op && granted && granted.op_id === op) {
+        granted.streamEnded = true;
+        leaseEvents.dispatchEvent(new Event('stream-ended'));
+      }
+    }
     if (outbox.length >= MAX_OUTBOX) outbox.shift();
     outbox.push(o);
     flush();
@@ -367,8 +374,33 @@
       const el = fresh();
       if (!el) continue;
       seenPageErrors.add(el);
-      if (granted) accept({ kind: 'page_error', op_id: granted.op_id, message: S.pageErrorText(el) });
+      const g = granted;
+      if (!g) continue;
+      const message = S.pageErrorText(el);
+      // The page renders its error as soon as it has read its stream; our copy of that
+      // stream may still be on its way. The error goes after it (or after STREAM_END_WAIT_MS),
+      // so the owner sees the receipt first.
+      await streamEnded(g, STREAM_END_WAIT_MS);
+      accept({ kind: 'page_error', op_id: g.op_id, message });
     }
+  }
+
+  /** Resolves when the granted send's stream was forwarded to its end, or after `ms`. */
+  function streamEnded(g, ms) {
+    if (g.streamEnded) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        if (!g.streamEnded) return;
+        leaseEvents.removeEventListener('stream-ended', done);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        leaseEvents.removeEventListener('stream-ended', done);
+        resolve();
+      }, ms);
+      leaseEvents.addEventListener('stream-ended', done);
+    });
   }
 
   // ---------------------------------------------------------------- the tab moving

@@ -3,24 +3,26 @@
 //! ledger's readers for every view. Commands, tray and notifications all go through here,
 //! so the app has a single seam onto the core.
 
-use crate::json::{self, Action, Row, Section, Snapshot, Status, Update};
+use crate::json::{self, Row, Snapshot, Status, Update};
 use crate::settings::Settings;
-use sendledger::api::{self, Request};
-use sendledger::ledger::{Decision, Ledger, ListFilter, Resolution, Send, SendState};
-use sendledger::owner::{Owner, OwnerConfig, OwnerError, SharedLedger};
+use sendledger::api::{Api, Outcome, Request};
+use sendledger::ledger::{Decision, Resolution};
+use sendledger::owner::{Owner, OwnerConfig, OwnerError};
 use sendledger::profile::Profile;
-use std::collections::{BTreeSet, HashMap};
-use std::sync::Mutex;
+use std::collections::BTreeSet;
+use std::sync::{Mutex, MutexGuard};
 use tauri::ipc::Channel;
 use tokio::sync::watch;
 
-/// Evidence notes the owner writes from the page's traffic start with this.
-const OBSERVED_PREFIX: &str = "observed the conversation";
+/// Locks `m`, also after a panic elsewhere poisoned it (the data are plain values).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// The running app's custody state: the owner, who is at the keyboard, and who listens.
 pub struct Desk {
     owner: tokio::sync::Mutex<Option<Owner>>,
-    ledger: SharedLedger,
+    api: Api,
     profile: Profile,
     who: String,
     settings: Mutex<Settings>,
@@ -34,11 +36,11 @@ impl Desk {
     pub async fn start(cfg: OwnerConfig, who: String) -> Result<Desk, OwnerError> {
         let profile = cfg.profile.clone();
         let owner = Owner::start(cfg).await?;
-        let ledger = owner.ledger();
+        let api = owner.api();
         let settings = Settings::load(&profile);
         let desk = Desk {
             owner: tokio::sync::Mutex::new(Some(owner)),
-            ledger,
+            api,
             profile,
             who,
             settings: Mutex::new(settings),
@@ -51,9 +53,9 @@ impl Desk {
         Ok(desk)
     }
 
-    /// The ledger (for the notification sweep and the change feed).
-    pub fn ledger(&self) -> SharedLedger {
-        self.ledger.clone()
+    /// The typed API (for the notification sweep and the change feed).
+    pub fn api(&self) -> Api {
+        self.api.clone()
     }
 
     /// The profile this app owns.
@@ -68,13 +70,13 @@ impl Desk {
 
     /// The current settings.
     pub fn settings(&self) -> Settings {
-        self.settings.lock().unwrap().clone()
+        lock(&self.settings).clone()
     }
 
     /// Replaces the settings and writes them into the profile (0600).
     pub fn save_settings(&self, s: Settings) -> Result<(), json::Refusal> {
         s.save(&self.profile)?;
-        *self.settings.lock().unwrap() = s;
+        *lock(&self.settings) = s;
         Ok(())
     }
 
@@ -90,86 +92,22 @@ impl Desk {
 
     /// Every audit event committed from now on.
     pub fn subscribe_events(&self) -> tokio::sync::broadcast::Receiver<sendledger::ledger::Event> {
-        self.ledger.subscribe()
+        self.api.subscribe()
     }
 
     /// Everything the window shows.
     pub async fn snapshot(&self) -> Result<Snapshot, json::Refusal> {
-        let who = self.who.clone();
-        let snapshot = self
-            .ledger
-            .call(move |l| -> sendledger::ledger::Result<Snapshot> {
-                let all = l.list(&ListFilter {
-                    states: Vec::new(),
-                    limit: Some(10_000),
-                })?;
-                let again = queued_again(&all);
-                let status = l.status()?;
-                let mut snap = Snapshot {
-                    status: Status::default(),
-                    who,
-                    pending: Vec::new(),
-                    uncertain: Vec::new(),
-                    stopped: Vec::new(),
-                    history: Vec::new(),
-                };
-                for send in all {
-                    let section = section_of(&send);
-                    if section == Section::History && snap.history.len() >= json::HISTORY_ROWS {
-                        continue;
-                    }
-                    let row = row_of(l, send, &again)?;
-                    match section {
-                        Section::Pending => snap.pending.push(row),
-                        Section::Uncertain => snap.uncertain.push(row),
-                        Section::Stopped => snap.stopped.push(row),
-                        Section::History => snap.history.push(row),
-                    }
-                }
-                // Pending and uncertain read oldest first: the order they go out or waited.
-                snap.pending.reverse();
-                snap.uncertain.reverse();
-                let stopped_open = snap
-                    .stopped
-                    .iter()
-                    .filter(|r| r.queued_again_as.is_none())
-                    .count() as i64;
-                snap.status = Status::from_ledger(&status, snap.pending.len() as i64, stopped_open);
-                Ok(snap)
-            })
-            .await?;
-        self.status.send_replace(snapshot.status.clone());
-        Ok(snapshot)
+        let view = self.api.queue_view().await?;
+        self.status.send_replace(view.status.clone());
+        Ok(Snapshot {
+            who: self.who.clone(),
+            view,
+        })
     }
 
     /// Counts and gate.
     pub async fn status(&self) -> Result<Status, json::Refusal> {
-        let status = self
-            .ledger
-            .call(|l| -> sendledger::ledger::Result<Status> {
-                let all = l.list(&ListFilter {
-                    states: vec![
-                        SendState::Queued,
-                        SendState::Claimed,
-                        SendState::Dispatched,
-                        SendState::Accepted,
-                        SendState::Stopped,
-                        SendState::Rejected,
-                    ],
-                    limit: Some(10_000),
-                })?;
-                let again = queued_again(&l.list(&ListFilter::default())?);
-                let pending = all
-                    .iter()
-                    .filter(|s| section_of(s) == Section::Pending)
-                    .count() as i64;
-                let stopped = all
-                    .iter()
-                    .filter(|s| section_of(s) == Section::Stopped && !again.contains_key(&s.op_id))
-                    .count() as i64;
-                Ok(Status::from_ledger(&l.status()?, pending, stopped))
-            })
-            .await?;
+        let status = self.api.queue_status().await?;
         self.status.send_if_modified(|old| {
             let changed = *old != status;
             *old = status.clone();
@@ -180,28 +118,7 @@ impl Desk {
 
     /// The rows of `op_ids` (and of the sends they queue again), as they are now.
     pub async fn rows(&self, op_ids: BTreeSet<String>) -> Result<Vec<Row>, json::Refusal> {
-        Ok(self
-            .ledger
-            .call(move |l| -> sendledger::ledger::Result<Vec<Row>> {
-                let all = l.list(&ListFilter {
-                    states: Vec::new(),
-                    limit: Some(10_000),
-                })?;
-                let again = queued_again(&all);
-                let mut ids = op_ids;
-                for send in &all {
-                    if ids.contains(&send.op_id) {
-                        if let Some(old) = &send.resend_of {
-                            ids.insert(old.clone());
-                        }
-                    }
-                }
-                all.into_iter()
-                    .filter(|s| ids.contains(&s.op_id))
-                    .map(|s| row_of(l, s, &again))
-                    .collect()
-            })
-            .await?)
+        Ok(self.api.rows(op_ids).await?)
     }
 
     /// Stop: fences the epoch and closes the gate; committed before it returns.
@@ -233,13 +150,13 @@ impl Desk {
         };
         let answer = self
             .apply(Request::Resolve {
-                op_id: op_id.clone(),
+                op_id: op_id.clone().into(),
                 resolution,
             })
             .await?;
         let mut ids = BTreeSet::from([op_id]);
-        if let Some(new) = answer["resolved"]["resent_as"]["op_id"].as_str() {
-            ids.insert(new.to_string());
+        if let Outcome::Resolved { resolved } = answer {
+            ids.extend(resolved.resent_as.map(|s| s.op_id));
         }
         self.rows(ids).await
     }
@@ -253,13 +170,13 @@ impl Desk {
         let by = self.by(by);
         let answer = self
             .apply(Request::Requeue {
-                op_id: op_id.clone(),
+                op_id: op_id.clone().into(),
                 by,
             })
             .await?;
         let mut ids = BTreeSet::from([op_id]);
-        if let Some(new) = answer["send"]["op_id"].as_str() {
-            ids.insert(new.to_string());
+        if let Outcome::Requeued { send } = answer {
+            ids.insert(send.op_id);
         }
         self.rows(ids).await
     }
@@ -282,10 +199,10 @@ impl Desk {
     /// two; a change read before the snapshot but delivered after it is older than the row
     /// the window holds, and the window keeps the newer one (ui/app.js).
     pub async fn listen(&self, channel: Channel<Update>) -> Result<(), json::Refusal> {
-        self.listeners.lock().unwrap().push(channel.clone());
+        lock(&self.listeners).push(channel.clone());
         let snapshot = self.snapshot().await?;
         channel.send(Update::Snapshot(snapshot))?;
-        if let Some(intent) = self.intent.lock().unwrap().take() {
+        if let Some(intent) = lock(&self.intent).take() {
             channel.send(Update::Intent(intent))?;
         }
         Ok(())
@@ -293,7 +210,7 @@ impl Desk {
 
     /// Pushes `update` to every window listening; forgets closed ones. Returns how many got it.
     pub fn push(&self, update: Update) -> usize {
-        let mut listeners = self.listeners.lock().unwrap();
+        let mut listeners = lock(&self.listeners);
         listeners.retain(|c| c.send(update.clone()).is_ok());
         listeners.len()
     }
@@ -301,13 +218,13 @@ impl Desk {
     /// Shows `intent` in the window now, or when it next subscribes.
     pub fn ask(&self, intent: json::Intent) {
         if self.push(Update::Intent(intent.clone())) == 0 {
-            *self.intent.lock().unwrap() = Some(intent);
+            *lock(&self.intent) = Some(intent);
         }
     }
 
     /// Forgets every window channel (the window closed).
     pub fn forget_listeners(&self) {
-        self.listeners.lock().unwrap().clear();
+        lock(&self.listeners).clear();
     }
 
     /// Stops the bridge and releases the profile.
@@ -317,8 +234,8 @@ impl Desk {
         }
     }
 
-    async fn apply(&self, req: Request) -> Result<serde_json::Value, json::Refusal> {
-        Ok(self.ledger.call(move |l| api::apply(l, &req)).await?)
+    async fn apply(&self, req: Request) -> Result<Outcome, json::Refusal> {
+        Ok(self.api.apply(req).await?)
     }
 
     fn by(&self, by: Option<String>) -> String {
@@ -327,75 +244,4 @@ impl Desk {
             _ => self.who.clone(),
         }
     }
-}
-
-/// Which section a send belongs to.
-pub fn section_of(send: &Send) -> Section {
-    match send.state {
-        SendState::Queued | SendState::Claimed | SendState::Dispatched => Section::Pending,
-        SendState::Accepted if send.answer.is_none() && send.answer_not_observed_at.is_none() => {
-            Section::Pending
-        }
-        SendState::Uncertain => Section::Uncertain,
-        SendState::Stopped | SendState::Rejected => Section::Stopped,
-        SendState::Accepted
-        | SendState::Completed
-        | SendState::Confirmed
-        | SendState::Abandoned
-        | SendState::PageError => Section::History,
-    }
-}
-
-/// old op id → the operation that queued it again.
-fn queued_again(all: &[Send]) -> HashMap<String, String> {
-    let mut map = HashMap::new();
-    // `all` is newest first: the oldest re-queue wins, as in the ledger.
-    for s in all.iter().rev() {
-        if let Some(old) = &s.resend_of {
-            map.entry(old.clone()).or_insert_with(|| s.op_id.clone());
-        }
-    }
-    map
-}
-
-fn row_of(
-    l: &Ledger,
-    send: Send,
-    again: &HashMap<String, String>,
-) -> sendledger::ledger::Result<Row> {
-    let timeline = l.timeline(&send.op_id)?;
-    let section = section_of(&send);
-    let queued_again_as = again.get(&send.op_id).cloned();
-    let observed = timeline
-        .iter()
-        .rev()
-        .filter_map(|e| e.evidence.as_deref())
-        .find(|ev| ev.starts_with(OBSERVED_PREFIX))
-        .map(str::to_string);
-    let actions = match section {
-        Section::Uncertain => vec![Action::Confirm, Action::Abandon, Action::Resend],
-        Section::Stopped if queued_again_as.is_none() => vec![Action::QueueAgain],
-        // The page said no (an error turn): a person may queue it again.
-        Section::History if send.state == SendState::PageError && queued_again_as.is_none() => {
-            vec![Action::QueueAgain]
-        }
-        _ => Vec::new(),
-    };
-    let waiting = l.waiting(&send)?.map(|w| w.sentence(l.now_ms()));
-    Ok(Row {
-        preview: json::preview(&send.text),
-        op_id: send.op_id,
-        conversation: send.conversation_id,
-        state: send.state,
-        section,
-        created_at: send.created_at,
-        updated_at: send.updated_at,
-        resend_of: send.resend_of,
-        queued_again_as,
-        observed,
-        notified_at: send.notified_at,
-        waiting,
-        actions,
-        timeline: timeline.into_iter().map(Into::into).collect(),
-    })
 }

@@ -83,34 +83,7 @@ fn account_name() -> Option<String> {
 /// Runs the app until Quit.
 pub fn run() {
     let args = Args::parse(std::env::args().skip(1));
-    let log = tauri_plugin_log::Builder::new()
-        .targets([
-            tauri_plugin_log::Target::new(tauri_plugin_log::TargetKind::LogDir { file_name: None }),
-            tauri_plugin_log::Target::new(tauri_plugin_log::TargetKind::Stderr),
-        ])
-        .level(log::LevelFilter::Info)
-        .build();
-    let app = tauri::Builder::default()
-        // First: a second launch hands over its arguments here and exits.
-        .plugin(tauri_plugin_single_instance::init(|app, argv, _cwd| {
-            if !argv.iter().any(|a| a == "--hidden") {
-                window::open(app);
-            }
-        }))
-        .plugin(log)
-        .plugin(
-            tauri_plugin_autostart::Builder::new()
-                .args(autostart_args(&args))
-                .build(),
-        )
-        .plugin(
-            tauri_plugin_window_state::Builder::default()
-                .with_state_flags(
-                    tauri_plugin_window_state::StateFlags::all()
-                        - tauri_plugin_window_state::StateFlags::VISIBLE,
-                )
-                .build(),
-        )
+    let app = with_plugins(tauri::Builder::default(), &args)
         .invoke_handler(commands::handler())
         .setup(move |app| {
             let desk = match start_owner(&args) {
@@ -152,6 +125,39 @@ pub fn run() {
         }
         _ => {}
     });
+}
+
+/// The plugins, in order: single instance first (a second launch hands over its arguments
+/// and exits), then the log, autostart and window-state plugins.
+fn with_plugins(builder: tauri::Builder<tauri::Wry>, args: &Args) -> tauri::Builder<tauri::Wry> {
+    let log = tauri_plugin_log::Builder::new()
+        .targets([
+            tauri_plugin_log::Target::new(tauri_plugin_log::TargetKind::LogDir { file_name: None }),
+            tauri_plugin_log::Target::new(tauri_plugin_log::TargetKind::Stderr),
+        ])
+        .level(log::LevelFilter::Info)
+        .build();
+    builder
+        // First: a second launch hands over its arguments here and exits.
+        .plugin(tauri_plugin_single_instance::init(|app, argv, _cwd| {
+            if !argv.iter().any(|a| a == "--hidden") {
+                window::open(app);
+            }
+        }))
+        .plugin(log)
+        .plugin(
+            tauri_plugin_autostart::Builder::new()
+                .args(autostart_args(args))
+                .build(),
+        )
+        .plugin(
+            tauri_plugin_window_state::Builder::default()
+                .with_state_flags(
+                    tauri_plugin_window_state::StateFlags::all()
+                        - tauri_plugin_window_state::StateFlags::VISIBLE,
+                )
+                .build(),
+        )
 }
 
 /// What a log-in starts: the tray only, on the profile this app was started with.

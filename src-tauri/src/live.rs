@@ -72,7 +72,7 @@ pub fn follow_status<R: Runtime>(desk: Arc<Desk>, tray: Tray<R>) {
 /// Re-reads counts and gate after every write the owner commits, so a Stop or Resume made
 /// through the bridge (which may write no audit event) reaches the tray at once.
 pub fn follow_writes(desk: Arc<Desk>) {
-    let mut rx = desk.ledger().watch_writes();
+    let mut rx = desk.api().watch_writes();
     tauri::async_runtime::spawn(async move {
         while rx.changed().await.is_ok() {
             rx.borrow_and_update();

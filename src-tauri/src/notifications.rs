@@ -11,6 +11,7 @@
 use crate::desk::Desk;
 use crate::window;
 use notify_rust::Notification;
+use sendledger::api::Request;
 use sendledger::ledger::Send;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -50,10 +51,7 @@ pub fn spawn_sweep<R: Runtime>(app: AppHandle<R>, desk: Arc<Desk>) {
             tokio::time::sleep(period(threshold)).await;
             let _ = desk.status().await;
             notify_limit_once(&desk).await;
-            let stale = desk
-                .ledger()
-                .call(move |l| l.stale_uncertain(threshold).map(|s| (s, l.now_ms())))
-                .await;
+            let stale = desk.api().stale_uncertain(threshold).await;
             let (stale, now) = match stale {
                 Ok(s) => s,
                 Err(e) => {
@@ -125,9 +123,10 @@ async fn notify_once<R: Runtime>(
         .await
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
-    let op_id = send.op_id.clone();
-    desk.ledger()
-        .call(move |l| l.mark_notified(&op_id))
+    desk.api()
+        .apply(Request::MarkNotified {
+            op_id: send.op_id.as_str().into(),
+        })
         .await
         .map_err(|e| e.to_string())?;
     log::info!("notified about uncertain send {}", send.op_id);

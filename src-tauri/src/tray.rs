@@ -6,7 +6,7 @@
 //! desktops show no tray at all: launching the app again opens the window.
 
 use crate::desk::Desk;
-use crate::json::{Intent, Status, TrayState};
+use crate::json::{Intent, Status, TrayState, TrayStatus};
 use crate::window;
 use std::sync::Arc;
 use tauri::image::Image;

@@ -68,7 +68,7 @@ impl Harness {
 
     /// Runs `f` on the owner's ledger (what the bridge does for the extension and the CLI).
     fn ledger<T: Send + 'static>(&self, f: impl FnOnce(&mut Ledger) -> T + Send + 'static) -> T {
-        tauri::async_runtime::block_on(self.desk.ledger().call(f))
+        tauri::async_runtime::block_on(self.desk.api().writer_for_tests().call(f))
     }
 
     fn queue(&self, op_id: &str, text: &str) {
@@ -513,14 +513,13 @@ fn pairing_code_is_a_one_time_code() {
     let code = p["code"].as_str().unwrap();
     assert_eq!(code.len(), 9, "XXXX-XXXX");
     assert_eq!(&code[4..5], "-");
-    let now = h.desk.ledger();
-    let now = tauri::async_runtime::block_on(now.call(|l| l.now_ms()));
+    let now = h.ledger(|l| l.now_ms());
     assert_eq!(p["expires_at"].as_i64().unwrap(), now + 5 * 60 * 1000);
 }
 
 #[test]
 fn rows_fall_into_sections_by_state() {
-    use sendledger_app::desk::section_of;
+    use sendledger::api::queue::section_of;
     let h = Harness::new();
     h.queue("q-1", "x");
     let s = h.reader().get("q-1").unwrap().unwrap();
@@ -529,7 +528,7 @@ fn rows_fall_into_sections_by_state() {
 
 #[test]
 fn the_tray_shows_attention_before_stopped() {
-    use sendledger_app::json::{Status, TrayState};
+    use sendledger_app::json::{Status, TrayState, TrayStatus};
     let mut s = Status::default();
     assert_eq!(s.tray_state(), TrayState::Normal);
     s.gate_closed = true;
@@ -576,7 +575,10 @@ fn observed_evidence_is_offered_as_a_suggestion_not_a_decision() {
     let h = Harness::new();
     h.uncertain("u-1", "hello");
     let seen = "observed the conversation: exactly one user message with this text after the dispatch (msg-42)";
-    h.ledger(move |l| l.note_evidence("u-1", seen).unwrap());
+    h.ledger(move |l| {
+        l.note_evidence("u-1", sendledger::ledger::EvidenceKind::Observed, seen)
+            .unwrap()
+    });
     let w = h.queue_window();
     let snap = invoke(&w, "snapshot", json!({})).unwrap();
     let row = &snap["uncertain"][0];

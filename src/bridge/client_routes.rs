@@ -4,7 +4,7 @@ use super::body::{Body, SEND_LIMIT};
 use super::error::ApiError;
 use super::events;
 use super::BridgeState;
-use crate::api::{self, Request};
+use crate::api::{self, OperationId, Request};
 use crate::ledger::{Decision, LedgerError, ListFilter, QueueRequest, Resolution, SendState};
 use axum::extract::{DefaultBodyLimit, Path, RawQuery, State};
 use axum::http::StatusCode;
@@ -24,8 +24,11 @@ pub(super) fn routes() -> Router<BridgeState> {
                 .get(list),
         )
         .route("/v1/sends/{op_id}", get(show))
+        .route("/v1/sends/{op_id}/wait", get(wait))
+        .route("/v1/queue", get(queue_view))
         .route("/v1/sends/{op_id}/resolve", post(resolve))
         .route("/v1/sends/{op_id}/requeue", post(requeue))
+        .route("/v1/sends/{op_id}/notified", post(notified))
         .route("/v1/events", get(events::stream))
         .route("/v1/stop", post(stop))
         .route("/v1/resume", post(resume))
@@ -40,7 +43,8 @@ pub(super) fn routes() -> Router<BridgeState> {
 }
 
 async fn run(st: &BridgeState, req: Request) -> Result<Value, ApiError> {
-    Ok(st.ledger().call(move |l| api::apply(l, &req)).await?)
+    let outcome = st.ledger().call(move |l| api::apply(l, &req)).await?;
+    Ok(json!(outcome))
 }
 
 fn ok(v: Value) -> Answer {
@@ -65,17 +69,54 @@ async fn queue(State(st): State<BridgeState>, Body(send): Body<QueueRequest>) ->
 }
 
 async fn show(State(st): State<BridgeState>, Path(op_id): Path<String>) -> Answer {
-    let v = st
-        .ledger()
-        .call(move |l| -> Result<Value, LedgerError> {
-            let send = l
-                .get(&op_id)?
-                .ok_or_else(|| LedgerError::UnknownSend(op_id.clone()))?;
-            let waiting = l.waiting(&send)?.map(|w| w.sentence(l.now_ms()));
-            Ok(json!({ "send": send, "timeline": l.timeline(&op_id)?, "waiting": waiting }))
-        })
-        .await?;
-    ok(v)
+    let op_id = OperationId::from(op_id);
+    let view = st.ledger().call(move |l| api::show(l, &op_id)).await?;
+    ok(json!(view))
+}
+
+/// `GET /v1/queue`: every section of the queue as a person sees it (api::queue).
+async fn queue_view(State(st): State<BridgeState>) -> Answer {
+    let view = st.ledger().call(|l| api::queue::queue_view(l)).await?;
+    ok(json!(view))
+}
+
+/// The longest a client may ask `wait` to hold its request, in ms.
+pub const WAIT_MAX_MS: u64 = 60_000;
+/// `wait`'s bound when the client names none, in ms.
+pub const WAIT_DEFAULT_MS: u64 = 30_000;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WaitQuery {
+    from: SendState,
+    timeout_ms: Option<u64>,
+}
+
+/// `GET /v1/sends/{op_id}/wait?from=STATE&timeout_ms=N`: answers once the send's committed
+/// state is no longer `from` (`changed: true`), or at the bound or shutdown (`changed:
+/// false`), with the send and its timeline as `show` answers them.
+async fn wait(
+    State(st): State<BridgeState>,
+    Path(op_id): Path<String>,
+    axum::extract::Query(q): axum::extract::Query<WaitQuery>,
+) -> Answer {
+    let timeout_ms = q.timeout_ms.unwrap_or(WAIT_DEFAULT_MS);
+    if timeout_ms > WAIT_MAX_MS {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "malformed",
+            format!("timeout_ms may be at most {WAIT_MAX_MS}: ask again after the answer"),
+        ));
+    }
+    let closing = st.closing();
+    tokio::select! {
+        w = st.ledger().wait_for_change(&op_id, q.from, timeout_ms) => { w?; }
+        _ = closing => {}
+    };
+    let op_id = OperationId::from(op_id);
+    let view = st.ledger().call(move |l| api::show(l, &op_id)).await?;
+    let changed = view.send.state != q.from;
+    ok(json!({ "send": view.send, "timeline": view.timeline, "changed": changed }))
 }
 
 async fn list(State(st): State<BridgeState>, RawQuery(q): RawQuery) -> Answer {
@@ -141,7 +182,14 @@ async fn resolve(
         by: b.by,
         evidence: b.evidence,
     };
-    ok(run(&st, Request::Resolve { op_id, resolution }).await?)
+    ok(run(
+        &st,
+        Request::Resolve {
+            op_id: op_id.into(),
+            resolution,
+        },
+    )
+    .await?)
 }
 
 async fn requeue(
@@ -149,12 +197,33 @@ async fn requeue(
     Path(op_id): Path<String>,
     Body(b): Body<By>,
 ) -> Answer {
-    ok(run(&st, Request::Requeue { op_id, by: b.by }).await?)
+    ok(run(
+        &st,
+        Request::Requeue {
+            op_id: op_id.into(),
+            by: b.by,
+        },
+    )
+    .await?)
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Empty {}
+
+async fn notified(
+    State(st): State<BridgeState>,
+    Path(op_id): Path<String>,
+    Body(_): Body<Empty>,
+) -> Answer {
+    ok(run(
+        &st,
+        Request::MarkNotified {
+            op_id: op_id.into(),
+        },
+    )
+    .await?)
+}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -167,7 +236,13 @@ async fn tool_admit(
     Path(call_id): Path<String>,
     Body(_): Body<Empty>,
 ) -> Answer {
-    ok(run(&st, Request::ToolAdmit { call_id }).await?)
+    ok(run(
+        &st,
+        Request::ToolAdmit {
+            call_id: call_id.into(),
+        },
+    )
+    .await?)
 }
 
 async fn tool_start(
@@ -175,7 +250,13 @@ async fn tool_start(
     Path(call_id): Path<String>,
     Body(_): Body<Empty>,
 ) -> Answer {
-    ok(run(&st, Request::ToolStart { call_id }).await?)
+    ok(run(
+        &st,
+        Request::ToolStart {
+            call_id: call_id.into(),
+        },
+    )
+    .await?)
 }
 
 async fn tool_settle(
@@ -186,7 +267,7 @@ async fn tool_settle(
     ok(run(
         &st,
         Request::ToolSettle {
-            call_id,
+            call_id: call_id.into(),
             outcome: b.outcome,
         },
     )
@@ -198,7 +279,14 @@ async fn tool_archive(
     Path(call_id): Path<String>,
     Body(b): Body<By>,
 ) -> Answer {
-    ok(run(&st, Request::ToolArchive { call_id, by: b.by }).await?)
+    ok(run(
+        &st,
+        Request::ToolArchive {
+            call_id: call_id.into(),
+            by: b.by,
+        },
+    )
+    .await?)
 }
 
 async fn tool_show(State(st): State<BridgeState>, Path(call_id): Path<String>) -> Answer {

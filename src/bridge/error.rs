@@ -36,20 +36,11 @@ impl IntoResponse for ApiError {
 
 impl From<LedgerError> for ApiError {
     fn from(e: LedgerError) -> Self {
-        let status = match &e {
-            LedgerError::Invalid(_) => StatusCode::BAD_REQUEST,
-            LedgerError::UnknownSend(_) | LedgerError::UnknownToolCall(_) => StatusCode::NOT_FOUND,
-            LedgerError::UnknownLease(_) | LedgerError::LeaseEnded(_) => StatusCode::GONE,
-            LedgerError::Corrupt { .. }
-            | LedgerError::DiskFull { .. }
-            | LedgerError::Busy
-            | LedgerError::Sqlite(_)
-            | LedgerError::Profile(_)
-            | LedgerError::NoLedger(_)
-            | LedgerError::NewerSchema { .. }
-            | LedgerError::MigrationEdited { .. } => StatusCode::SERVICE_UNAVAILABLE,
-            _ => StatusCode::CONFLICT,
-        };
-        Self::new(status, e.code(), e.to_string())
+        let status = crate::api::ErrorClass::of(e.code()).http_status();
+        Self::new(
+            StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            e.code(),
+            e.to_string(),
+        )
     }
 }

@@ -8,7 +8,6 @@
 
 pub mod auth;
 pub mod body;
-pub mod client;
 mod client_routes;
 pub mod discovery;
 pub mod error;
@@ -16,9 +15,10 @@ mod events;
 mod extension_routes;
 mod observations;
 pub mod pairing;
+pub mod routes;
 
 use crate::clock::{Clock, Millis};
-use crate::owner::SharedLedger;
+use crate::ledger::Writer;
 use crate::profile::{Profile, ProfileError};
 use axum::http::StatusCode;
 use axum::Router;
@@ -41,7 +41,7 @@ const EXTENSION_FILE: &str = "extension.json";
 
 struct Inner {
     profile: Profile,
-    ledger: SharedLedger,
+    ledger: Writer,
     port: u16,
     client_token_sha256: String,
     extension: Mutex<Option<PairedExtension>>,
@@ -61,7 +61,7 @@ impl BridgeState {
     /// Writes a fresh `client.token` (0600) and loads the paired extension, if any.
     pub fn new(
         profile: Profile,
-        ledger: SharedLedger,
+        ledger: Writer,
         address: SocketAddr,
         clock: Arc<dyn Clock>,
     ) -> Result<Self, ProfileError> {
@@ -88,7 +88,7 @@ impl BridgeState {
     pub(crate) fn port(&self) -> u16 {
         self.0.port
     }
-    pub(crate) fn ledger(&self) -> &SharedLedger {
+    pub(crate) fn ledger(&self) -> &Writer {
         &self.0.ledger
     }
     pub(crate) fn now(&self) -> Millis {

@@ -8,7 +8,7 @@
 
 use super::error::ApiError;
 use super::BridgeState;
-use crate::ledger::{LedgerError, LimitHold, PageError, Receipt, SendState};
+use crate::ledger::{EvidenceKind, LedgerError, LimitHold, PageError, Receipt, SendState};
 use crate::provider::chatgpt::{
     self, conversation, evidence, refusal, request, stream::StreamDecoder,
 };
@@ -316,7 +316,9 @@ async fn apply_fact(st: &BridgeState, fact: Fact) -> Result<Applied, ApiError> {
         Fact::PageError(op_id, message) => record_page_error(st, op_id, &message).await?,
         Fact::Note(op_id, note) => {
             let (id, n) = (op_id.clone(), note.clone());
-            st.ledger().call(move |l| l.note_evidence(&id, &n)).await?;
+            st.ledger()
+                .call(move |l| l.note_evidence(&id, EvidenceKind::Observed, &n))
+                .await?;
             Applied::Noted { op_id, note }
         }
     })
@@ -485,7 +487,7 @@ async fn listing(st: &BridgeState, url: &str, body: &str) -> Result<Vec<Applied>
         };
         let (op_id, n) = (send.op_id.clone(), ev.matches.len());
         st.ledger()
-            .call(move |l| l.note_evidence(&op_id, &note))
+            .call(move |l| l.note_evidence(&op_id, EvidenceKind::Observed, &note))
             .await?;
         applied.push(Applied::Evidence {
             op_id: send.op_id,

@@ -2,13 +2,12 @@
 //! names one, else straight into the ledger (taking the owner lock for the command's
 //! duration, recovery included). Reads use a read-only connection either way.
 
+use super::client::BridgeClient;
 use super::output::CliError;
-use crate::api::{self, Request};
-use crate::bridge::client::BridgeClient;
+use crate::api::{self, Outcome, Request};
 use crate::clock::SystemClock;
 use crate::ledger::{Ledger, LedgerReader};
 use crate::profile::Profile;
-use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -17,7 +16,7 @@ pub(crate) fn profile(explicit: Option<&Path>) -> Result<Profile, CliError> {
 }
 
 /// Applies a change through the live owner, or directly when none runs.
-pub(crate) fn apply(explicit: Option<&Path>, req: &Request) -> Result<Value, CliError> {
+pub(crate) fn apply(explicit: Option<&Path>, req: &Request) -> Result<Outcome, CliError> {
     let profile = profile(explicit)?;
     if let Some(client) = BridgeClient::discover(&profile)? {
         return client.apply(req);

@@ -1,9 +1,9 @@
 //! `stop`, `resume`, `pair`.
 
 use super::backend;
+use super::client::BridgeClient;
 use super::output::{emit, CliError};
 use crate::api::Request;
-use crate::bridge::client::BridgeClient;
 use std::path::Path;
 
 #[derive(Debug, clap::Args)]
@@ -24,7 +24,7 @@ pub(crate) fn stop(profile: Option<&Path>, json: bool, a: StopArgs) -> Result<()
     let req = Request::Stop {
         by: a.by.unwrap_or_else(backend::os_user),
     };
-    let v = backend::apply(profile, &req)?;
+    let v = serde_json::json!(backend::apply(profile, &req)?);
     emit(json, &v, || {
         let s = &v["stop"];
         let n = |k: &str| s[k].as_array().map(Vec::len).unwrap_or(0);
@@ -38,7 +38,7 @@ pub(crate) fn stop(profile: Option<&Path>, json: bool, a: StopArgs) -> Result<()
 }
 
 pub(crate) fn resume(profile: Option<&Path>, json: bool, a: ResumeArgs) -> Result<(), CliError> {
-    let v = backend::apply(profile, &Request::Resume { by: a.by })?;
+    let v = serde_json::json!(backend::apply(profile, &Request::Resume { by: a.by })?);
     emit(json, &v, || {
         if v["resumed"].as_bool() == Some(true) {
             "resumed: the extension must lease its tab again (a new epoch)".into()

@@ -205,60 +205,9 @@ fn inspect(file: &str, bytes: &[u8], send_text: Option<&str>) -> Option<Report> 
     };
     let matches = |t: &str| send_text.map(|s| normalise(s) == normalise(t));
     match kind {
-        FileKind::Request => match request::parse_request(bytes) {
-            Ok(r) => {
-                report.candidates.push(Candidate {
-                    user_message_id: r.user_message_id.clone(),
-                    conversation_id: r.conversation_id.clone(),
-                    turn_id: None,
-                    text_bytes: r.text.len(),
-                    text_matches: matches(&r.text),
-                    outcome: "a request: the receipt comes from its response stream".into(),
-                    answer_message_id: None,
-                });
-                report.request = Some(r);
-            }
-            Err(e) => report.error = Some(e.to_string()),
-        },
-        FileKind::Stream | FileKind::WebSocketLog => {
-            let mut d = StreamDecoder::new();
-            if kind == FileKind::WebSocketLog {
-                for f in frames_of(bytes) {
-                    d.feed_websocket_item(&f);
-                }
-            } else if bytes.trim_ascii_start().starts_with(b"[") {
-                for item in serde_json::from_slice::<Vec<Value>>(bytes).unwrap_or_default() {
-                    d.feed(format!("data: {item}\n\n").as_bytes());
-                }
-            } else {
-                d.feed(bytes);
-            }
-            let obs = d.finish();
-            report.candidates = stream_candidates(&obs, &matches);
-            report.outcomes = outcomes(&obs);
-            report.observation = Some(obs);
-        }
-        FileKind::Listing => match conversation::parse_listing(bytes) {
-            Ok(l) => {
-                let obs = l.observation();
-                for u in &l.user_messages {
-                    let outcome = chatgpt::answer_outcome(&obs, &u.id);
-                    report.candidates.push(Candidate {
-                        user_message_id: u.id.clone(),
-                        conversation_id: l.conversation_id.clone(),
-                        turn_id: obs.message(&u.id).and_then(|m| m.turn_exchange_id.clone()),
-                        text_bytes: u.text.len(),
-                        text_matches: matches(&u.text),
-                        outcome: outcome.to_string(),
-                        answer_message_id: answer_id(&outcome),
-                    });
-                    report.outcomes.push((u.id.clone(), outcome));
-                }
-                report.evidence = send_text.map(|t| evidence::for_uncertain_send(&l, t, i64::MIN));
-                report.listing = Some(l);
-            }
-            Err(e) => report.error = Some(e.to_string()),
-        },
+        FileKind::Request => inspect_request(&mut report, bytes, &matches),
+        FileKind::Stream | FileKind::WebSocketLog => inspect_stream(&mut report, bytes, &matches),
+        FileKind::Listing => inspect_listing(&mut report, bytes, send_text, &matches),
         FileKind::ErrorBody => {
             report.error = conversation::parse_listing(bytes)
                 .err()
@@ -268,10 +217,70 @@ fn inspect(file: &str, bytes: &[u8], send_text: Option<&str>) -> Option<Report> 
     Some(report)
 }
 
-fn stream_candidates(
-    obs: &TurnObservation,
-    matches: &dyn Fn(&str) -> Option<bool>,
-) -> Vec<Candidate> {
+type Matches<'a> = dyn Fn(&str) -> Option<bool> + 'a;
+
+fn inspect_request(report: &mut Report, bytes: &[u8], matches: &Matches) {
+    match request::parse_request(bytes) {
+        Ok(r) => {
+            report.candidates.push(Candidate {
+                user_message_id: r.user_message_id.clone(),
+                conversation_id: r.conversation_id.clone(),
+                turn_id: None,
+                text_bytes: r.text.len(),
+                text_matches: matches(&r.text),
+                outcome: "a request: the receipt comes from its response stream".into(),
+                answer_message_id: None,
+            });
+            report.request = Some(r);
+        }
+        Err(e) => report.error = Some(e.to_string()),
+    }
+}
+
+fn inspect_stream(report: &mut Report, bytes: &[u8], matches: &Matches) {
+    let mut d = StreamDecoder::new();
+    if report.kind == FileKind::WebSocketLog {
+        for f in frames_of(bytes) {
+            d.feed_websocket_item(&f);
+        }
+    } else if bytes.trim_ascii_start().starts_with(b"[") {
+        for item in serde_json::from_slice::<Vec<Value>>(bytes).unwrap_or_default() {
+            d.feed(format!("data: {item}\n\n").as_bytes());
+        }
+    } else {
+        d.feed(bytes);
+    }
+    let obs = d.finish();
+    report.candidates = stream_candidates(&obs, matches);
+    report.outcomes = outcomes(&obs);
+    report.observation = Some(obs);
+}
+
+fn inspect_listing(report: &mut Report, bytes: &[u8], send_text: Option<&str>, matches: &Matches) {
+    match conversation::parse_listing(bytes) {
+        Ok(l) => {
+            let obs = l.observation();
+            for u in &l.user_messages {
+                let outcome = chatgpt::answer_outcome(&obs, &u.id);
+                report.candidates.push(Candidate {
+                    user_message_id: u.id.clone(),
+                    conversation_id: l.conversation_id.clone(),
+                    turn_id: obs.message(&u.id).and_then(|m| m.turn_exchange_id.clone()),
+                    text_bytes: u.text.len(),
+                    text_matches: matches(&u.text),
+                    outcome: outcome.to_string(),
+                    answer_message_id: answer_id(&outcome),
+                });
+                report.outcomes.push((u.id.clone(), outcome));
+            }
+            report.evidence = send_text.map(|t| evidence::for_uncertain_send(&l, t, i64::MIN));
+            report.listing = Some(l);
+        }
+        Err(e) => report.error = Some(e.to_string()),
+    }
+}
+
+fn stream_candidates(obs: &TurnObservation, matches: &Matches) -> Vec<Candidate> {
     obs.user_messages()
         .filter(|m| m.is_visible_user_message())
         .map(|m| {
@@ -341,6 +350,30 @@ fn human(r: &Report) -> String {
     if let Some(e) = &r.error {
         let _ = writeln!(out, "not usable: {e}");
     }
+    human_request(&mut out, r);
+    if let Some(o) = &r.observation {
+        human_observation(&mut out, o);
+    }
+    if let Some(l) = &r.listing {
+        let _ = writeln!(out, "conversation: {}", opt(&l.conversation_id));
+        let _ = writeln!(out, "current node: {}", opt(&l.current_node));
+        let _ = writeln!(out, "messages: {}", l.messages.len());
+    }
+    human_candidates(&mut out, r);
+    if let Some(e) = &r.evidence {
+        let _ = writeln!(
+            out,
+            "evidence for --text (any time): {} matching user message(s){}; {} undated",
+            e.matches.len(),
+            if e.exactly_one { ", exactly one" } else { "" },
+            e.undated_matches.len()
+        );
+    }
+    out
+}
+
+fn human_request(out: &mut String, r: &Report) {
+    use std::fmt::Write;
     if let Some(q) = &r.request {
         let _ = writeln!(out, "action: {}", q.action);
         let _ = writeln!(
@@ -357,53 +390,54 @@ fn human(r: &Report) -> String {
         let _ = writeln!(out, "parent: {}", opt(&q.parent_message_id));
         let _ = writeln!(out, "model: {}", opt(&q.model));
     }
-    if let Some(o) = &r.observation {
-        let _ = writeln!(out, "encoding: {:?}", o.encoding);
-        let _ = writeln!(out, "conversation: {}", opt(&o.conversation_id));
-        let _ = writeln!(out, "turn_exchange_id: {}", opt(&o.turn_exchange_id));
-        let _ = writeln!(out, "end: {:?}", o.end);
-        if let Some(h) = &o.handoff {
-            let _ = writeln!(
-                out,
-                "handed off: turn {} topics {:?}",
-                opt(&h.turn_exchange_id),
-                h.topic_ids
-            );
-        }
-        if let Some(b) = &o.blocked {
-            let _ = writeln!(out, "blocked: {b}");
-        }
-        if let Some(e) = &o.error {
-            let _ = writeln!(out, "error: {e}");
-        }
-        let _ = writeln!(out, "messages ({}):", o.messages.len());
-        for m in &o.messages {
-            let _ = writeln!(
-                out,
-                "  {} {}{} parent={} recipient={} channel={} status={} end_turn={} hidden={} type={} {}B{}",
-                m.id,
-                m.role,
-                m.author_name.as_deref().map(|n| format!("({n})")).unwrap_or_default(),
-                opt(&m.parent_id),
-                opt(&m.recipient),
-                opt(&m.channel),
-                opt(&m.status),
-                m.end_turn.map_or("-".to_string(), |b| b.to_string()),
-                m.hidden,
-                opt(&m.content_type),
-                m.text.len(),
-                if m.is_finished_answer() { " [finished answer]" } else { "" },
-            );
-        }
-        for w in &o.warnings {
-            let _ = writeln!(out, "passed over: {w}");
-        }
+}
+
+fn human_observation(out: &mut String, o: &TurnObservation) {
+    use std::fmt::Write;
+    let _ = writeln!(out, "encoding: {:?}", o.encoding);
+    let _ = writeln!(out, "conversation: {}", opt(&o.conversation_id));
+    let _ = writeln!(out, "turn_exchange_id: {}", opt(&o.turn_exchange_id));
+    let _ = writeln!(out, "end: {:?}", o.end);
+    if let Some(h) = &o.handoff {
+        let _ = writeln!(
+            out,
+            "handed off: turn {} topics {:?}",
+            opt(&h.turn_exchange_id),
+            h.topic_ids
+        );
     }
-    if let Some(l) = &r.listing {
-        let _ = writeln!(out, "conversation: {}", opt(&l.conversation_id));
-        let _ = writeln!(out, "current node: {}", opt(&l.current_node));
-        let _ = writeln!(out, "messages: {}", l.messages.len());
+    if let Some(b) = &o.blocked {
+        let _ = writeln!(out, "blocked: {b}");
     }
+    if let Some(e) = &o.error {
+        let _ = writeln!(out, "error: {e}");
+    }
+    let _ = writeln!(out, "messages ({}):", o.messages.len());
+    for m in &o.messages {
+        let _ = writeln!(
+            out,
+            "  {} {}{} parent={} recipient={} channel={} status={} end_turn={} hidden={} type={} {}B{}",
+            m.id,
+            m.role,
+            m.author_name.as_deref().map(|n| format!("({n})")).unwrap_or_default(),
+            opt(&m.parent_id),
+            opt(&m.recipient),
+            opt(&m.channel),
+            opt(&m.status),
+            m.end_turn.map_or("-".to_string(), |b| b.to_string()),
+            m.hidden,
+            opt(&m.content_type),
+            m.text.len(),
+            if m.is_finished_answer() { " [finished answer]" } else { "" },
+        );
+    }
+    for w in &o.warnings {
+        let _ = writeln!(out, "passed over: {w}");
+    }
+}
+
+fn human_candidates(out: &mut String, r: &Report) {
+    use std::fmt::Write;
     let _ = writeln!(out, "receipt candidates ({}):", r.candidates.len());
     for c in &r.candidates {
         let matches = match c.text_matches {
@@ -438,16 +472,6 @@ fn human(r: &Report) -> String {
             );
         }
     }
-    if let Some(e) = &r.evidence {
-        let _ = writeln!(
-            out,
-            "evidence for --text (any time): {} matching user message(s){}; {} undated",
-            e.matches.len(),
-            if e.exactly_one { ", exactly one" } else { "" },
-            e.undated_matches.len()
-        );
-    }
-    out
 }
 
 #[cfg(test)]

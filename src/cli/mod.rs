@@ -7,6 +7,7 @@
 //! bridge could not be reached or answered unexpectedly.
 
 mod backend;
+pub mod client;
 mod gate;
 pub mod inspect;
 mod output;

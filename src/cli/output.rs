@@ -39,15 +39,7 @@ impl CliError {
 
     /// The process exit code.
     pub fn exit_code(&self) -> u8 {
-        match self.code().as_str() {
-            "invalid" | "usage" | "malformed" | "too_large" => 2,
-            "profile_owned" | "busy" => 3,
-            "corrupt" | "disk_full" | "newer_schema" | "migration_edited" | "profile"
-            | "sqlite" | "no_ledger" | "storage" => 4,
-            "owner_unreachable" | "unauthorized" | "wrong_scope" | "bad_host" | "bad_origin"
-            | "unknown_route" | "internal" => 5,
-            _ => 1,
-        }
+        crate::api::ErrorClass::of(&self.code()).exit_code()
     }
 }
 

@@ -151,12 +151,13 @@ pub(crate) fn send(profile: Option<&Path>, json: bool, a: SendArgs) -> Result<()
         },
         actor: format!("cli:{}", backend::os_user()),
     };
-    let v = backend::apply(profile, &req).map_err(|e| match e {
+    let outcome = backend::apply(profile, &req).map_err(|e| match e {
         CliError::Unreachable(m) => CliError::Unreachable(format!(
             "{m}. The send may or may not have been recorded as {op_id}: check with `sendledger show {op_id}`, or retry with `--id {op_id}` (the same id never queues twice)"
         )),
         other => other,
     })?;
+    let v = serde_json::json!(outcome);
     emit(json, &v, || {
         let created = v["created"].as_bool().unwrap_or(false);
         let id = v["send"]["op_id"].as_str().unwrap_or_default();
@@ -219,14 +220,14 @@ pub(crate) fn resolve(profile: Option<&Path>, json: bool, a: ResolveArgs) -> Res
         .evidence
         .unwrap_or_else(|| "no evidence given: decided from the command line".into());
     let req = Request::Resolve {
-        op_id: a.id,
+        op_id: a.id.into(),
         resolution: Resolution {
             decision,
             by: a.by,
             evidence,
         },
     };
-    let v = backend::apply(profile, &req)?;
+    let v = serde_json::json!(backend::apply(profile, &req)?);
     emit(json, &v, || {
         let r = &v["resolved"];
         let mut s = format!(
@@ -244,10 +245,10 @@ pub(crate) fn resolve(profile: Option<&Path>, json: bool, a: ResolveArgs) -> Res
 
 pub(crate) fn requeue(profile: Option<&Path>, json: bool, a: RequeueArgs) -> Result<(), CliError> {
     let req = Request::Requeue {
-        op_id: a.id,
+        op_id: a.id.into(),
         by: a.by.unwrap_or_else(backend::os_user),
     };
-    let v = backend::apply(profile, &req)?;
+    let v = serde_json::json!(backend::apply(profile, &req)?);
     emit(json, &v, || {
         format!(
             "queued again as {}",

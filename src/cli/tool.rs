@@ -50,12 +50,22 @@ pub(crate) fn run(profile: Option<&Path>, json: bool, cmd: ToolCommand) -> Resul
             });
             return Ok(());
         }
-        ToolCommand::Admit { call_id } => Request::ToolAdmit { call_id },
-        ToolCommand::Start { call_id } => Request::ToolStart { call_id },
-        ToolCommand::Settle { call_id, outcome } => Request::ToolSettle { call_id, outcome },
-        ToolCommand::Archive { call_id, by } => Request::ToolArchive { call_id, by },
+        ToolCommand::Admit { call_id } => Request::ToolAdmit {
+            call_id: call_id.into(),
+        },
+        ToolCommand::Start { call_id } => Request::ToolStart {
+            call_id: call_id.into(),
+        },
+        ToolCommand::Settle { call_id, outcome } => Request::ToolSettle {
+            call_id: call_id.into(),
+            outcome,
+        },
+        ToolCommand::Archive { call_id, by } => Request::ToolArchive {
+            call_id: call_id.into(),
+            by,
+        },
     };
-    let v = backend::apply(profile, &req)?;
+    let v = serde_json::json!(backend::apply(profile, &req)?);
     emit(json, &v, || {
         match v.get("admission").and_then(|a| a.as_str()) {
             Some("uncertain") => v["message"].as_str().unwrap_or_default().to_string(),

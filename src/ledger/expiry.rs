@@ -102,8 +102,8 @@ pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis) -> Result<Expired
     }
     for op_id in due(
         tx,
-        "SELECT s.op_id FROM sends s JOIN receipts r ON r.op_id = s.op_id WHERE s.state = 'accepted' \
-         AND s.answered_at IS NULL AND s.answer_not_observed_at IS NULL AND r.observed_at <= ?1",
+        "SELECT s.op_id FROM sends_in_flight s JOIN receipts r ON r.op_id = s.op_id \
+         WHERE s.state = 'accepted' AND r.observed_at <= ?1",
         now - b.answer_ms,
     )? {
         tx.execute(
@@ -115,7 +115,7 @@ pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis) -> Result<Expired
             "answer not observed within {} ms: it no longer holds the queue; a later observation can still complete it",
             b.answer_ms
         );
-        sends::note(tx, &send, "owner", &why, now)?;
+        sends::note(tx, &send, "owner", (&why, None), now)?;
         out.answers.push(op_id);
     }
     Ok(out)

@@ -40,6 +40,16 @@ pub const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 4,
+        name: "0008_evidence_kind.sql",
+        sql: include_str!("../../migrations/0008_evidence_kind.sql"),
+    },
+    Migration {
+        version: 5,
+        name: "0009_in_flight_view.sql",
+        sql: include_str!("../../migrations/0009_in_flight_view.sql"),
+    },
+    Migration {
+        version: 6,
         name: "0004_page_errors_limit_gate_tab_reports.sql",
         sql: include_str!("../../migrations/0004_page_errors_limit_gate_tab_reports.sql"),
     },

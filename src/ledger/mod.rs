@@ -20,6 +20,7 @@ mod store;
 mod tab_reports;
 mod tool_calls;
 mod waiting;
+mod writer;
 
 pub use epochs::{
     canonical_binding, epoch_of, unbound_epoch, Lease, TabBinding, STOPPED_EPOCHS_KEPT,
@@ -28,7 +29,7 @@ pub use error::{LedgerError, Result};
 pub use expiry::{Bounds, Expired};
 pub use limit_gate::LimitGate;
 pub use read::{ListFilter, Status};
-pub use record::{Answer, Event, EventKind, Receipt, Send};
+pub use record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
 pub use recovery::{RecoveryReport, IN_FLIGHT_AT_RESTART, QUEUED_AT_RESTART, RECOVERY_ACTOR};
 pub use remote_stop::{RemotePhase, RemoteStop};
 pub use sends::{
@@ -39,6 +40,7 @@ pub use state::SendState;
 pub use tab_reports::{TabReport, MAX_TAB_REPORTS};
 pub use tool_calls::{Admission, ToolCall, ToolState, TOOL_RECEIPTS_CAP};
 pub use waiting::{local_time, Waiting};
+pub use writer::Writer;
 
 use crate::clock::{Clock, Millis, SystemClock};
 use crate::profile::{OwnerLock, Profile};
@@ -312,16 +314,25 @@ impl Ledger {
                 tx,
                 &send,
                 "owner",
-                "a person was notified that this send is uncertain",
+                (
+                    "a person was notified that this send is uncertain",
+                    Some(EvidenceKind::Notified),
+                ),
                 now,
             )?;
             Ok(true)
         })
     }
 
-    /// Records evidence for a person on a send (a note; its state does not change).
-    /// Repeating the latest evidence writes nothing. Returns whether a note was written.
-    pub fn note_evidence(&mut self, op_id: &str, evidence: &str) -> Result<bool> {
+    /// Records evidence of `kind` for a person on a send (a note; its state does not
+    /// change). Repeating the latest evidence writes nothing. Returns whether a note was
+    /// written.
+    pub fn note_evidence(
+        &mut self,
+        op_id: &str,
+        kind: EvidenceKind,
+        evidence: &str,
+    ) -> Result<bool> {
         sends::validate_note("evidence", evidence)?;
         self.write(|tx, now| {
             let send = sends::load(tx, op_id)?;
@@ -336,7 +347,7 @@ impl Ledger {
             if last.as_deref() == Some(evidence) {
                 return Ok(false);
             }
-            sends::note(tx, &send, "owner", evidence, now)?;
+            sends::note(tx, &send, "owner", (evidence, Some(kind)), now)?;
             Ok(true)
         })
     }

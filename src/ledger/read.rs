@@ -2,7 +2,7 @@
 
 use super::epochs;
 use super::limit_gate::{self, LimitGate};
-use super::record::{Answer, Event, EventKind, Receipt, Send};
+use super::record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
 use super::state::SendState;
 use super::tab_reports::{self, TabReport};
 use super::waiting::{self, Waiting};
@@ -136,10 +136,15 @@ fn event_from_row(row: &Row) -> rusqlite::Result<Event> {
         at: row.get(5)?,
         actor: row.get(6)?,
         evidence: row.get(7)?,
+        evidence_kind: row
+            .get::<_, Option<String>>(8)?
+            .as_deref()
+            .and_then(EvidenceKind::parse),
     })
 }
 
-const EVENT_COLUMNS: &str = "id, op_id, kind, from_state, to_state, at, actor, evidence";
+const EVENT_COLUMNS: &str =
+    "id, op_id, kind, from_state, to_state, at, actor, evidence, evidence_kind";
 
 pub(crate) fn timeline(conn: &Connection, op_id: &str) -> rusqlite::Result<Vec<Event>> {
     let mut stmt = conn.prepare_cached(&format!(
@@ -236,14 +241,10 @@ pub(crate) fn status(conn: &Connection, now: Millis) -> rusqlite::Result<Status>
     })
 }
 
-/// The send that holds the profile's one browser-send slot (same rule as the
-/// `sends_one_in_flight` trigger).
+/// The send that holds the profile's one browser-send slot (the `sends_in_flight` view,
+/// which the `sends_one_in_flight` trigger reads too).
 pub(crate) fn in_flight(conn: &Connection) -> rusqlite::Result<Option<String>> {
-    conn.prepare_cached(
-        "SELECT op_id FROM sends WHERE state IN ('claimed', 'dispatched') \
-         OR (state = 'accepted' AND answered_at IS NULL AND answer_not_observed_at IS NULL) \
-         ORDER BY seq LIMIT 1",
-    )?
-    .query_row([], |r| r.get(0))
-    .optional()
+    conn.prepare_cached("SELECT op_id FROM sends_in_flight ORDER BY seq LIMIT 1")?
+        .query_row([], |r| r.get(0))
+        .optional()
 }

@@ -66,6 +66,19 @@ pub struct Send {
     pub notified_at: Option<Millis>,
 }
 
+impl Send {
+    /// Whether this send holds the profile's one browser-send slot: claimed, dispatched, or
+    /// accepted with its answer still awaited. The same rule as the `sends_in_flight` view
+    /// (migration 0009), for code that already holds the row.
+    pub fn holds_slot(&self) -> bool {
+        match self.state {
+            SendState::Claimed | SendState::Dispatched => true,
+            SendState::Accepted => self.answer.is_none() && self.answer_not_observed_at.is_none(),
+            _ => false,
+        }
+    }
+}
+
 /// Whether an audit event records a state change or a note within one state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -95,4 +108,36 @@ pub struct Event {
     pub actor: String,
     /// What it rests on.
     pub evidence: Option<String>,
+    /// What kind of evidence it is, where the owner classified it (migration 0008).
+    pub evidence_kind: Option<EvidenceKind>,
+}
+
+/// A kind of evidence the owner records as a note, stored as data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvidenceKind {
+    /// What the page's own traffic showed about an uncertain send: a suggestion for a
+    /// person, never a decision.
+    Observed,
+    /// A person was notified that the send is uncertain.
+    Notified,
+}
+
+impl EvidenceKind {
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Observed => "observed",
+            Self::Notified => "notified",
+        }
+    }
+
+    /// From the stored form; `None` for anything else.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "observed" => Some(Self::Observed),
+            "notified" => Some(Self::Notified),
+            _ => None,
+        }
+    }
 }

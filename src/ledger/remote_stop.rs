@@ -56,10 +56,8 @@ pub struct RemoteStop {
 /// answer is still awaited (not one marked "answer not observed": its tab may long since
 /// be generating something else, and a stop click would hit that).
 pub(crate) fn request_for_clicked(tx: &Transaction, by: &str, now: Millis) -> Result<Vec<String>> {
-    let mut stmt = tx.prepare(
-        "SELECT op_id, epoch FROM sends WHERE state = 'dispatched' \
-         OR (state = 'accepted' AND answered_at IS NULL AND answer_not_observed_at IS NULL)",
-    )?;
+    let mut stmt =
+        tx.prepare("SELECT op_id, epoch FROM sends_in_flight WHERE state <> 'claimed'")?;
     let clicked: Vec<(String, String)> = stmt
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;

@@ -5,7 +5,7 @@
 use super::epochs;
 use super::error::{LedgerError, Result};
 use super::read;
-use super::record::{Receipt, Send};
+use super::record::{EvidenceKind, Receipt, Send};
 use super::state::SendState;
 use crate::clock::Millis;
 use crate::send_text;
@@ -156,19 +156,26 @@ fn transition(
     Ok(())
 }
 
-/// Appends a note (an event without a state change).
+/// Appends a note (an event without a state change), with its kind where it has one.
 pub(crate) fn note(
     tx: &Transaction,
     send: &Send,
     actor: &str,
-    evidence: &str,
+    (evidence, kind): (&str, Option<EvidenceKind>),
     now: Millis,
 ) -> Result<()> {
     exec(
         tx,
-        "INSERT INTO events(op_id, kind, from_state, to_state, at, actor, evidence) \
-         VALUES (?1, 'note', ?2, ?2, ?3, ?4, ?5)",
-        params![send.op_id, send.state.as_str(), now, actor, evidence],
+        "INSERT INTO events(op_id, kind, from_state, to_state, at, actor, evidence, evidence_kind) \
+         VALUES (?1, 'note', ?2, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            send.op_id,
+            send.state.as_str(),
+            now,
+            actor,
+            evidence,
+            kind.map(EvidenceKind::as_str)
+        ],
     )?;
     Ok(())
 }

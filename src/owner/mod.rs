@@ -4,13 +4,9 @@
 //! the ledger, run recovery, and only then bind the loopback bridge and write
 //! `bridge.json`. An expiry sweep applies the [`Bounds`] once a second.
 
-mod shared;
-
-pub use shared::SharedLedger;
-
 use crate::bridge::{self, discovery, pairing::PairingCode, BridgeState};
 use crate::clock::Clock;
-use crate::ledger::{Bounds, Event, Ledger, LedgerError, RecoveryReport};
+use crate::ledger::{Bounds, Event, Ledger, LedgerError, RecoveryReport, Writer};
 use crate::profile::Profile;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -59,7 +55,7 @@ pub enum OwnerError {
 
 /// A running owner: ledger, bridge and sweeps.
 pub struct Owner {
-    ledger: SharedLedger,
+    ledger: Writer,
     state: BridgeState,
     address: SocketAddr,
     recovered: RecoveryReport,
@@ -81,7 +77,7 @@ impl Owner {
                 .await
                 .expect("opening the ledger panicked")?
         };
-        let ledger = SharedLedger::new(ledger)?;
+        let ledger = Writer::new(ledger)?;
         let port = match cfg.port {
             Some(p) => p,
             None => discovery::configured_port(&profile)
@@ -133,9 +129,9 @@ impl Owner {
         })
     }
 
-    /// The ledger, for in-process front ends (the tray app).
-    pub fn ledger(&self) -> SharedLedger {
-        self.ledger.clone()
+    /// The typed API, for in-process front ends (the tray app).
+    pub fn api(&self) -> crate::api::Api {
+        crate::api::Api::new(self.ledger.clone())
     }
 
     /// Where the bridge listens (127.0.0.1 only).
@@ -172,7 +168,7 @@ impl Owner {
     }
 }
 
-async fn sweep(ledger: SharedLedger, bounds: Bounds, mut stop: watch::Receiver<bool>) {
+async fn sweep(ledger: Writer, bounds: Bounds, mut stop: watch::Receiver<bool>) {
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(1_000));
     loop {
         tokio::select! {

@@ -1,9 +1,10 @@
 //! A blocking client of the bridge's client routes (used by the CLI), found through
 //! `bridge.json` and authenticated with `client.token`.
 
-use super::discovery::{self, BridgeInfo, CLIENT_TOKEN_FILE};
-use crate::api::Request;
-use crate::cli::CliError;
+use super::CliError;
+use crate::api::{Outcome, Request};
+use crate::bridge::discovery::{self, BridgeInfo, CLIENT_TOKEN_FILE};
+use crate::bridge::routes;
 use crate::profile::Profile;
 use serde_json::Value;
 use std::time::Duration;
@@ -48,10 +49,15 @@ impl BridgeClient {
         }
     }
 
-    /// Sends `req` to its route.
-    pub fn apply(&self, req: &Request) -> Result<Value, CliError> {
-        let (method, path, body) = req.route();
-        self.call(method, &path, &body)
+    /// Sends `req` to its route; the answer read back as the typed outcome.
+    pub fn apply(&self, req: &Request) -> Result<Outcome, CliError> {
+        let (method, path, body) = routes::route(req);
+        let v = self.call(method, &path, &body)?;
+        Outcome::decode(req, v).map_err(|e| {
+            CliError::Unreachable(format!(
+                "the owner answered a shape this sendledger does not know ({e}): are the app and the CLI the same version?"
+            ))
+        })
     }
 
     /// One request; a refusal comes back as [`CliError::Bridge`] with its code and message.

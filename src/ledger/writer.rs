@@ -1,9 +1,11 @@
 //! The owner's single writer: the one [`Ledger`] behind a mutex, reached from async code
 //! through `spawn_blocking`. After every call the new audit events are published (the
-//! change feed) and long-polls waiting for work are woken.
+//! change feed) and long-polls waiting for work are woken. It lives beside the ledger, so
+//! the bridge and the owner both depend on it and on nothing of each other.
 
-use crate::ledger::{Event, Ledger};
+use super::{Event, Ledger, LedgerError, SendState};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::{broadcast, watch, Notify};
 
 struct Inner {
@@ -11,16 +13,16 @@ struct Inner {
     last_event: i64,
 }
 
-/// A cloneable handle to the owner's ledger.
+/// A cloneable handle to the owner's ledger: the only writer in the owner process.
 #[derive(Clone)]
-pub struct SharedLedger {
+pub struct Writer {
     inner: Arc<Mutex<Inner>>,
     events: broadcast::Sender<Event>,
     changed: Arc<Notify>,
     writes: watch::Sender<u64>,
 }
 
-impl SharedLedger {
+impl Writer {
     pub(crate) fn new(ledger: Ledger) -> crate::ledger::Result<Self> {
         let last_event = ledger
             .events_since(0, u32::MAX)
@@ -79,6 +81,37 @@ impl SharedLedger {
     /// Every audit event committed from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {
         self.events.subscribe()
+    }
+
+    /// Waits until the committed state of send `op_id` is no longer `from`, or until
+    /// `timeout_ms` has passed. Answers the send as committed then, and whether it left
+    /// `from`. Woken by commits, never by a timer loop. Errors: `UnknownSend`, or what
+    /// reading the ledger answered.
+    pub async fn wait_for_change(
+        &self,
+        op_id: &str,
+        from: SendState,
+        timeout_ms: u64,
+    ) -> Result<(super::Send, bool), LedgerError> {
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(timeout_ms);
+        loop {
+            // Registered before the read: a commit between the read and the wait still wakes it.
+            let woken = self.changed.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            let id = op_id.to_string();
+            let send = self
+                .call(move |l| l.get(&id))
+                .await?
+                .ok_or_else(|| LedgerError::UnknownSend(op_id.to_string()))?;
+            if send.state != from {
+                return Ok((send, true));
+            }
+            tokio::select! {
+                _ = &mut woken => {}
+                _ = tokio::time::sleep_until(deadline) => return Ok((send, false)),
+            }
+        }
     }
 
     /// The id of the newest audit event published so far (0 when none).

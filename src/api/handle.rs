@@ -1,0 +1,91 @@
+//! [`Api`]: the typed API over the owner's single writer, for front ends that run in the
+//! owner's process (the tray app). Every change is a [`Request`] committed by [`apply`];
+//! every view is computed by the queries of this module's parent. Nothing here hands out
+//! the ledger itself.
+
+use super::queue::{self, QueueStatus, QueueView, Row};
+use super::{apply, show, OperationId, Outcome, Request, SendView};
+use crate::clock::Millis;
+use crate::ledger::{Event, LedgerError, Send, SendState, Writer};
+use std::collections::BTreeSet;
+use tokio::sync::{broadcast, watch};
+
+/// A cloneable handle on the owner's ledger through the typed API.
+#[derive(Clone)]
+pub struct Api {
+    writer: Writer,
+}
+
+impl Api {
+    /// The API over the owner's writer.
+    pub fn new(writer: Writer) -> Self {
+        Self { writer }
+    }
+
+    /// Commits `req`; answers its outcome once it is on disk.
+    pub async fn apply(&self, req: Request) -> Result<Outcome, LedgerError> {
+        self.writer.call(move |l| apply(l, &req)).await
+    }
+
+    /// Every section of the queue (see [`queue::queue_view`]).
+    pub async fn queue_view(&self) -> Result<QueueView, LedgerError> {
+        self.writer.call(|l| queue::queue_view(l)).await
+    }
+
+    /// Counts and gate (see [`queue::queue_status`]).
+    pub async fn queue_status(&self) -> Result<QueueStatus, LedgerError> {
+        self.writer.call(|l| queue::queue_status(l)).await
+    }
+
+    /// The rows of `op_ids` and of the sends they queue again.
+    pub async fn rows(&self, op_ids: BTreeSet<String>) -> Result<Vec<Row>, LedgerError> {
+        self.writer.call(move |l| queue::rows(l, op_ids)).await
+    }
+
+    /// One send with its timeline.
+    pub async fn show(&self, op_id: OperationId) -> Result<SendView, LedgerError> {
+        self.writer.call(move |l| show(l, &op_id)).await
+    }
+
+    /// Uncertain sends unresolved for at least `threshold_ms` and never notified, with the
+    /// owner's clock now (ms).
+    pub async fn stale_uncertain(
+        &self,
+        threshold_ms: Millis,
+    ) -> Result<(Vec<Send>, Millis), LedgerError> {
+        self.writer
+            .call(move |l| l.stale_uncertain(threshold_ms).map(|s| (s, l.now_ms())))
+            .await
+    }
+
+    /// Waits until send `op_id` leaves `from`, or `timeout_ms` passes (see
+    /// [`Writer::wait_for_change`]).
+    pub async fn wait_for_change(
+        &self,
+        op_id: &OperationId,
+        from: SendState,
+        timeout_ms: u64,
+    ) -> Result<(Send, bool), LedgerError> {
+        self.writer
+            .wait_for_change(op_id.as_str(), from, timeout_ms)
+            .await
+    }
+
+    /// The writer beneath, for test harnesses that play the extension in-process. Front
+    /// ends never use it (the import check in tests/architecture.rs refuses it in
+    /// src-tauri/src).
+    #[doc(hidden)]
+    pub fn writer_for_tests(&self) -> &Writer {
+        &self.writer
+    }
+
+    /// Every audit event committed from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
+        self.writer.subscribe()
+    }
+
+    /// Counts calls that wrote rows (changes with no audit event show here too).
+    pub fn watch_writes(&self) -> watch::Receiver<u64> {
+        self.writer.watch_writes()
+    }
+}

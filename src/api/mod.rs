@@ -1,0 +1,168 @@
+//! The one typed surface for every door: the CLI (when it owns the ledger itself), the
+//! bridge's routes, the tray app — and the companion doors. A [`Request`] is a change a
+//! client asks for; [`apply`] commits it and answers a typed [`Outcome`]; the queries
+//! ([`queue`], [`show`]) answer typed views. JSON exists only where a door serialises these
+//! (the bridge, the Tauri commands, the CLI's `--json`), in the shapes of docs/bridge-api.md.
+
+pub mod error;
+mod handle;
+pub mod ids;
+pub mod queue;
+
+pub use error::ErrorClass;
+pub use handle::Api;
+pub use ids::{LeaseId, OperationId, ToolCallId};
+
+use crate::ledger::{
+    Admission, Event, Ledger, LedgerError, QueueRequest, Resolution, Resolved, Send, StopReport,
+    ToolCall,
+};
+use serde::{Deserialize, Serialize};
+
+/// A change a client asks of the ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "request", rename_all = "snake_case")]
+pub enum Request {
+    /// Queue a send (idempotent per operation id).
+    Queue { send: QueueRequest, actor: String },
+    /// A person's decision on an uncertain send.
+    Resolve {
+        op_id: OperationId,
+        resolution: Resolution,
+    },
+    /// Queue again a stopped or rejected send.
+    Requeue { op_id: OperationId, by: String },
+    /// Stop: fence the epoch, close the gate.
+    Stop { by: String },
+    /// Resume after a Stop.
+    Resume { by: String },
+    /// Admit a tool call.
+    ToolAdmit { call_id: ToolCallId },
+    /// Start a tool call's side effect.
+    ToolStart { call_id: ToolCallId },
+    /// Record a tool call's outcome.
+    ToolSettle {
+        call_id: ToolCallId,
+        outcome: String,
+    },
+    /// Archive a settled tool receipt.
+    ToolArchive { call_id: ToolCallId, by: String },
+    /// Record that a person was notified that an uncertain send waits (once).
+    MarkNotified { op_id: OperationId },
+}
+
+/// What a committed [`Request`] did. Serialised (untagged) it is the route's JSON answer
+/// of docs/bridge-api.md, e.g. `{"send": Send, "created": true}` for a queue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Outcome {
+    /// `Queue`: the send, and whether it is new (`false`: the same operation, idempotent).
+    Queued { send: Send, created: bool },
+    /// `Resolve`: the send after the decision (and the resend it queued).
+    Resolved { resolved: Box<Resolved> },
+    /// `Stop`: what the fence covered, committed before this value exists.
+    Stopped { stop: StopReport },
+    /// `Resume`: whether the gate was closed.
+    Resumed { resumed: bool },
+    /// `ToolStart`, `ToolSettle`, `ToolArchive`: the receipt after the change.
+    Tool { tool_call: ToolCall },
+    /// `Requeue`: the new operation linked to the old one.
+    Requeued { send: Send },
+    /// `MarkNotified`: whether this call recorded it (`false`: recorded before).
+    Notified { notified: bool },
+    /// `ToolAdmit`: whether the side effect may run.
+    Admitted(Admission),
+}
+
+impl Outcome {
+    /// Decodes a door's JSON answer to `req` (what the CLI's bridge client reads back).
+    pub fn decode(req: &Request, v: serde_json::Value) -> Result<Outcome, serde_json::Error> {
+        use serde::de::Error;
+        #[derive(Deserialize)]
+        struct S {
+            send: Send,
+        }
+        Ok(match req {
+            Request::Queue { .. } | Request::Resolve { .. } | Request::Stop { .. } => {
+                serde_json::from_value(v)?
+            }
+            Request::Resume { .. } => match serde_json::from_value(v)? {
+                o @ Outcome::Resumed { .. } => o,
+                _ => return Err(serde_json::Error::custom("expected {\"resumed\": bool}")),
+            },
+            Request::Requeue { .. } => Outcome::Requeued {
+                send: serde_json::from_value::<S>(v)?.send,
+            },
+            Request::ToolAdmit { .. } => Outcome::Admitted(serde_json::from_value(v)?),
+            Request::MarkNotified { .. } => match serde_json::from_value(v)? {
+                o @ Outcome::Notified { .. } => o,
+                _ => return Err(serde_json::Error::custom("expected {\"notified\": bool}")),
+            },
+            Request::ToolStart { .. }
+            | Request::ToolSettle { .. }
+            | Request::ToolArchive { .. } => match serde_json::from_value(v)? {
+                o @ Outcome::Tool { .. } => o,
+                _ => return Err(serde_json::Error::custom("expected {\"tool_call\": ...}")),
+            },
+        })
+    }
+}
+
+/// Applies `req` to the owner's ledger; the outcome is committed before it is returned.
+pub fn apply(ledger: &mut Ledger, req: &Request) -> Result<Outcome, LedgerError> {
+    Ok(match req {
+        Request::Queue { send, actor } => {
+            let (send, created) = ledger.queue(send, actor)?;
+            Outcome::Queued { send, created }
+        }
+        Request::Resolve { op_id, resolution } => Outcome::Resolved {
+            resolved: Box::new(ledger.resolve(op_id.as_str(), resolution)?),
+        },
+        Request::Requeue { op_id, by } => Outcome::Requeued {
+            send: ledger.requeue(op_id.as_str(), by)?,
+        },
+        Request::Stop { by } => Outcome::Stopped {
+            stop: ledger.stop(by)?,
+        },
+        Request::Resume { by } => Outcome::Resumed {
+            resumed: ledger.resume(by)?,
+        },
+        Request::ToolAdmit { call_id } => Outcome::Admitted(ledger.tool_admit(call_id.as_str())?),
+        Request::ToolStart { call_id } => Outcome::Tool {
+            tool_call: ledger.tool_start(call_id.as_str())?,
+        },
+        Request::ToolSettle { call_id, outcome } => Outcome::Tool {
+            tool_call: ledger.tool_settle(call_id.as_str(), outcome)?,
+        },
+        Request::ToolArchive { call_id, by } => Outcome::Tool {
+            tool_call: ledger.tool_archive(call_id.as_str(), by)?,
+        },
+        Request::MarkNotified { op_id } => Outcome::Notified {
+            notified: ledger.mark_notified(op_id.as_str())?,
+        },
+    })
+}
+
+/// One send with its audit trail (`GET /v1/sends/{op_id}`, `sendledger show`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SendView {
+    /// The send as committed.
+    pub send: Send,
+    /// Its audit trail, oldest first.
+    pub timeline: Vec<Event>,
+    /// Why it waits, for a queued send something holds back (usage limit, no usable tab,
+    /// another send in flight, Stop), as a sentence.
+    pub waiting: Option<String>,
+}
+
+/// One send with its timeline, from the owner's ledger or a reader.
+pub fn show(src: &impl queue::Source, op_id: &OperationId) -> Result<SendView, LedgerError> {
+    let send = src
+        .get_send(op_id.as_str())?
+        .ok_or_else(|| LedgerError::UnknownSend(op_id.to_string()))?;
+    Ok(SendView {
+        timeline: src.events(op_id.as_str())?,
+        waiting: src.waiting(&send)?,
+        send,
+    })
+}

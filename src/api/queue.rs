@@ -1,0 +1,363 @@
+//! The queue as a person sees it: sections (pending, uncertain, stopped, history), each
+//! row with its timeline and the actions a person may take, and the counts for the tray.
+//! Computed here, once, for every front end (the tray window renders it as it is; the
+//! bridge serves it as `GET /v1/queue`). Times are ms since the Unix epoch.
+
+use crate::ledger::{Event, EventKind, EvidenceKind, ListFilter, Send, SendState, Status};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashMap};
+
+/// Longest text preview shown in a row, in characters.
+pub const PREVIEW_CHARS: usize = 160;
+/// History rows shown (newest first).
+pub const HISTORY_ROWS: usize = 200;
+/// Sends read to build a view (newest first): older ones are outside every section's reach.
+pub const VIEW_SCAN: u32 = 10_000;
+
+/// The sections, in the order they are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Section {
+    /// Queued, claimed, dispatched, or accepted and awaiting the answer.
+    Pending,
+    /// It may or may not have been sent: a person decides.
+    Uncertain,
+    /// Stopped before dispatch, or rejected (never left the host): may be queued again.
+    Stopped,
+    /// Settled: completed, accepted without an observed answer, confirmed, abandoned.
+    History,
+}
+
+/// What a person may do with a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Uncertain: it was sent.
+    Confirm,
+    /// Uncertain: treat it as not sent.
+    Abandon,
+    /// Uncertain: abandon it and queue the same text as a new operation.
+    Resend,
+    /// Stopped or rejected: queue again as a new operation linked to it.
+    QueueAgain,
+}
+
+/// One step of a send's audit trail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    /// When.
+    pub at: i64,
+    /// State before; `None` for the admission.
+    pub from: Option<SendState>,
+    /// State after.
+    pub to: SendState,
+    /// Whether the state changed (`false`: a note).
+    pub transition: bool,
+    /// Who.
+    pub actor: String,
+    /// On what evidence.
+    pub evidence: Option<String>,
+}
+
+impl From<Event> for Step {
+    fn from(e: Event) -> Self {
+        Step {
+            at: e.at,
+            from: e.from,
+            to: e.to,
+            transition: e.kind == EventKind::Transition,
+            actor: e.actor,
+            evidence: e.evidence,
+        }
+    }
+}
+
+/// One send as a row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Row {
+    /// The operation id.
+    pub op_id: String,
+    /// The first [`PREVIEW_CHARS`] characters of the text, whitespace folded.
+    pub preview: String,
+    /// The conversation it is meant for; `None`: whichever tab is leased.
+    pub conversation: Option<String>,
+    /// Current state.
+    pub state: SendState,
+    /// Which section it belongs to.
+    pub section: Section,
+    /// When it was queued.
+    pub created_at: i64,
+    /// When it last changed.
+    pub updated_at: i64,
+    /// The operation this one resends or queues again.
+    pub resend_of: Option<String>,
+    /// The operation that queued this one again, once a person did.
+    pub queued_again_as: Option<String>,
+    /// Evidence the owner observed for an uncertain send (a suggestion, not a decision).
+    pub observed: Option<String>,
+    /// When a person was notified that it is uncertain.
+    pub notified_at: Option<i64>,
+    /// Why a queued send waits, as a sentence (usage limit, no usable tab, another send).
+    pub waiting: Option<String>,
+    /// What a person may do now.
+    pub actions: Vec<Action>,
+    /// The audit trail, oldest first.
+    pub timeline: Vec<Step>,
+}
+
+/// Counts and the gate, for a window's header and the tray.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueStatus {
+    /// Stop closed the gate (no new send or lease until a person resumes).
+    pub gate_closed: bool,
+    /// Sends in the Pending section.
+    pub pending: i64,
+    /// Sends waiting for a person's decision.
+    pub uncertain: i64,
+    /// Stopped or rejected sends not yet queued again.
+    pub stopped: i64,
+    /// Why nothing goes out, as a sentence (usage limit, no usable tab), if anything.
+    pub waiting: Option<String>,
+    /// Whether a chatgpt.com tab is leased (else the window shows the first-run guide).
+    pub leased: bool,
+}
+
+/// Every section of the queue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueView {
+    /// Counts and gate.
+    pub status: QueueStatus,
+    /// Rows of the Pending section, oldest first (the order they will go out).
+    pub pending: Vec<Row>,
+    /// Rows needing a decision, oldest first.
+    pub uncertain: Vec<Row>,
+    /// Stopped or rejected rows, newest first.
+    pub stopped: Vec<Row>,
+    /// Settled rows, newest first, at most [`HISTORY_ROWS`].
+    pub history: Vec<Row>,
+}
+
+/// What the view needs of a ledger handle (the owner's or a read-only reader).
+pub trait Source {
+    /// One send.
+    fn get_send(&self, op_id: &str) -> crate::ledger::Result<Option<Send>>;
+    /// Sends matching `filter`, newest first.
+    fn sends(&self, filter: &ListFilter) -> crate::ledger::Result<Vec<Send>>;
+    /// A send's audit trail, oldest first.
+    fn events(&self, op_id: &str) -> crate::ledger::Result<Vec<Event>>;
+    /// Counts, gate, the send in flight.
+    fn counts(&self) -> crate::ledger::Result<Status>;
+    /// Why the queued send `send` waits now, as a sentence; `None` when nothing holds it.
+    fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>>;
+}
+
+impl Source for crate::ledger::Ledger {
+    fn get_send(&self, op_id: &str) -> crate::ledger::Result<Option<Send>> {
+        self.get(op_id)
+    }
+    fn sends(&self, filter: &ListFilter) -> crate::ledger::Result<Vec<Send>> {
+        self.list(filter)
+    }
+    fn events(&self, op_id: &str) -> crate::ledger::Result<Vec<Event>> {
+        self.timeline(op_id)
+    }
+    fn counts(&self) -> crate::ledger::Result<Status> {
+        self.status()
+    }
+    fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>> {
+        let now = self.now_ms();
+        Ok(crate::ledger::Ledger::waiting(self, send)?.map(|w| w.sentence(now)))
+    }
+}
+
+impl Source for crate::ledger::LedgerReader {
+    fn get_send(&self, op_id: &str) -> crate::ledger::Result<Option<Send>> {
+        self.get(op_id)
+    }
+    fn sends(&self, filter: &ListFilter) -> crate::ledger::Result<Vec<Send>> {
+        self.list(filter)
+    }
+    fn events(&self, op_id: &str) -> crate::ledger::Result<Vec<Event>> {
+        self.timeline(op_id)
+    }
+    fn counts(&self) -> crate::ledger::Result<Status> {
+        self.status()
+    }
+    fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>> {
+        use crate::clock::Clock;
+        let now = crate::clock::SystemClock.now_ms();
+        Ok(crate::ledger::LedgerReader::waiting(self, send)?.map(|w| w.sentence(now)))
+    }
+}
+
+/// Which section a send belongs to: the one rule, for every front end.
+pub fn section_of(send: &Send) -> Section {
+    if send.holds_slot() {
+        return Section::Pending;
+    }
+    match send.state {
+        SendState::Queued | SendState::Claimed | SendState::Dispatched => Section::Pending,
+        SendState::Uncertain => Section::Uncertain,
+        SendState::Stopped | SendState::Rejected => Section::Stopped,
+        SendState::Accepted
+        | SendState::Completed
+        | SendState::Confirmed
+        | SendState::Abandoned
+        | SendState::PageError => Section::History,
+    }
+}
+
+fn scan(src: &impl Source) -> crate::ledger::Result<Vec<Send>> {
+    src.sends(&ListFilter {
+        states: Vec::new(),
+        limit: Some(VIEW_SCAN),
+    })
+}
+
+/// The whole queue, as committed now.
+pub fn queue_view(src: &impl Source) -> crate::ledger::Result<QueueView> {
+    let all = scan(src)?;
+    let again = queued_again(&all);
+    let mut view = QueueView {
+        status: QueueStatus::default(),
+        pending: Vec::new(),
+        uncertain: Vec::new(),
+        stopped: Vec::new(),
+        history: Vec::new(),
+    };
+    for send in all {
+        let section = section_of(&send);
+        if section == Section::History && view.history.len() >= HISTORY_ROWS {
+            continue;
+        }
+        let row = row_of(src, send, &again)?;
+        match section {
+            Section::Pending => view.pending.push(row),
+            Section::Uncertain => view.uncertain.push(row),
+            Section::Stopped => view.stopped.push(row),
+            Section::History => view.history.push(row),
+        }
+    }
+    // Pending and uncertain read oldest first: the order they go out or waited.
+    view.pending.reverse();
+    view.uncertain.reverse();
+    let stopped_open = view
+        .stopped
+        .iter()
+        .filter(|r| r.queued_again_as.is_none())
+        .count() as i64;
+    view.status = status_of(&src.counts()?, view.pending.len() as i64, stopped_open);
+    Ok(view)
+}
+
+/// Counts and gate without building rows (for the tray).
+pub fn queue_status(src: &impl Source) -> crate::ledger::Result<QueueStatus> {
+    let all = scan(src)?;
+    let again = queued_again(&all);
+    let pending = all
+        .iter()
+        .filter(|s| section_of(s) == Section::Pending)
+        .count() as i64;
+    let stopped = all
+        .iter()
+        .filter(|s| section_of(s) == Section::Stopped && !again.contains_key(&s.op_id))
+        .count() as i64;
+    Ok(status_of(&src.counts()?, pending, stopped))
+}
+
+/// The rows of `op_ids` and of the sends they queue again, as they are now.
+pub fn rows(src: &impl Source, op_ids: BTreeSet<String>) -> crate::ledger::Result<Vec<Row>> {
+    let all = scan(src)?;
+    let again = queued_again(&all);
+    let mut ids = op_ids;
+    for send in &all {
+        if ids.contains(&send.op_id) {
+            if let Some(old) = &send.resend_of {
+                ids.insert(old.clone());
+            }
+        }
+    }
+    all.into_iter()
+        .filter(|s| ids.contains(&s.op_id))
+        .map(|s| row_of(src, s, &again))
+        .collect()
+}
+
+fn status_of(status: &Status, pending: i64, stopped: i64) -> QueueStatus {
+    QueueStatus {
+        gate_closed: status.gate_closed,
+        pending,
+        uncertain: status
+            .counts
+            .get(&SendState::Uncertain)
+            .copied()
+            .unwrap_or(0),
+        stopped,
+        waiting: status.waiting_sentence.clone(),
+        leased: !status.lease_epochs.is_empty(),
+    }
+}
+
+/// old op id → the operation that queued it again.
+fn queued_again(all: &[Send]) -> HashMap<String, String> {
+    let mut map = HashMap::new();
+    // `all` is newest first: the oldest re-queue wins, as in the ledger.
+    for s in all.iter().rev() {
+        if let Some(old) = &s.resend_of {
+            map.entry(old.clone()).or_insert_with(|| s.op_id.clone());
+        }
+    }
+    map
+}
+
+fn row_of(
+    src: &impl Source,
+    send: Send,
+    again: &HashMap<String, String>,
+) -> crate::ledger::Result<Row> {
+    let timeline = src.events(&send.op_id)?;
+    let section = section_of(&send);
+    let queued_again_as = again.get(&send.op_id).cloned();
+    let observed = timeline
+        .iter()
+        .rev()
+        .find(|e| e.evidence_kind == Some(EvidenceKind::Observed))
+        .and_then(|e| e.evidence.clone());
+    let actions = match section {
+        Section::Uncertain => vec![Action::Confirm, Action::Abandon, Action::Resend],
+        Section::Stopped if queued_again_as.is_none() => vec![Action::QueueAgain],
+        // The page said no (an error turn): a person may queue it again.
+        Section::History if send.state == SendState::PageError && queued_again_as.is_none() => {
+            vec![Action::QueueAgain]
+        }
+        _ => Vec::new(),
+    };
+    let waiting = src.waiting(&send)?;
+    Ok(Row {
+        preview: preview(&send.text),
+        op_id: send.op_id,
+        conversation: send.conversation_id,
+        state: send.state,
+        section,
+        created_at: send.created_at,
+        updated_at: send.updated_at,
+        resend_of: send.resend_of,
+        queued_again_as,
+        observed,
+        notified_at: send.notified_at,
+        waiting,
+        actions,
+        timeline: timeline.into_iter().map(Into::into).collect(),
+    })
+}
+
+/// Folds whitespace and cuts the text at [`PREVIEW_CHARS`] characters.
+pub fn preview(text: &str) -> String {
+    let folded: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if folded.chars().count() <= PREVIEW_CHARS {
+        folded
+    } else {
+        let cut: String = folded.chars().take(PREVIEW_CHARS - 1).collect();
+        format!("{cut}…")
+    }
+}

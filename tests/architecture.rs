@@ -1,0 +1,216 @@
+//! The arrows of ARCHITECTURE.md, checked on the source: no module imports upward, the
+//! tray app reaches the core only through the typed API, and no function grows past
+//! 70 lines. Reads the files as text (no build of anything else needed).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The longest function allowed in src/ and src-tauri/src/, in lines (signature to brace).
+const MAX_FN_LINES: usize = 70;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The top-level module a file of `src/` belongs to (`src/bridge/auth.rs` → `bridge`).
+fn module_of(file: &Path) -> String {
+    let rel = file.strip_prefix(root().join("src")).unwrap();
+    let first = rel
+        .components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy();
+    first.trim_end_matches(".rs").to_string()
+}
+
+/// Code lines only: `//` comments (doc comments included) say what others do, not what
+/// this file imports.
+fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+        .map(|(i, l)| (i + 1, l))
+}
+
+/// Every `crate::<module>` path in `text` (use lines and inline paths alike).
+fn crate_refs(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (n, line) in code_lines(text) {
+        let mut rest = line;
+        while let Some(i) = rest.find("crate::") {
+            let after = &rest[i + "crate::".len()..];
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            out.push((n, name));
+            rest = after;
+        }
+        // `use crate::{a, b}` groups.
+        if let Some(i) = line.find("crate::{") {
+            for name in line[i + "crate::{".len()..].split([',', '}']) {
+                let name = name.trim().split("::").next().unwrap_or("").to_string();
+                if !name.is_empty() {
+                    out.push((n, name));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// (module, modules it must never import).
+const FORBIDDEN: &[(&str, &[&str])] = &[
+    ("ledger", &["api", "bridge", "owner", "cli", "provider"]),
+    ("provider", &["api", "bridge", "owner", "cli", "ledger"]),
+    (
+        "profile",
+        &["api", "bridge", "owner", "cli", "ledger", "provider"],
+    ),
+    (
+        "clock",
+        &["api", "bridge", "owner", "cli", "ledger", "provider"],
+    ),
+    ("api", &["bridge", "owner", "cli"]),
+    ("bridge", &["owner", "cli"]),
+    ("owner", &["cli"]),
+];
+
+fn upward_imports(src: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for file in rust_files(src) {
+        let module = module_of(&file);
+        let Some((_, banned)) = FORBIDDEN.iter().find(|(m, _)| *m == module) else {
+            continue;
+        };
+        let text = fs::read_to_string(&file).unwrap();
+        for (line, name) in crate_refs(&text) {
+            if banned.contains(&name.as_str()) {
+                found.push(format!(
+                    "{}:{line}: {module} imports crate::{name}",
+                    file.display()
+                ));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_module_imports_upward_against_the_arrows_of_architecture_md() {
+    let found = upward_imports(&root().join("src"));
+    assert!(found.is_empty(), "upward imports:\n{}", found.join("\n"));
+}
+
+/// What the tray app's own code may not name: it reaches the core through `sendledger::api`.
+const APP_FORBIDDEN: &[&str] = &[
+    "sendledger::ledger::Writer",
+    "sendledger::ledger::Ledger",
+    "Ledger::open",
+    "LedgerReader",
+    "writer_for_tests",
+    "call_blocking",
+    ".call(",
+];
+
+#[test]
+fn the_tray_app_reaches_the_core_only_through_the_typed_api() {
+    let mut found = Vec::new();
+    for file in rust_files(&root().join("src-tauri/src")) {
+        let text = fs::read_to_string(&file).unwrap();
+        for (n, line) in code_lines(&text) {
+            for bad in APP_FORBIDDEN {
+                if line.contains(bad)
+                    || (line.contains("use sendledger::ledger::{") && line.contains("Ledger"))
+                {
+                    found.push(format!("{}:{n}: {}", file.display(), line.trim()));
+                    break;
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the app goes around the API:\n{}",
+        found.join("\n")
+    );
+}
+
+/// (file, first line, length) of every function longer than [`MAX_FN_LINES`].
+fn long_functions(dir: &Path) -> Vec<(PathBuf, usize, usize)> {
+    let mut out = Vec::new();
+    for file in rust_files(dir) {
+        let text = fs::read_to_string(&file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let t = line.trim_start();
+            let is_fn = [
+                "fn ",
+                "pub fn ",
+                "pub(crate) fn ",
+                "pub(super) fn ",
+                "async fn ",
+            ]
+            .iter()
+            .chain(["pub async fn ", "pub(crate) async fn "].iter())
+            .any(|p| t.starts_with(p));
+            if !is_fn || t.ends_with(';') {
+                continue;
+            }
+            let indent = &line[..line.len() - t.len()];
+            let close = format!("{indent}}}");
+            if let Some(end) = lines[i..].iter().position(|l| *l == close) {
+                if end + 1 > MAX_FN_LINES {
+                    out.push((file.clone(), i + 1, end + 1));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_function_is_longer_than_seventy_lines() {
+    let mut found = long_functions(&root().join("src"));
+    found.extend(long_functions(&root().join("src-tauri/src")));
+    let report: Vec<String> = found
+        .iter()
+        .map(|(f, l, n)| format!("{}:{l}: {n} lines", f.display()))
+        .collect();
+    assert!(
+        report.is_empty(),
+        "functions over {MAX_FN_LINES} lines:\n{}",
+        report.join("\n")
+    );
+}
+
+#[test]
+fn the_checks_see_an_upward_import_and_a_long_function() {
+    // The checks themselves can fail: an upward import and a 71-line function are found.
+    let dir = tempfile::tempdir().unwrap();
+    let bridge = dir.path().join("src/bridge");
+    fs::create_dir_all(&bridge).unwrap();
+    fs::write(bridge.join("x.rs"), "use crate::cli::CliError;\n").unwrap();
+    let text = crate_refs(&fs::read_to_string(bridge.join("x.rs")).unwrap());
+    assert_eq!(text, vec![(1, "cli".to_string())]);
+    let body = format!("fn long() {{\n{}}}\n", "    let _ = 1;\n".repeat(69));
+    fs::write(bridge.join("y.rs"), body).unwrap();
+    let long = long_functions(&bridge);
+    assert_eq!(long.len(), 1, "{long:?}");
+    assert_eq!(long[0].2, 71);
+}
