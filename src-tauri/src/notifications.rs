@@ -79,17 +79,9 @@ pub fn spawn_sweep<R: Runtime>(app: AppHandle<R>, desk: Arc<Desk>) {
 /// One notification per closing of the limit gate (a page's usage limit), recorded in the
 /// ledger (`mark_limit_notified`) after it was shown; a failed show is tried next pass.
 async fn notify_limit_once(desk: &Desk) {
-    let due = desk
-        .ledger()
-        .call(|l| {
-            let gate = l.limit_gate()?;
-            let now = l.now_ms();
-            Ok::<_, sendledger::ledger::LedgerError>(
-                (gate.holds_at(now) && gate.notified_at.is_none()).then_some((gate, now)),
-            )
-        })
-        .await;
-    let Ok(Some((gate, now))) = due else { return };
+    let Ok(Some((gate, now))) = desk.api().limit_gate_to_notify().await else {
+        return;
+    };
     let body = match gate.until_ms {
         Some(t) => format!(
             "ChatGPT usage limit: sending resumes at {}. Queued sends wait; Resume in the queue sends them now.",
@@ -104,7 +96,7 @@ async fn notify_limit_once(desk: &Desk) {
         .icon("dialog-information");
     match tokio::task::spawn_blocking(move || n.show()).await {
         Ok(Ok(_)) => {
-            let _ = desk.ledger().call(|l| l.mark_limit_notified()).await;
+            let _ = desk.api().mark_limit_notified().await;
             log::info!("notified about the usage limit");
         }
         _ => log::warn!("cannot notify about the usage limit; trying again next pass"),

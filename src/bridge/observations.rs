@@ -10,7 +10,8 @@ use super::error::ApiError;
 use super::BridgeState;
 use crate::ledger::{EvidenceKind, LedgerError, LimitHold, PageError, Receipt, SendState};
 use crate::provider::chatgpt::{
-    self, conversation, evidence, refusal, request, stream::StreamDecoder,
+    self, conversation, evidence, refusal, request,
+    stream::{StreamDecoder, TurnObservation},
 };
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
@@ -181,25 +182,7 @@ impl Tracker {
         let Some(t) = self.tracks.get_mut(stream_id) else {
             return Fed::default();
         };
-        let mut ended = false;
-        let mut not_understood = false;
-        match input {
-            Input::Chunk(seq, chunk) => {
-                if seq >= t.next_seq {
-                    t.early.insert(seq, chunk);
-                }
-                while let Some(chunk) = t.early.remove(&t.next_seq) {
-                    t.decoder.feed(chunk.as_bytes());
-                    t.next_seq += 1;
-                }
-            }
-            Input::Websocket(message) => {
-                if !t.decoder.feed_websocket_frame(&message).understood() {
-                    not_understood = true;
-                }
-            }
-            Input::End => ended = true,
-        }
+        let (ended, not_understood) = t.take(input);
         // At the end of the HTTP stream the decoder is finished (an unterminated last line
         // counts, a cut stream says so) — unless the turn was handed off and its answer
         // is still to come over the WebSocket: then it stays followed.
@@ -211,42 +194,9 @@ impl Tracker {
         } else {
             snapshot
         };
-        let mut facts = Vec::new();
-        if !t.accepted {
-            if let Some(r) = chatgpt::receipt_for(&t.request, &obs, &t.text) {
-                t.accepted = true;
-                facts.push(Fact::Receipt(
-                    t.op_id.clone(),
-                    Receipt {
-                        conversation_id: r.conversation_id,
-                        user_message_id: r.user_message_id,
-                        turn_id: r.turn_id,
-                    },
-                ));
-            }
-        }
-        let outcome = chatgpt::answer_outcome(&obs, &t.request.user_message_id);
-        if t.accepted && !t.completed {
-            if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
-                t.completed = true;
-                facts.push(Fact::Answer(
-                    t.op_id.clone(),
-                    message_id.clone(),
-                    text.clone(),
-                ));
-            }
-        }
+        let (mut facts, outcome) = t.facts(&obs);
         if finishing && !t.completed {
-            if let Some(message) = obs.error.clone().or_else(|| obs.blocked.clone()) {
-                facts.push(if t.accepted {
-                    Fact::PageError(t.op_id.clone(), message)
-                } else {
-                    Fact::Note(
-                        t.op_id.clone(),
-                        format!("the page answered with an error before its receipt was seen: {message}"),
-                    )
-                });
-            }
+            facts.extend(t.refusal(&obs));
         }
         if not_understood {
             facts.push(Fact::Note(t.op_id.clone(), FRAMES_NOT_UNDERSTOOD.into()));
@@ -256,6 +206,73 @@ impl Tracker {
             self.tracks.remove(stream_id);
         }
         Fed { facts, end }
+    }
+}
+
+impl Track {
+    /// Decodes what arrived; returns (the stream ended, a WebSocket frame was unreadable).
+    fn take(&mut self, input: Input) -> (bool, bool) {
+        match input {
+            Input::Chunk(seq, chunk) => {
+                if seq >= self.next_seq {
+                    self.early.insert(seq, chunk);
+                }
+                while let Some(chunk) = self.early.remove(&self.next_seq) {
+                    self.decoder.feed(chunk.as_bytes());
+                    self.next_seq += 1;
+                }
+                (false, false)
+            }
+            Input::Websocket(message) => (
+                false,
+                !self.decoder.feed_websocket_frame(&message).understood(),
+            ),
+            Input::End => (true, false),
+        }
+    }
+
+    /// The receipt and the answer the observation newly shows, and the turn's outcome.
+    fn facts(&mut self, obs: &TurnObservation) -> (Vec<Fact>, chatgpt::TurnOutcome) {
+        let mut facts = Vec::new();
+        if !self.accepted {
+            if let Some(r) = chatgpt::receipt_for(&self.request, obs, &self.text) {
+                self.accepted = true;
+                facts.push(Fact::Receipt(
+                    self.op_id.clone(),
+                    Receipt {
+                        conversation_id: r.conversation_id,
+                        user_message_id: r.user_message_id,
+                        turn_id: r.turn_id,
+                    },
+                ));
+            }
+        }
+        let outcome = chatgpt::answer_outcome(obs, &self.request.user_message_id);
+        if self.accepted && !self.completed {
+            if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
+                self.completed = true;
+                facts.push(Fact::Answer(
+                    self.op_id.clone(),
+                    message_id.clone(),
+                    text.clone(),
+                ));
+            }
+        }
+        (facts, outcome)
+    }
+
+    /// At the end of a turn with no answer: the page's own error (or moderation block)
+    /// ends an accepted send `page_error`; before the receipt it is a note.
+    fn refusal(&self, obs: &TurnObservation) -> Option<Fact> {
+        let message = obs.error.clone().or_else(|| obs.blocked.clone())?;
+        Some(if self.accepted {
+            Fact::PageError(self.op_id.clone(), message)
+        } else {
+            Fact::Note(
+                self.op_id.clone(),
+                format!("the page answered with an error before its receipt was seen: {message}"),
+            )
+        })
     }
 }
 
