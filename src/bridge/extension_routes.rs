@@ -57,7 +57,7 @@ async fn tab_report(State(st): State<BridgeState>, Body(b): Body<TabReportBody>)
         .ledger()
         .call(move |l| match b.reason {
             Some(reason) => {
-                tracing::info!(tab = %b.tab_id, "extension report: the tab cannot take a send");
+                tracing::info!(tab = %b.tab_id, %reason, "extension report: the tab cannot take a send");
                 l.report_tab(TabReport {
                     tab_id: b.tab_id,
                     reason,
@@ -222,6 +222,7 @@ async fn fail(State(st): State<BridgeState>, Body(b): Body<FailBody>) -> Answer 
         FailStage::BeforeDispatch => format!("failed before dispatch: {}", b.reason),
         FailStage::AfterDispatch => format!("failed after dispatch: {}", b.reason),
     };
+    tracing::info!(op = %b.op_id, lease = %b.lease_id, stage = ?b.stage, "extension report: the send failed in the tab");
     let send = st
         .ledger()
         .call(move |l| {
