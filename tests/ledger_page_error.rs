@@ -296,3 +296,90 @@ fn tab_reports_are_bounded_and_refuse_bad_input_writing_nothing() {
     }
     assert_eq!(before, dump(ledger.raw_connection()));
 }
+
+#[test]
+fn a_claim_taken_just_before_the_tab_moved_to_its_new_chat_goes_to_the_tabs_new_lease() {
+    // The order that lost a send: the second send is claimed under the new-chat binding,
+    // then the tab moves to /c/<id> (our own first send created it) and leases again.
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let old = ledger.lease(&tab("9")).unwrap().lease_id;
+    ledger
+        .queue(&request("any", "names no conversation"), "t")
+        .unwrap();
+    assert_eq!(ledger.claim_next(&old).unwrap().unwrap().op_id, "any");
+    let moved = ledger
+        .lease(&sendledger::ledger::TabBinding {
+            tab_id: "9".into(),
+            conversation_id: Some("conv-new".into()),
+            ..Default::default()
+        })
+        .unwrap()
+        .lease_id;
+    let send = ledger.get("any").unwrap().unwrap();
+    assert_eq!(
+        send.state,
+        SendState::Claimed,
+        "nothing was clicked: still claimed"
+    );
+    assert_eq!(
+        send.lease_id.as_deref(),
+        Some(moved.as_str()),
+        "the new lease holds it"
+    );
+    assert!(
+        ledger.dispatch("any", &old).is_err(),
+        "never under the ended lease"
+    );
+    ledger
+        .dispatch("any", &moved)
+        .expect("dispatched into the conversation the tab shows");
+    assert_eq!(
+        transitions(ledger.raw_connection(), "any")
+            .iter()
+            .filter(|(_, to)| to == "dispatched")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn a_claim_for_another_conversation_stays_with_the_ended_lease() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let old = ledger
+        .lease(&sendledger::ledger::TabBinding {
+            tab_id: "9".into(),
+            conversation_id: Some("conv-a".into()),
+            ..Default::default()
+        })
+        .unwrap()
+        .lease_id;
+    ledger
+        .queue(
+            &sendledger::ledger::QueueRequest {
+                op_id: Some("for-a".into()),
+                text: "for conversation a".into(),
+                conversation_id: Some("conv-a".into()),
+            },
+            "t",
+        )
+        .unwrap();
+    ledger.claim_next(&old).unwrap().unwrap();
+    let other = ledger
+        .lease(&sendledger::ledger::TabBinding {
+            tab_id: "9".into(),
+            conversation_id: Some("conv-b".into()),
+            ..Default::default()
+        })
+        .unwrap()
+        .lease_id;
+    assert_eq!(
+        ledger.get("for-a").unwrap().unwrap().lease_id.as_deref(),
+        Some(old.as_str())
+    );
+    assert!(
+        ledger.dispatch("for-a", &other).is_err(),
+        "never into another conversation"
+    );
+}

@@ -143,6 +143,7 @@ impl Ledger {
         self.write(|tx, now| {
             let lease = epochs::lease(tx, binding, now)?;
             tab_reports::clear(tx, &binding.tab_id)?;
+            sends::move_claims_to(tx, &lease, now)?;
             Ok(lease)
         })
     }

@@ -2,7 +2,7 @@
 //! Each function runs inside the caller's immediate transaction; the triggers of
 //! migration 0001 re-check the same rules in SQL.
 
-use super::epochs;
+use super::epochs::{self, Lease};
 use super::error::{LedgerError, Result};
 use super::read;
 use super::record::{EvidenceKind, Receipt, Send};
@@ -246,6 +246,39 @@ pub(crate) fn claim_next(tx: &Transaction, lease_id: &str, now: Millis) -> Resul
         params![now, format!("claimed by lease {lease_id}"), lease_id, op_id],
     )?;
     Ok(Some(load(tx, &op_id)?))
+}
+
+/// A tab that leases again (its new chat got its id, or the page moved) takes over the
+/// claims its ended leases hold that fit the new binding: sends naming no conversation, or
+/// naming the one the tab now shows. Claimed means no grant was asked, so nothing was
+/// clicked: the claim moves (a note says so) and `next` hands it to the new lease, instead
+/// of the late answer of the old lease's long-poll failing it. Returns the moved op ids.
+pub(crate) fn move_claims_to(tx: &Transaction, lease: &Lease, now: Millis) -> Result<Vec<String>> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT s.op_id FROM sends s JOIN leases l ON l.lease_id = s.lease_id \
+         WHERE s.state = 'claimed' AND l.tab_id = ?1 AND l.ended_at IS NOT NULL \
+           AND (s.conversation_id IS NULL OR s.conversation_id IS ?2) ORDER BY s.seq",
+    )?;
+    let moved: Vec<String> = stmt
+        .query_map(
+            params![lease.binding.tab_id, lease.binding.conversation_id],
+            |r| r.get(0),
+        )?
+        .collect::<rusqlite::Result<_>>()?;
+    for op_id in &moved {
+        exec(
+            tx,
+            "UPDATE sends SET lease_id = ?1, claimed_at = ?2 WHERE op_id = ?3",
+            params![lease.lease_id, now, op_id],
+        )?;
+        let send = load(tx, op_id)?;
+        let why = format!(
+            "claim moved to lease {} (the tab leased again for the conversation it now shows; nothing was clicked)",
+            lease.lease_id
+        );
+        note(tx, &send, "extension", (&why, None), now)?;
+    }
+    Ok(moved)
 }
 
 /// The dispatch grant: claimed by this lease → dispatched, only once, only while the
