@@ -24,6 +24,7 @@
   const REMOTE_STOP_WAIT_MS = 5_000; // remote-stop long-poll while an answer is generating
   const STOP_CONFIRM_MS = 15_000; // how long a stopped answer may take to stop
   const MAX_OUTBOX = 5_000;
+  const RETRY_MS = 1_000; // while the owner is unreachable: a fixed, cheap loopback retry
   const COMPOSER_WAIT_MS = 20_000; // how long a tab may show no composer before it says so
   const STREAM_END_WAIT_MS = 10_000; // how long a page error waits for its stream's copy
 
@@ -63,6 +64,19 @@
     return { promise, cancel: () => leaseEvents.removeEventListener('released', listener) };
   }
   let alive = true;
+
+  // One copy per tab. When the scripts run again in this tab (an extension update or a
+  // re-injection while this copy still runs), the newer copy takes the tab and this one
+  // stands down for good: no more asks, no lease, no click. The mark is an attribute on
+  // <html>, which every copy's isolated world shares.
+  const COPY = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  const MARK = 'data-sendledger-copy';
+  document.documentElement.setAttribute(MARK, COPY);
+  new MutationObserver((_, observer) => {
+    if (document.documentElement.getAttribute(MARK) === COPY) return;
+    alive = false; // a newer copy runs here now
+    observer.disconnect();
+  }).observe(document.documentElement, { attributes: true, attributeFilter: [MARK] });
 
   /** Asks the service worker. A worker stopped before answering gives `{lost: true}`. */
   async function ask(type, payload = {}) {
@@ -453,7 +467,10 @@
     watchPageErrors();
     watchLocation();
     let backoff = 500;
-    const pause = async () => {
+    const pause = async (r) => {
+      // The owner down (or restarting) is retried every second, so a tab works again
+      // within a second or two of its return; other refusals back off up to 30 s.
+      if (r && (r.code === 'unreachable' || r.lost || r.status === 503)) return sleep(RETRY_MS);
       await sleep(backoff);
       backoff = Math.min(backoff * 2, 30_000);
     };
@@ -472,7 +489,7 @@
         if (r.code === 'not_paired' || r.code === 'unauthorized') await pairingSignal();
         else {
           if (r.code === 'epoch_stopped') await checkRemoteStops();
-          await pause();
+          await pause(r);
         }
         continue;
       }
@@ -484,8 +501,13 @@
       if (r === RELEASED) {
         // The tab moved on while this long-poll was open: lease again now. Should the old
         // poll still bring a send, it is failed before anything is typed.
+        // A send naming no conversation, or the one the tab now shows, moves to the new
+        // lease with it (the owner moves the claim) and comes again from its `next`.
         pending.then((late) => {
-          if (late.ok && late.body && late.body.send) failBefore(late.body.send, polled, SENTENCES.moved);
+          const s = late.ok && late.body && late.body.send;
+          if (!s || !alive) return;
+          const fits = !s.conversation_id || s.conversation_id === S.conversationId();
+          if (!fits) failBefore(s, polled, SENTENCES.moved);
         });
         continue;
       }
@@ -509,11 +531,11 @@
         stoppedLease = lease;
         await checkRemoteStops();
         await dropLease();
-        await pause();
+        await pause(r);
       } else if (r.code === 'not_paired' || r.code === 'unauthorized') {
         await dropLease();
         await pairingSignal();
-      } else await pause();
+      } else await pause(r);
     }
   }
 

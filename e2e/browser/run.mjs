@@ -23,7 +23,9 @@ import { waitFor } from './lib/wait.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
-const EXTENSION = path.join(repo, 'extension');
+// SENDLEDGER_EXTENSION_DIR=/usr/share/sendledger/extension runs the suite against the
+// folder the installed .deb ships (scripts/test-app.sh --deb installs it).
+const EXTENSION = process.env.SENDLEDGER_EXTENSION_DIR || path.join(repo, 'extension');
 /** The id the manifest's `key` gives the extension (docs/extension.md). */
 const EXTENSION_ID = 'kpfmbaiknegibcaaopmjnbfkbmcdmhfi';
 const SHOTS = path.join(repo, 'target', 'e2e-screenshots', 'browser');
@@ -600,6 +602,49 @@ scenario('a_page_without_a_composer_says_why_nothing_goes_out', async (w) => {
   await w.until(op, 'completed', 30_000);
   const { body } = await w.owner.request('GET', '/v1/status');
   assert.deepEqual(body.status.tab_reports, [], 'the lease cleared the report');
+  assert.equal((await fakeState()).clicks, 1);
+});
+
+scenario('content_scripts_injected_twice_keep_one_copy_one_lease_and_one_click', async (w) => {
+  await ready(w);
+  const sw = await w.worker();
+  const leasesNow = async () => (await (await w.worker()).evaluate(() => chrome.storage.session.get('leases'))).leases || {};
+  const before = Object.values(await leasesNow())[0].lease_id;
+  // The scripts run a second time in the same tab while the first copy still runs.
+  const injected = await sw.evaluate(async () => {
+    const [tab] = await chrome.tabs.query({ url: 'https://chatgpt.com/*' });
+    await chrome.scripting.executeScript({ target: { tabId: tab.id }, files: ['page-observer.js'], world: 'MAIN' });
+    await chrome.scripting.executeScript({ target: { tabId: tab.id }, files: ['selectors.js', 'content.js'] });
+    return tab.id;
+  });
+  assert.ok(injected, 'the second copy was injected');
+  await stopServiceWorker(w);
+  await waitFor(async () => Object.values(await leasesNow())[0]?.lease_id !== before, { what: 'the newer copy to lease the tab' });
+  const settled = Object.values(await leasesNow())[0].lease_id;
+  await new Promise((r) => setTimeout(r, 5_000));
+  assert.equal(Object.values(await leasesNow())[0].lease_id, settled, 'one lease, not taken back and forth');
+  const { body } = await w.owner.request('GET', '/v1/status');
+  assert.equal(body.status.lease_epochs.length, 1, 'one active lease');
+  const op = await w.queue('Sent by exactly one copy.', { conversation_id: CONV_A });
+  await w.until(op, 'completed');
+  const st = await fakeState();
+  assert.equal(st.clicks, 1, 'one click');
+  assert.equal(st.posts, 1);
+});
+
+scenario('the_tab_works_within_2_s_of_the_owners_return_after_70_s_down', async (w) => {
+  await ready(w);
+  const port = w.owner.port;
+  await w.owner.kill('SIGKILL');
+  await new Promise((r) => setTimeout(r, 70_000));
+  const back = Date.now();
+  await w.startOwner(port);
+  await waitFor(async () => (await w.leaseCount()) > 0, { what: 'the tab to lease again', ms: 15_000 });
+  const took = Date.now() - back;
+  console.log(`     the tab leased again ${took} ms after the owner was back`);
+  assert.ok(took < 5_000, `the tab leased again within seconds of the owner's return (took ${took} ms; the design retries every second)`);
+  const op = await w.queue('After the owner came back.', { conversation_id: CONV_A });
+  await w.until(op, 'completed');
   assert.equal((await fakeState()).clicks, 1);
 });
 
