@@ -80,12 +80,42 @@ function renderStatus() {
 }
 
 /** The first-run guide stands in for the empty queue while no chatgpt.com tab is leased. */
+let guideCode = null;
 function renderGuide() {
   const guide = $("#first-run");
   if (!guide || !status) return;
   const empty = rows.size === 0;
   guide.hidden = status.leased || !empty;
   document.body.classList.toggle("first-run", !guide.hidden);
+  if (!guide.hidden && !guideCode) newGuideCode();
+}
+
+/** A pairing code shown inline in the guide (the same one-time code as "Pair extension…"). */
+async function newGuideCode() {
+  guideCode = "asked";
+  try {
+    const p = await invoke("pairing_code");
+    guideCode = p.code;
+    $("#guide-code").textContent = p.code;
+    $("#guide-expiry").textContent = `(valid until ${new Date(p.expires_at).toLocaleTimeString()}, once)`;
+  } catch (e) {
+    $("#guide-code").textContent = "—";
+    $("#guide-expiry").textContent = e.message || String(e);
+  }
+}
+
+async function copyExtensionDir() {
+  const text = $("#extension-dir").textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+    $("#copied").textContent = "copied";
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents($("#extension-dir"));
+    window.getSelection().removeAllRanges();
+    window.getSelection().addRange(range);
+    $("#copied").textContent = "selected: press Ctrl+C";
+  }
 }
 
 function renderCounts() {
@@ -267,6 +297,7 @@ function refocus(el, focused) {
 function apply(update) {
   if (update.kind === "snapshot") {
     who = update.who;
+    if (update.extension_dir) $("#extension-dir").textContent = update.extension_dir;
     status = update.status;
     rows.clear();
     elements.clear();
@@ -438,6 +469,8 @@ async function saveSettings(e) {
 // ---- start ------------------------------------------------------------------------
 
 $("#stop").addEventListener("click", stopNow);
+$("#copy-dir").addEventListener("click", copyExtensionDir);
+$("#guide-new-code").addEventListener("click", newGuideCode);
 $("#resume").addEventListener("click", openResume);
 $("#resume-form").addEventListener("submit", submitResume);
 $("#pair").addEventListener("click", pairNow);

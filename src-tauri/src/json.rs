@@ -60,6 +60,8 @@ impl TrayStatus for Status {
 pub struct Snapshot {
     /// The OS user: the default "who" of a person's decision.
     pub who: String,
+    /// Where the browser extension's folder is (the first-run guide shows it), if found.
+    pub extension_dir: Option<String>,
     /// Counts, gate and every section, computed in the core (`sendledger::api::queue`).
     #[serde(flatten)]
     pub view: sendledger::api::queue::QueueView,
