@@ -86,6 +86,10 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         "clock",
         &["api", "bridge", "owner", "cli", "ledger", "provider"],
     ),
+    (
+        "json_depth",
+        &["api", "bridge", "owner", "cli", "ledger", "provider"],
+    ),
     ("api", &["bridge", "owner", "cli"]),
     ("bridge", &["owner", "cli"]),
     ("owner", &["cli"]),

@@ -588,12 +588,7 @@ impl Run {
         }
         // At most one in flight.
         let in_flight: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sends WHERE state IN ('claimed', 'dispatched') \
-                 OR (state = 'accepted' AND answered_at IS NULL AND answer_not_observed_at IS NULL)",
-                [],
-                |r| r.get(0),
-            )
+            .query_row("SELECT count(*) FROM sends_in_flight", [], |r| r.get(0))
             .unwrap();
         // At most one in flight. One exception, by design: a send reobserved from
         // uncertain becomes accepted (awaiting its answer) even if another send was handed

@@ -30,23 +30,10 @@ function when(ms) {
   return new Date(ms).toLocaleString();
 }
 
-const STATE_WORDS = {
-  queued: "queued",
-  claimed: "handed to the browser",
-  dispatched: "clicked, waiting for the page",
-  accepted: "accepted, waiting for the answer",
-  completed: "answered",
-  rejected: "never left this computer",
-  uncertain: "uncertain",
-  stopped: "stopped",
-  confirmed: "confirmed sent",
-  abandoned: "abandoned",
-  page_error: "the page said no",
-};
-
+// The words for a row's state come from the core (api::queue::state_words): the window
+// only renders them.
 function stateWords(row) {
-  if (row.state === "accepted" && row.section === "history") return "accepted (answer not seen)";
-  return STATE_WORDS[row.state] || row.state;
+  return row.label;
 }
 
 // ---- rendering ----------------------------------------------------------------------

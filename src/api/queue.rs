@@ -85,6 +85,8 @@ pub struct Row {
     pub state: SendState,
     /// Which section it belongs to.
     pub section: Section,
+    /// Its state in words for a person (see [`state_words`]).
+    pub label: String,
     /// When it was queued.
     pub created_at: i64,
     /// When it last changed.
@@ -334,6 +336,7 @@ fn row_of(
     };
     let waiting = src.waiting(&send)?;
     Ok(Row {
+        label: state_words(&send).to_string(),
         preview: preview(&send.text),
         op_id: send.op_id,
         conversation: send.conversation_id,
@@ -349,6 +352,24 @@ fn row_of(
         actions,
         timeline: timeline.into_iter().map(Into::into).collect(),
     })
+}
+
+/// A send's state in words for a person: what it means for the message.
+pub fn state_words(send: &Send) -> &'static str {
+    match send.state {
+        SendState::Queued => "queued",
+        SendState::Claimed => "handed to the browser",
+        SendState::Dispatched => "clicked, waiting for the page",
+        SendState::Accepted if send.holds_slot() => "accepted, waiting for the answer",
+        SendState::Accepted => "accepted (answer not seen)",
+        SendState::Completed => "answered",
+        SendState::Rejected => "never left this computer",
+        SendState::Uncertain => "uncertain",
+        SendState::Stopped => "stopped",
+        SendState::Confirmed => "confirmed sent",
+        SendState::Abandoned => "abandoned",
+        SendState::PageError => "the page said no",
+    }
 }
 
 /// Folds whitespace and cuts the text at [`PREVIEW_CHARS`] characters.

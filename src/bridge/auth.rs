@@ -2,13 +2,14 @@
 //! bridge's port only: no DNS rebinding), Origin (none for local clients; for extension
 //! routes the paired extension's `chrome-extension://` origin, or none — a service
 //! worker's GET carries none; web pages never), and the bearer token of the route's
-//! scope. Tokens are compared by SHA-256.
+//! scope. Tokens are compared by SHA-256. Host, Origin and Authorization may each appear
+//! once, in readable ASCII; an absolute-form request target must name the bridge too.
 
 use super::error::ApiError;
 use super::pairing::token_hash;
 use super::BridgeState;
 use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -40,6 +41,52 @@ fn host_ok(host: &str, port: u16) -> bool {
         .any(|name| host.eq_ignore_ascii_case(&format!("{name}:{port}")))
 }
 
+/// Why a header that must appear at most once could not be read.
+enum Unreadable {
+    Repeated,
+    NotAscii,
+}
+
+/// The one value of header `name`: `None` when absent; refused when it appears twice
+/// or holds anything but visible ASCII (an unreadable Origin is never "no Origin").
+fn single<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Result<Option<&'a str>, Unreadable> {
+    let mut values = headers.get_all(name).iter();
+    let Some(first) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(Unreadable::Repeated);
+    }
+    first.to_str().map(Some).map_err(|_| Unreadable::NotAscii)
+}
+
+/// The Host header and an absolute-form request target must both name the bridge.
+fn check_host(port: u16, req: &Request) -> Result<(), ApiError> {
+    let refuse = |why: String| ApiError::new(StatusCode::MISDIRECTED_REQUEST, "bad_host", why);
+    let host = match single(req.headers(), &header::HOST) {
+        Ok(h) => h.unwrap_or(""),
+        Err(Unreadable::Repeated) => {
+            return Err(refuse(
+                "the request has more than one Host header: send exactly one".into(),
+            ))
+        }
+        Err(Unreadable::NotAscii) => {
+            return Err(refuse(
+                "the Host header is not readable ASCII: send exactly one, naming 127.0.0.1".into(),
+            ))
+        }
+    };
+    if !host_ok(host, port) {
+        return Err(refuse(format!("the Host header must name 127.0.0.1:{port} (or localhost): requests through other names are refused")));
+    }
+    match req.uri().authority() {
+        Some(a) if !host_ok(a.as_str(), port) => Err(refuse(format!(
+            "the request target names another host: use a path (`/v1/...`) or http://127.0.0.1:{port}/..."
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Whether `origin` is a browser extension's origin.
 pub fn is_extension_origin(origin: &str) -> bool {
     origin
@@ -54,82 +101,111 @@ pub(crate) async fn guard(State(st): State<BridgeState>, req: Request, next: Nex
     }
 }
 
-fn check(st: &BridgeState, req: &Request) -> Result<(), ApiError> {
-    let headers = req.headers();
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("");
-    if !host_ok(host, st.port()) {
-        return Err(ApiError::new(
-            StatusCode::MISDIRECTED_REQUEST,
-            "bad_host",
-            format!("the Host header must name 127.0.0.1:{} (or localhost): requests through other names are refused", st.port()),
-        ));
-    }
-    let origin = headers.get(header::ORIGIN).and_then(|h| h.to_str().ok());
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|h| h.to_str().ok())
+fn bad_origin(why: &str) -> ApiError {
+    ApiError::new(StatusCode::FORBIDDEN, "bad_origin", why.to_string())
+}
+
+fn unauthorized() -> ApiError {
+    ApiError::new(
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+        "missing or wrong bearer token: clients use the token in the profile's client.token; the extension must be paired",
+    )
+}
+
+fn read_origin(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
+    single(headers, &header::ORIGIN).map_err(|e| match e {
+        Unreadable::Repeated => {
+            bad_origin("the request has more than one Origin header: it is refused")
+        }
+        Unreadable::NotAscii => {
+            bad_origin("the Origin header is not readable ASCII: it is refused")
+        }
+    })
+}
+
+/// The bearer token, if the request carries one (scheme case-insensitive).
+fn read_bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
+    let value = single(headers, &header::AUTHORIZATION).map_err(|e| {
+        let why = match e {
+            Unreadable::Repeated => {
+                "the request has more than one Authorization header: send exactly one"
+            }
+            Unreadable::NotAscii => {
+                "the Authorization header is not readable ASCII: send `Bearer <token>`"
+            }
+        };
+        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", why)
+    })?;
+    Ok(value
         .and_then(|h| h.split_once(' '))
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim());
-    let bad_origin =
-        |why: &str| ApiError::new(StatusCode::FORBIDDEN, "bad_origin", why.to_string());
-    let unauthorized = || {
-        ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
-            "missing or wrong bearer token: clients use the token in the profile's client.token; the extension must be paired",
-        )
-    };
+        .map(|(_, token)| token.trim()))
+}
+
+fn check(st: &BridgeState, req: &Request) -> Result<(), ApiError> {
+    check_host(st.port(), req)?;
+    let origin = read_origin(req.headers())?;
+    let bearer = read_bearer(req.headers())?;
     match scope_of(req.uri().path()) {
         Scope::Pairing => match origin {
             Some(o) if is_extension_origin(o) => Ok(()),
             _ => Err(bad_origin("pairing is only for the browser extension")),
         },
-        Scope::Client => {
-            if origin.is_some() {
-                return Err(bad_origin(
-                    "requests from web pages are refused: local clients send no Origin",
-                ));
-            }
-            let token = bearer.ok_or_else(unauthorized)?;
-            if token_hash(token) == st.client_token_hash() {
-                Ok(())
-            } else if st.is_extension_token(token) {
-                Err(ApiError::new(
-                    StatusCode::FORBIDDEN,
-                    "wrong_scope",
-                    "the extension's token cannot use client routes",
-                ))
-            } else {
-                Err(unauthorized())
-            }
-        }
-        Scope::Extension => {
-            let token = bearer.ok_or_else(unauthorized)?;
-            if token_hash(token) == st.client_token_hash() {
-                return Err(ApiError::new(
-                    StatusCode::FORBIDDEN,
-                    "wrong_scope",
-                    "the client token cannot use extension routes",
-                ));
-            }
-            let paired = st.paired_origin().ok_or_else(unauthorized)?;
-            // Chromium's service worker sends no Origin on a GET; a web page always sends
-            // one (and cannot add the bearer token without a preflight the bridge never
-            // answers). So: the paired extension's origin, or none with its token.
-            if origin.is_some_and(|o| o != paired) {
-                return Err(bad_origin(
-                    "only the paired extension may use extension routes",
-                ));
-            }
-            if st.is_extension_token(token) {
-                Ok(())
-            } else {
-                Err(unauthorized())
-            }
-        }
+        Scope::Client => client_scope(st, origin, bearer),
+        Scope::Extension => extension_scope(st, origin, bearer),
+    }
+}
+
+fn client_scope(
+    st: &BridgeState,
+    origin: Option<&str>,
+    bearer: Option<&str>,
+) -> Result<(), ApiError> {
+    if origin.is_some() {
+        return Err(bad_origin(
+            "requests from web pages are refused: local clients send no Origin",
+        ));
+    }
+    let token = bearer.ok_or_else(unauthorized)?;
+    if token_hash(token) == st.client_token_hash() {
+        Ok(())
+    } else if st.is_extension_token(token) {
+        Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "wrong_scope",
+            "the extension's token cannot use client routes",
+        ))
+    } else {
+        Err(unauthorized())
+    }
+}
+
+fn extension_scope(
+    st: &BridgeState,
+    origin: Option<&str>,
+    bearer: Option<&str>,
+) -> Result<(), ApiError> {
+    let token = bearer.ok_or_else(unauthorized)?;
+    if token_hash(token) == st.client_token_hash() {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "wrong_scope",
+            "the client token cannot use extension routes",
+        ));
+    }
+    let paired = st.paired_origin().ok_or_else(unauthorized)?;
+    // Chromium's service worker sends no Origin on a GET; a web page always sends
+    // one (and cannot add the bearer token without a preflight the bridge never
+    // answers). So: the paired extension's origin, or none with its token.
+    if origin.is_some_and(|o| o != paired) {
+        return Err(bad_origin(
+            "only the paired extension may use extension routes",
+        ));
+    }
+    if st.is_extension_token(token) {
+        Ok(())
+    } else {
+        Err(unauthorized())
     }
 }

@@ -1,5 +1,6 @@
-//! Request bodies: read within the route's size limit, parsed with serde, refused with
-//! `{code, message}` — and the message never echoes the body (it may hold a send's text).
+//! Request bodies: read within the route's size limit and the JSON depth bound
+//! ([`crate::json_depth::MAX_DEPTH`]), parsed with serde, refused with `{code, message}`
+//! — and the message never echoes the body (it may hold a send's text).
 
 use super::error::ApiError;
 use axum::body::Bytes;
@@ -9,8 +10,12 @@ use serde::de::DeserializeOwned;
 
 /// Default body limit, in bytes (16 KiB).
 pub const DEFAULT_LIMIT: usize = 16 * 1024;
-/// Limit for `POST /v1/sends`, in bytes (160 KiB: the 64 KiB text limit, JSON-escaped).
-pub const SEND_LIMIT: usize = 160 * 1024;
+/// Limit for `POST /v1/sends`, in bytes (400 KiB). The text's own limit
+/// ([`crate::send_text::MAX_TEXT_BYTES`], 64 KiB) is on the decoded text, whatever its
+/// escaping: JSON may spell each byte of it as `\u00XX` (six bytes), and an emoji as
+/// two `\uXXXX` escapes (twelve bytes for four), so the body may be up to six times the
+/// text, plus its other fields.
+pub const SEND_LIMIT: usize = 6 * crate::send_text::MAX_TEXT_BYTES + 16 * 1024;
 /// Limit for `POST /v1/ext/observations`, in bytes (1 MiB).
 pub const OBSERVATION_LIMIT: usize = 1024 * 1024;
 
@@ -31,6 +36,13 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
             } else {
                 ApiError::new(StatusCode::BAD_REQUEST, "malformed", "the body could not be read")
             }
+        })?;
+        crate::json_depth::check_text(&bytes).map_err(|e| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "malformed",
+                format!("the body is not read: {e}; no route takes that (docs/bridge-api.md)"),
+            )
         })?;
         serde_json::from_slice(&bytes).map(Body).map_err(|e| {
             let what = match e.classify() {

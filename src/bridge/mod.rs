@@ -9,11 +9,12 @@
 pub mod auth;
 pub mod body;
 mod client_routes;
+pub mod connections;
 pub mod discovery;
 pub mod error;
 mod events;
 mod extension_routes;
-mod observations;
+pub mod observations;
 pub mod pairing;
 pub mod routes;
 
@@ -238,10 +239,12 @@ async fn json_errors(res: axum::response::Response) -> axum::response::Response 
     ApiError::new(status, code, message).into_response()
 }
 
-/// Serves until `stop` turns true, then finishes in-flight requests.
+/// Serves until `stop` turns true, then finishes in-flight requests; at most `cap`
+/// connections at once (see [`connections`]).
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     state: BridgeState,
+    cap: usize,
     mut stop: watch::Receiver<bool>,
 ) {
     let app = router(state.clone());
@@ -253,10 +256,5 @@ pub(crate) async fn serve(
         }
         state.0.closing.send_replace(true);
     };
-    if let Err(e) = axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
-    {
-        tracing::error!(error = %e, "bridge stopped with an error");
-    }
+    connections::serve(listener, app, cap, shutdown).await;
 }

@@ -5,6 +5,10 @@
 //! accepted send `page_error` (a usage limit also closes the limit gate), a listing
 //! yields evidence for a person (a note on the uncertain send, never a decision), and
 //! hand-off frames that cannot be read are said so in the send's timeline.
+//!
+//! [`Tracker`] is the part without the ledger — which stream belongs to which send,
+//! chunks in `seq` order, the facts they newly show — public so that the fuzz target
+//! (`fuzz/fuzz_targets/observations.rs`) drives exactly what the owner applies.
 
 use super::error::ApiError;
 use super::BridgeState;
@@ -111,23 +115,30 @@ struct Track {
     order: u64,
 }
 
-/// Streams being followed, by the extension's stream id.
+/// Streams being followed, by the extension's stream id (at most 16; the oldest is
+/// dropped first).
 #[derive(Default)]
-pub(crate) struct Tracker {
+pub struct Tracker {
     tracks: HashMap<String, Track>,
     counter: u64,
 }
 
 /// What feeding a stream showed: new facts, and the outcome when the stream ended
 /// (op id, outcome sentence).
-#[derive(Default)]
-struct Fed {
-    facts: Vec<Fact>,
-    end: Option<(String, String)>,
+#[derive(Debug, Default)]
+pub struct Fed {
+    /// Facts the ledger is to commit, in order.
+    pub facts: Vec<Fact>,
+    /// At `stream_end`: (op id, the turn's outcome in a sentence).
+    pub end: Option<(String, String)>,
 }
 
-enum Fact {
+/// A fact a stream showed about its send.
+#[derive(Debug)]
+pub enum Fact {
+    /// (op id, receipt): the page accepted the send.
     Receipt(String, Receipt),
+    /// (op id, message id, answer text): the final answer.
     Answer(String, String, String),
     /// The page ended the turn with its own error and no answer: (op id, message).
     PageError(String, String),
@@ -143,7 +154,9 @@ fn refused(msg: impl Into<String>) -> ApiError {
 }
 
 impl Tracker {
-    fn start(
+    /// Starts following `stream_id` as the stream of send `op_id`, whose text is `text`
+    /// and whose conversation request the page sent as `req`.
+    pub fn start(
         &mut self,
         stream_id: String,
         op_id: String,
@@ -177,12 +190,18 @@ impl Tracker {
         );
     }
 
-    /// Feeds what arrived and returns the facts it newly shows.
-    fn feed(&mut self, stream_id: &str, input: Input) -> Fed {
+    /// Feeds what arrived and returns the facts it newly shows. Input nesting past the
+    /// depth bound ends the track with no facts at all: `Err(op id)`.
+    pub fn feed(&mut self, stream_id: &str, input: Input) -> Result<Fed, String> {
         let Some(t) = self.tracks.get_mut(stream_id) else {
-            return Fed::default();
+            return Ok(Fed::default());
         };
         let (ended, not_understood) = t.take(input);
+        if t.decoder.nests_too_deep() {
+            let op_id = t.op_id.clone();
+            self.tracks.remove(stream_id);
+            return Err(op_id);
+        }
         // At the end of the HTTP stream the decoder is finished (an unterminated last line
         // counts, a cut stream says so) — unless the turn was handed off and its answer
         // is still to come over the WebSocket: then it stays followed.
@@ -205,7 +224,7 @@ impl Tracker {
         if finishing {
             self.tracks.remove(stream_id);
         }
-        Fed { facts, end }
+        Ok(Fed { facts, end })
     }
 }
 
@@ -276,9 +295,14 @@ impl Track {
     }
 }
 
-enum Input {
+/// One forwarded piece of a tracked stream.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// (seq, text): a piece of the HTTP response body, decoded in `seq` order.
     Chunk(u64, String),
+    /// One WebSocket text frame after a hand-off.
     Websocket(String),
+    /// The HTTP response body ended.
     End,
 }
 
@@ -303,7 +327,14 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         Kind::Websocket { stream_id, message } => (stream_id, Input::Websocket(message)),
         Kind::StreamEnd { stream_id } => (stream_id, Input::End),
     };
-    let Fed { facts, end } = st.observations().feed(&stream_id, input);
+    let fed = st.observations().feed(&stream_id, input);
+    let Fed { facts, end } = fed.map_err(|op_id| {
+        refused(format!(
+            "the page's stream of send {op_id} is not read: {}; the owner no longer follows \
+             that stream, and the send keeps its state (see docs/bridge-api.md)",
+            crate::json_depth::TooDeep
+        ))
+    })?;
     let mut applied = Vec::new();
     for fact in facts {
         applied.push(apply_fact(st, fact).await?);

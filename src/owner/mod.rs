@@ -69,6 +69,8 @@ impl Owner {
     /// Takes the profile, recovers, binds the bridge on 127.0.0.1 and writes `bridge.json`
     /// and `client.token` (0600). Errors name what to do (profile owned: the pid; port in use).
     pub async fn start(cfg: OwnerConfig) -> Result<Owner, OwnerError> {
+        // Idle connections must never be what keeps Stop out (docs/bridge-api.md).
+        let open_files = bridge::connections::raise_open_file_limit();
         let profile = cfg.profile.clone();
         let clock = cfg.clock.clone();
         let (ledger, recovered) = {
@@ -114,9 +116,10 @@ impl Owner {
             }
         })?;
         let (stop_tx, stop_rx) = watch::channel(false);
-        let server = tokio::spawn(bridge::serve(listener, state.clone(), stop_rx.clone()));
+        let cap = bridge::connections::connection_cap(open_files);
+        let server = tokio::spawn(bridge::serve(listener, state.clone(), cap, stop_rx.clone()));
         let sweeper = tokio::spawn(sweep(ledger.clone(), cfg.bounds, stop_rx));
-        tracing::info!(%address, rejected = recovered.rejected.len(), uncertain = recovered.uncertain.len(), "owner started");
+        tracing::info!(%address, open_files, connections = cap, rejected = recovered.rejected.len(), uncertain = recovered.uncertain.len(), "owner started");
         Ok(Owner {
             ledger,
             state,

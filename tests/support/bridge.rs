@@ -8,10 +8,16 @@
 //! an event, with a bound ([`BOUND`]) that only matters when something is broken.
 #![allow(dead_code)] // each test binary uses its own subset
 
-use rusqlite::types::ValueRef;
+#[path = "dump.rs"]
+mod dump_rows;
+#[path = "kill.rs"]
+mod kill_child;
+
+pub use dump_rows::{dump_connection, Dump};
+pub use kill_child::sigkill_and_reap;
+
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -74,7 +80,27 @@ impl Serve {
     /// Starts serve with exactly `args` after `serve`; `Err` when it exits before printing
     /// its port.
     pub fn try_start(profile: &Path, args: &[&str]) -> Result<Serve, ServeFailed> {
-        let mut child = Command::new(binary())
+        Self::try_start_limited(profile, args, None)
+    }
+
+    /// Starts serve on `profile` with `--port 0`, its open-file limit set to
+    /// `(soft, hard)` before it runs (`setrlimit` in the child, as a shell's `ulimit -n`).
+    pub fn start_with_open_files(profile: &Path, soft: u64, hard: u64) -> Serve {
+        Self::try_start_limited(profile, &["--port", "0"], Some((soft, hard))).unwrap_or_else(|f| {
+            panic!(
+                "serve exited before it was ready ({}): {}",
+                f.status, f.stderr
+            )
+        })
+    }
+
+    fn try_start_limited(
+        profile: &Path,
+        args: &[&str],
+        open_files: Option<(u64, u64)>,
+    ) -> Result<Serve, ServeFailed> {
+        let mut command = Command::new(binary());
+        command
             .arg("--profile")
             .arg(profile)
             .arg("serve")
@@ -82,9 +108,25 @@ impl Serve {
             .env("SENDLEDGER_LOG", "trace")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("sendledger serve starts");
+            .stderr(Stdio::piped());
+        if let Some((soft, hard)) = open_files {
+            use std::os::unix::process::CommandExt;
+            let lim = libc::rlimit {
+                rlim_cur: soft as libc::rlim_t,
+                rlim_max: hard as libc::rlim_t,
+            };
+            // SAFETY: setrlimit is async-signal-safe; it only reads `lim`, a copy.
+            unsafe {
+                command.pre_exec(move || {
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
+        }
+        let mut child = command.spawn().expect("sendledger serve starts");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
         let (tx, lines) = mpsc::channel();
@@ -98,6 +140,7 @@ impl Serve {
         });
         let stderr = Arc::new(Mutex::new(String::new()));
         let sink = stderr.clone();
+        let (stderr_closed, stderr_drained) = mpsc::channel::<()>();
         std::thread::spawn(move || {
             let mut r = BufReader::new(stderr_pipe);
             let mut line = String::new();
@@ -105,6 +148,7 @@ impl Serve {
                 sink.lock().unwrap().push_str(&line);
                 line.clear();
             }
+            let _ = stderr_closed.send(());
         });
         let mut serve = Serve {
             child: Some(child),
@@ -123,6 +167,8 @@ impl Serve {
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     let status = serve.wait_exit();
+                    // Everything it wrote to stderr is read before it is reported.
+                    let _ = stderr_drained.recv_timeout(BOUND);
                     return Err(ServeFailed {
                         status,
                         stderr: serve.stderr(),
@@ -190,14 +236,7 @@ impl Serve {
     /// SIGKILLs serve and reaps it.
     pub fn kill(mut self) {
         let mut child = self.child.take().expect("running");
-        child.kill().expect("SIGKILL delivered");
-        let status = child.wait().expect("serve is reaped");
-        use std::os::unix::process::ExitStatusExt;
-        assert_eq!(
-            status.signal(),
-            Some(libc::SIGKILL),
-            "serve died of SIGKILL"
-        );
+        sigkill_and_reap(&mut child, "serve");
     }
 
     /// Sends SIGTERM (the process keeps running until [`Self::wait_exit`]).
@@ -598,46 +637,9 @@ pub fn read_only(profile: &Path) -> Connection {
     c
 }
 
-/// Every table's rows rendered as text, sorted: equal dumps mean nothing was written.
-pub type Dump = BTreeMap<String, Vec<String>>;
-
 /// A dump of every table of the profile's ledger.
 pub fn dump(profile: &Path) -> Dump {
-    let conn = read_only(profile);
-    let names: Vec<String> = conn
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        .expect("schema readable")
-        .query_map([], |r| r.get(0))
-        .expect("schema readable")
-        .collect::<rusqlite::Result<_>>()
-        .expect("schema readable");
-    let mut out = Dump::new();
-    for name in names {
-        let mut stmt = conn
-            .prepare(&format!("SELECT * FROM \"{name}\""))
-            .expect("table readable");
-        let n = stmt.column_count();
-        let mut rows: Vec<String> = stmt
-            .query_map([], |r| {
-                let mut cells = Vec::with_capacity(n);
-                for i in 0..n {
-                    cells.push(match r.get_ref(i)? {
-                        ValueRef::Null => "NULL".to_string(),
-                        ValueRef::Integer(v) => v.to_string(),
-                        ValueRef::Real(v) => v.to_string(),
-                        ValueRef::Text(t) => format!("{:?}", String::from_utf8_lossy(t)),
-                        ValueRef::Blob(b) => format!("blob {b:?}"),
-                    });
-                }
-                Ok(cells.join("|"))
-            })
-            .expect("table readable")
-            .collect::<rusqlite::Result<_>>()
-            .expect("table readable");
-        rows.sort();
-        out.insert(name, rows);
-    }
-    out
+    dump_connection(&read_only(profile))
 }
 
 /// (from, to, actor) of every event of `op_id`, oldest first, from the ledger file.

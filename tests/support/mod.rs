@@ -3,9 +3,15 @@
 //! (to prove a refusal wrote nothing), and the custody child process for kill tests.
 #![allow(dead_code)] // each test binary uses its own subset
 
+#[path = "dump.rs"]
+mod dump_rows;
+#[path = "kill.rs"]
+mod kill_child;
 pub mod script;
 
-use rusqlite::types::ValueRef;
+pub use dump_rows::{dump_connection, Dump};
+pub use kill_child::sigkill_and_reap;
+
 use rusqlite::Connection;
 use sendledger::clock::{ManualClock, Millis};
 use sendledger::ledger::{
@@ -13,7 +19,6 @@ use sendledger::ledger::{
     TabBinding,
 };
 use sendledger::profile::Profile;
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -223,46 +228,9 @@ pub fn drive_to(ledger: &mut Ledger, op: &str, target: SendState) -> Option<Stri
     Some(lease)
 }
 
-/// Every table's rows, each row rendered as text, in a stable order.
-pub type Dump = BTreeMap<String, Vec<String>>;
-
 /// A dump of every table of the ledger (to prove a refusal wrote nothing).
 pub fn dump(conn: &Connection) -> Dump {
-    let mut tables = conn
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        .expect("schema readable");
-    let names: Vec<String> = tables
-        .query_map([], |r| r.get(0))
-        .expect("schema readable")
-        .collect::<rusqlite::Result<_>>()
-        .expect("schema readable");
-    let mut out = Dump::new();
-    for name in names {
-        let mut stmt = conn
-            .prepare(&format!("SELECT * FROM \"{name}\""))
-            .expect("table readable");
-        let n = stmt.column_count();
-        let mut rows: Vec<String> = stmt
-            .query_map([], |r| {
-                let mut cells = Vec::with_capacity(n);
-                for i in 0..n {
-                    cells.push(match r.get_ref(i)? {
-                        ValueRef::Null => "NULL".to_string(),
-                        ValueRef::Integer(v) => v.to_string(),
-                        ValueRef::Real(v) => v.to_string(),
-                        ValueRef::Text(t) => format!("{:?}", String::from_utf8_lossy(t)),
-                        ValueRef::Blob(b) => format!("blob {b:?}"),
-                    });
-                }
-                Ok(cells.join("|"))
-            })
-            .expect("table readable")
-            .collect::<rusqlite::Result<_>>()
-            .expect("table readable");
-        rows.sort();
-        out.insert(name, rows);
-    }
-    out
+    dump_connection(conn)
 }
 
 /// The transition events of `op` as (from, to), oldest first.
@@ -384,14 +352,7 @@ impl CustodyChild {
 
     /// SIGKILLs the child and reaps it (the kernel has released its locks on return).
     pub fn kill(mut self) {
-        self.child.kill().expect("SIGKILL delivered");
-        let status = self.child.wait().expect("the child is reaped");
-        use std::os::unix::process::ExitStatusExt;
-        assert_eq!(
-            status.signal(),
-            Some(9), // SIGKILL
-            "the child died of SIGKILL"
-        );
+        sigkill_and_reap(&mut self.child, "the child");
     }
 
     /// The process id.

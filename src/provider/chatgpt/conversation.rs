@@ -77,7 +77,7 @@ const EXPECTED: &str = "conversation listing";
 /// Parses either listing form. An error answer (`{"detail": …}`) is
 /// [`ParseError::ErrorBody`].
 pub fn parse_listing(body: &[u8]) -> Result<ConversationListing, ParseError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::not_json(&e))?;
+    let v: Value = ParseError::parse(body)?;
     let shape = |missing| ParseError::Shape {
         expected: EXPECTED,
         missing,

@@ -10,7 +10,11 @@
 //! extension, object merge), `patch` (`v` is a list of `{p, o, v}` applied in order,
 //! their paths under the event's `p`), `remove`, `truncate` (to `v` UTF-16 units or
 //! array items, as the page's JavaScript counts).
+//!
+//! No op may make the state nest deeper than [`json_depth::MAX_DEPTH`]: a value added
+//! at a path of `k` tokens counts `k` levels above it ([`OpError::StateTooDeep`]).
 
+use crate::json_depth;
 use serde_json::{Map, Value};
 
 /// Deepest `patch` nesting applied.
@@ -29,6 +33,9 @@ pub enum OpError {
     UnknownOp,
     /// `patch` nested deeper than the decoder follows.
     TooDeep,
+    /// The op would make the stream's state nest deeper than
+    /// [`crate::json_depth::MAX_DEPTH`] (the stream is then no longer followed).
+    StateTooDeep,
 }
 
 /// The carried `p`, `o`, `c` between events of one stream.
@@ -101,10 +108,13 @@ pub fn apply(root: &mut Value, path: &str, op: &str, v: Value) -> Result<(), OpE
 
 fn apply_at(root: &mut Value, path: &str, op: &str, v: Value, depth: usize) -> Result<(), OpError> {
     let tokens = parse_pointer(path)?;
+    let fits =
+        |above: usize, v: &Value| json_depth::fits_at(above, v).map_err(|_| OpError::StateTooDeep);
     match op {
-        "add" => add(root, &tokens, v),
-        "replace" => replace(root, &tokens, v),
-        "append" => append(root, &tokens, v),
+        "add" => fits(tokens.len(), &v).and_then(|()| add(root, &tokens, v)),
+        "replace" => fits(tokens.len(), &v).and_then(|()| replace(root, &tokens, v)),
+        // An append may push `v` into an array at the path: one level more.
+        "append" => fits(tokens.len() + 1, &v).and_then(|()| append(root, &tokens, v)),
         "remove" => remove(root, &tokens),
         "truncate" => truncate(root, &tokens, &v),
         "patch" => {

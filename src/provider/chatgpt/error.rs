@@ -41,6 +41,10 @@ pub enum ParseError {
         /// The JSON field, e.g. "messages[0].id".
         field: &'static str,
     },
+    /// The JSON nests deeper than [`crate::json_depth::MAX_DEPTH`] levels: not the page's
+    /// traffic (it nests about 11), and not read.
+    #[error("the body nests deeper than {} levels of JSON objects and arrays, far deeper than chatgpt.com's traffic; it is not read", crate::json_depth::MAX_DEPTH)]
+    TooDeep,
     /// The body is chatgpt.com's error answer (`{"detail": …}`), not a conversation.
     #[error("the body is an error answer from chatgpt.com ({summary}), not a conversation; fetch it again")]
     ErrorBody {
@@ -50,6 +54,12 @@ pub enum ParseError {
 }
 
 impl ParseError {
+    /// Parses `body` as JSON within the depth bound.
+    pub(crate) fn parse(body: &[u8]) -> Result<serde_json::Value, Self> {
+        crate::json_depth::check_text(body).map_err(|_| ParseError::TooDeep)?;
+        serde_json::from_slice(body).map_err(|e| ParseError::not_json(&e))
+    }
+
     pub(crate) fn not_json(e: &serde_json::Error) -> Self {
         ParseError::NotJson {
             detail: format!(

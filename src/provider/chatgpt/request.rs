@@ -73,7 +73,7 @@ const EXPECTED: &str = "conversation request";
 /// Parses a conversation request body (UTF-8 JSON). Unknown fields are ignored; the
 /// body must hold an `action` string and exactly one user message with an id.
 pub fn parse_request(body: &[u8]) -> Result<ConversationRequest, ParseError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::not_json(&e))?;
+    let v: Value = ParseError::parse(body)?;
     let shape = |missing| ParseError::Shape {
         expected: EXPECTED,
         missing,

@@ -17,11 +17,15 @@
 //!   array of envelopes (`websocket_handoff.jsonl`, `websocket_handoff_arrays.jsonl`).
 //!
 //! Unknown event types and fields are passed over (counted in
-//! [`TurnObservation::warnings`]); nothing here fails or panics on input.
+//! [`TurnObservation::warnings`]); nothing here fails or panics on input. JSON nesting
+//! deeper than [`json_depth::MAX_DEPTH`] — in one event, or built over several delta
+//! ops — is passed over too, and [`StreamDecoder::nests_too_deep`] turns true: the
+//! owner stops following such a stream.
 
 use super::delta::{self, Carry};
 use super::message::ObservedMessage;
 use super::sse::{SseEvent, SseFramer};
+use crate::json_depth;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
@@ -173,6 +177,7 @@ pub struct StreamDecoder {
     error: Option<String>,
     warnings: Vec<String>,
     seen_items: HashSet<String>,
+    too_deep: bool,
 }
 
 impl Default for StreamDecoder {
@@ -200,6 +205,7 @@ impl StreamDecoder {
             error: None,
             warnings: Vec::new(),
             seen_items: HashSet::new(),
+            too_deep: false,
         }
     }
 
@@ -230,8 +236,10 @@ impl StreamDecoder {
     /// envelope with no `type` anywhere, is counted as unreadable.
     pub fn feed_websocket_frame(&mut self, raw_json: &str) -> FrameReading {
         let mut out = FrameReading::default();
-        match serde_json::from_str::<Value>(raw_json) {
-            Ok(Value::Array(envelopes)) => {
+        match self.parse_json(raw_json) {
+            // Nested deeper than the bound: passed over, and the owner stops following.
+            None => {}
+            Some(Ok(Value::Array(envelopes))) => {
                 if envelopes.len() > MAX_FRAME_ENVELOPES {
                     self.warn(
                         "a WebSocket frame held too many envelopes; the rest were passed over",
@@ -242,8 +250,8 @@ impl StreamDecoder {
                     self.websocket_envelope(e, &mut out);
                 }
             }
-            Ok(frame) => self.websocket_envelope(&frame, &mut out),
-            Err(_) => {
+            Some(Ok(frame)) => self.websocket_envelope(&frame, &mut out),
+            Some(Err(_)) => {
                 self.warn("a WebSocket frame is not JSON");
                 out.unreadable += 1;
             }
@@ -301,6 +309,24 @@ impl StreamDecoder {
         }
     }
 
+    /// Whether some input nested deeper than [`json_depth::MAX_DEPTH`] (one event or
+    /// frame, or the state a delta op would have built); such input was passed over, so
+    /// the observation may miss part of the turn.
+    pub fn nests_too_deep(&self) -> bool {
+        self.too_deep
+    }
+
+    /// One JSON text of the stream, parsed; `None` (and the stream marked too deep)
+    /// when it nests deeper than the bound.
+    fn parse_json(&mut self, text: &str) -> Option<serde_json::Result<Value>> {
+        if json_depth::check_text(text.as_bytes()).is_err() {
+            self.too_deep = true;
+            self.warn("JSON nesting deeper than the depth bound was passed over");
+            return None;
+        }
+        Some(serde_json::from_str(text))
+    }
+
     /// What the stream shows so far, without ending it: an event whose lines are
     /// complete is counted even if its closing empty line has not come yet.
     pub fn snapshot(&self) -> TurnObservation {
@@ -356,9 +382,10 @@ impl StreamDecoder {
                     self.set_encoding(src, Encoding::Unsupported);
                 }
             },
-            Some("delta") => match serde_json::from_str::<Value>(&e.data) {
-                Ok(v) => self.delta(src, v),
-                Err(_) => self.warn("a delta event is not JSON"),
+            Some("delta") => match self.parse_json(&e.data) {
+                Some(Ok(v)) => self.delta(src, v),
+                Some(Err(_)) => self.warn("a delta event is not JSON"),
+                None => {}
             },
             None | Some("message") => self.data(src, &e.data),
             Some(_) => self.warn("an unknown SSE event type was passed over"),
@@ -372,9 +399,10 @@ impl StreamDecoder {
             }
             return;
         }
-        let Ok(v) = serde_json::from_str::<Value>(data) else {
-            self.warn("a data line is not JSON");
-            return;
+        let v = match self.parse_json(data) {
+            Some(Ok(v)) => v,
+            Some(Err(_)) => return self.warn("a data line is not JSON"),
+            None => return,
         };
         if !v.is_object() {
             return;
@@ -443,6 +471,7 @@ impl StreamDecoder {
         };
         root.last_seq = seq;
         if let Err(e) = delta::apply(&mut root.value, &op.p, &op.o, op.v) {
+            self.too_deep |= e == delta::OpError::StateTooDeep;
             self.warn(&format!("a delta op did not apply ({e:?})"));
         }
     }

@@ -1,0 +1,208 @@
+//! The owner never aborts on input (issue 11): page traffic whose JSON nests deeply —
+//! in one value, or built up over several delta operations of one tracked stream, each
+//! added at the innermost point of the last — is refused with 400 and a sentence naming
+//! the bound, against a real `sendledger serve` child. The owner lives, keeps answering,
+//! and the send the stream belonged to keeps its custody state.
+
+#[path = "support/bridge.rs"]
+mod harness;
+
+use harness::*;
+use serde_json::{json, Value};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chatgpt");
+const URL: &str = "https://chatgpt.com/backend-api/f/conversation";
+/// What the fixture's user typed (request_new_chat_f.json).
+const TEXT: &str = "Draft a haiku about ledgers.\nKeep it short.";
+/// Largest chunk the test sends (the observation route takes 1 MiB of body).
+const MAX_CHUNK_BYTES: usize = 1000 * 1024;
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!("{FIXTURES}/{name}"))
+        .unwrap_or_else(|e| panic!("fixture {name}: {e}"))
+}
+
+/// `levels` objects nested in each other under the key `a` (`{}` is one level).
+fn nest(levels: usize) -> String {
+    "{\"a\":".repeat(levels - 1) + "{}" + &"}".repeat(levels - 1)
+}
+
+/// A delta v1 stream, split into `requests` observation chunks of about equal size: a
+/// root `levels` deep, then `ops` appends, each `levels` deep, at the innermost point of
+/// the last (so the stream's state nests `(ops + 1) × levels` deep).
+fn deepening_stream(levels: usize, ops: usize, requests: usize) -> Vec<String> {
+    let mut events = vec![format!(
+        "event: delta_encoding\ndata: \"v1\"\n\nevent: delta\ndata: {{\"p\":\"\",\"o\":\"add\",\"v\":{}}}\n\n",
+        nest(levels)
+    )];
+    let mut inner = levels - 1; // keys from the root to the innermost `{}`
+    for _ in 0..ops {
+        events.push(format!(
+            "event: delta\ndata: {{\"p\":\"{}\",\"o\":\"append\",\"v\":{{\"a\":{}}}}}\n\n",
+            "/a".repeat(inner),
+            nest(levels - 1)
+        ));
+        inner += levels - 1;
+    }
+    let total: usize = events.iter().map(String::len).sum();
+    let per_request = total / requests + 1;
+    let mut chunks = vec![String::new()];
+    for event in events {
+        if chunks.last().unwrap().len() >= per_request {
+            chunks.push(String::new());
+        }
+        chunks.last_mut().unwrap().push_str(&event);
+    }
+    assert!(
+        chunks.iter().all(|c| c.len() < MAX_CHUNK_BYTES),
+        "every request stays under the route's 1 MiB"
+    );
+    chunks
+}
+
+/// A dispatched send `op` with the fixture's text, tracked as stream `s1`; the lease.
+fn tracked(serve: &Serve, ext: &Extension, op: &str) -> String {
+    let lease = ext.lease("tab-1");
+    serve.client().queue(op, TEXT);
+    assert_eq!(ext.next(&lease, 5_000).expect("claimed")["op_id"], op);
+    assert_eq!(ext.dispatch(&lease, op).body["granted"], true);
+    let a = ext.observe(&json!({
+        "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1",
+        "url": URL, "body": fixture("request_new_chat_f.json"),
+    }));
+    assert_eq!(a.status, 200, "the request starts tracking: {}", a.body);
+    assert_eq!(a.body["applied"][0]["fact"], "tracking", "{}", a.body);
+    lease
+}
+
+/// Forwards `chunks` in order until one is refused; returns that refusal.
+fn forward_until_refused(ext: &Extension, lease: &str, op: &str, chunks: &[String]) -> Answer {
+    for (seq, chunk) in chunks.iter().enumerate() {
+        let a = ext.observe(&json!({
+            "lease_id": lease, "op_id": op, "kind": "stream_chunk",
+            "stream_id": "s1", "seq": seq, "chunk": chunk,
+        }));
+        if a.status != 200 {
+            return a;
+        }
+    }
+    panic!(
+        "{} chunks nesting ever deeper were all applied",
+        chunks.len()
+    );
+}
+
+fn assert_depth_refusal(a: &Answer) {
+    assert_eq!(
+        (a.status, a.code()),
+        (400, "malformed"),
+        "too deep is refused: {}",
+        a.body
+    );
+    let message = a.body["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("64 levels"),
+        "the refusal names the bound: {message}"
+    );
+}
+
+/// After the refusal: the owner is alive and answering, the send unchanged, the stream no
+/// longer followed (its end completes nothing).
+fn assert_owner_lives_and_send_kept(serve: &mut Serve, ext: &Extension, lease: &str, op: &str) {
+    let client = serve.client();
+    assert_eq!(
+        client.get("/v1/status").status,
+        200,
+        "the owner still answers"
+    );
+    assert_eq!(client.state(op), "dispatched", "the send keeps its state");
+    let end = ext.observe(&json!({
+        "lease_id": lease, "op_id": op, "kind": "stream_end", "stream_id": "s1",
+    }));
+    assert_eq!(end.status, 200, "{}", end.body);
+    assert_eq!(
+        end.body["applied"],
+        json!([]),
+        "a refused stream is no longer followed"
+    );
+    assert_eq!(client.state(op), "dispatched");
+    serve.terminate();
+    let status = serve.wait_exit();
+    assert!(
+        status.success(),
+        "the owner was alive and stopped cleanly: {status} {}",
+        serve.stderr()
+    );
+}
+
+#[test]
+fn the_owner_refuses_delta_ops_a_hundred_levels_deep_added_at_the_innermost_point_and_lives() {
+    let (_tmp, profile) = profile_dir();
+    let mut serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = tracked(&serve, &ext, "deep");
+    // 6,100 levels over two requests: enough to overflow the owner's stack unbounded.
+    let chunks = deepening_stream(100, 60, 2);
+    let refused = forward_until_refused(&ext, &lease, "deep", &chunks);
+    assert_depth_refusal(&refused);
+    assert_owner_lives_and_send_kept(&mut serve, &ext, &lease, "deep");
+}
+
+#[test]
+fn the_owner_refuses_stream_state_built_past_the_depth_bound_from_shallow_ops_and_lives() {
+    let (_tmp, profile) = profile_dir();
+    let mut serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = tracked(&serve, &ext, "deep");
+    // Each op 40 levels: every one alone is within the bound; together they are not.
+    let chunks = deepening_stream(40, 150, 3);
+    let refused = forward_until_refused(&ext, &lease, "deep", &chunks);
+    assert_depth_refusal(&refused);
+    assert_owner_lives_and_send_kept(&mut serve, &ext, &lease, "deep");
+}
+
+#[test]
+fn request_bodies_listings_and_frames_nesting_past_the_bound_are_refused_with_a_sentence() {
+    let (_tmp, profile) = profile_dir();
+    let mut serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let client = serve.client();
+    let deep = |levels: usize| -> Value { serde_json::from_str(&nest(levels)).unwrap() };
+    // The bridge's own bodies: a client's and the extension's.
+    let body = format!("{{\"by\":\"alice\",\"x\":{}}}", nest(100));
+    let token = serve.client_token();
+    let (status, answer, _) = raw(
+        serve.port,
+        &format!(
+            "POST /v1/stop HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {token}",
+            serve.port
+        ),
+        body.as_bytes(),
+    );
+    assert_depth_refusal(&Answer {
+        status,
+        body: answer,
+    });
+    let lease = tracked(&serve, &ext, "deep");
+    // A conversation request and a listing whose JSON nests too deep.
+    let request = json!({ "action": "next", "x": deep(70) }).to_string();
+    let a = ext.observe(&json!({
+        "lease_id": lease, "op_id": "deep", "kind": "request", "stream_id": "s2",
+        "url": URL, "body": request,
+    }));
+    assert_depth_refusal(&a);
+    let listing = json!({ "mapping": {}, "x": deep(70) }).to_string();
+    let a = ext.observe(&json!({
+        "lease_id": lease, "kind": "listing",
+        "url": "https://chatgpt.com/backend-api/conversation/c1", "body": listing,
+    }));
+    assert_depth_refusal(&a);
+    // A WebSocket frame on the tracked stream.
+    let a = ext.observe(&json!({
+        "lease_id": lease, "op_id": "deep", "kind": "websocket", "stream_id": "s1",
+        "message": json!({ "type": "message", "payload": deep(70) }).to_string(),
+    }));
+    assert_depth_refusal(&a);
+    assert_eq!(client.state("deep"), "dispatched");
+    assert_owner_lives_and_send_kept(&mut serve, &ext, &lease, "deep");
+}
