@@ -252,6 +252,23 @@ impl Run {
                     for l in m.leases.iter_mut().filter(|l| l.tab == tab) {
                         l.ended = true;
                     }
+                    // Claims the tab's ended leases hold move to its new lease (nothing was
+                    // clicked; every model send names no conversation, so each fits).
+                    let tab_leases: Vec<String> = m
+                        .leases
+                        .iter()
+                        .filter(|l| l.tab == tab)
+                        .map(|l| l.id.clone())
+                        .collect();
+                    let now = m.now;
+                    for s in m.sends.values_mut() {
+                        if s.state == SendState::Claimed
+                            && s.lease.as_ref().is_some_and(|l| tab_leases.contains(l))
+                        {
+                            s.lease = Some(lease.lease_id.clone());
+                            s.claimed_at = Some(now);
+                        }
+                    }
                     m.leases.push(MLease {
                         id: lease.lease_id,
                         tab,
