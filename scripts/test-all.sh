@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test sendledger has: formatting and lints, the core's unit and integration
 # tests (real SQLite files, real child processes killed with SIGKILL, the loopback
-# bridge), the browser end-to-end suite (real Chromium + the real extension against a
+# bridge), the MCP suite (the official Python MCP SDK driving `sendledger mcp`), the
+# browser end-to-end suite (real Chromium + the real extension against a
 # local fake chatgpt.com) and the tray app's end-to-end suite (real window under Xvfb).
 # Installs what it needs first. Exits non-zero on any failure; the last line is the total.
 set -uo pipefail
@@ -27,7 +28,7 @@ cargo test 2>&1 | tee target/test-core.log
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 count target/test-core.log
 
-for suite in browser app; do
+for suite in mcp browser app; do
   step "$suite end-to-end"
   scripts/test-$suite.sh 2>&1 | tee "target/test-$suite.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1

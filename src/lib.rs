@@ -9,6 +9,7 @@ pub mod cli;
 pub mod clock;
 pub mod json_depth;
 pub mod ledger;
+pub mod mcp;
 pub mod owner;
 pub mod profile;
 pub mod provider;

@@ -93,6 +93,8 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     ("api", &["bridge", "owner", "cli"]),
     ("bridge", &["owner", "cli"]),
     ("owner", &["cli"]),
+    // The MCP door is a client of the owner's bridge: it never opens the ledger.
+    ("mcp", &["ledger", "owner", "cli", "api"]),
 ];
 
 fn upward_imports(src: &Path) -> Vec<String> {

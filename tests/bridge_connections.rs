@@ -160,3 +160,36 @@ fn connections_that_send_no_complete_request_head_in_time_are_closed() {
     );
     assert_eq!(serve.client().get("/v1/status").status, 200);
 }
+
+#[test]
+fn a_body_that_does_not_arrive_in_time_is_refused_and_the_connection_freed() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    // The right token, so the guard lets it through to the body; then a byte a second.
+    let mut s = TcpStream::connect(("127.0.0.1", serve.port)).unwrap();
+    let head = format!(
+        "POST /v1/stop HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\nContent-Length: 1000\r\n\r\n{{",
+        serve.port,
+        serve.client_token()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    let mut writer = s.try_clone().unwrap();
+    std::thread::spawn(move || {
+        while writer.write_all(b" ").is_ok() {
+            std::thread::sleep(Duration::from_millis(1_000));
+        }
+    });
+    s.set_read_timeout(Some(BOUND)).unwrap();
+    let mut answer = vec![0u8; 512];
+    let n = s
+        .read(&mut answer)
+        .expect("an answer before the body would be complete (after 1,000 s)");
+    let answer = String::from_utf8_lossy(&answer[..n]);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("too_slow"), "{answer}");
+    assert_eq!(
+        serve.client().get("/v1/status").body["status"]["gate_closed"],
+        false,
+        "nothing was stopped by half a body"
+    );
+}

@@ -1,4 +1,4 @@
-//! Request bodies: read within the route's size limit and the JSON depth bound
+//! Request bodies: read within the route's size limit, [`BODY_TIMEOUT_MS`] and the JSON depth bound
 //! ([`crate::json_depth::MAX_DEPTH`]), parsed with serde, refused with `{code, message}`
 //! — and the message never echoes the body (it may hold a send's text).
 
@@ -7,6 +7,7 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use serde::de::DeserializeOwned;
+use std::time::Duration;
 
 /// Default body limit, in bytes (16 KiB).
 pub const DEFAULT_LIMIT: usize = 16 * 1024;
@@ -19,6 +20,10 @@ pub const SEND_LIMIT: usize = 6 * crate::send_text::MAX_TEXT_BYTES + 16 * 1024;
 /// Limit for `POST /v1/ext/observations`, in bytes (1 MiB).
 pub const OBSERVATION_LIMIT: usize = 1024 * 1024;
 
+/// How long a body may take to arrive after its request head, in ms (a loopback client
+/// sends 1 MiB in well under a millisecond; the time is what a byte-a-second body holds).
+pub const BODY_TIMEOUT_MS: u64 = 5_000;
+
 /// A JSON body of type `T`.
 pub struct Body<T>(pub T);
 
@@ -26,7 +31,16 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bytes = Bytes::from_request(req, state).await.map_err(|r| {
+        let read = Bytes::from_request(req, state);
+        let late = || {
+            ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "too_slow",
+                format!("the body did not arrive within {BODY_TIMEOUT_MS} ms of the request head: send it whole, at once"),
+            )
+        };
+        let within = tokio::time::timeout(Duration::from_millis(BODY_TIMEOUT_MS), read);
+        let bytes = within.await.map_err(|_| late())?.map_err(|r| {
             if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(
                     StatusCode::PAYLOAD_TOO_LARGE,

@@ -10,6 +10,7 @@ mod backend;
 pub mod client;
 mod gate;
 pub mod inspect;
+mod mcp;
 mod output;
 mod sends;
 mod serve;
@@ -67,6 +68,9 @@ pub enum Command {
     /// Shows what the ChatGPT parser sees in a captured request, stream, WebSocket log
     /// or conversation listing (run it when chatgpt.com changes).
     Inspect(inspect::InspectArgs),
+    /// Serves the MCP tools (send_message, get_send, list_uncertain, stop) on standard
+    /// input and output, as a client of the running owner (the app or `serve`).
+    Mcp(mcp::McpArgs),
 }
 
 /// Runs the CLI with the process's arguments.
@@ -101,6 +105,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Doctor => status::doctor(profile, json),
         Command::Serve(a) => serve::serve(profile, a),
         Command::Pair => gate::pair(profile, json),
+        Command::Mcp(a) => mcp::mcp(profile, a),
         // Answered in `main`: it reads a file, needs no profile, and sets its own exit code.
         Command::Inspect(_) => Ok(()),
     }

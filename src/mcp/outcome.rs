@@ -1,0 +1,228 @@
+//! What a send means to a model: the structured result of `send_message` and `get_send`
+//! (`{status, send_id, answer?, conversation_id?, message, retry_safe, state, timeline?}`),
+//! made from the owner's JSON for one send (docs/bridge-api.md, `Send` and `Event`).
+//!
+//! **Architecture Invariant**: an uncertain send is a successful result with
+//! `retry_safe: false` and a sentence telling the model not to send again; nothing here
+//! ever says a send may be repeated unless it certainly never left the host.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+/// Where a send stands, in the six words a model acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Delivered; `answer` holds ChatGPT's final answer when it was seen.
+    Completed,
+    /// Still on its way: call `get_send` with `send_id` (and `wait_seconds`) for the answer.
+    Pending,
+    /// It may or may not have been sent: a person decides in sendledger. Never send again.
+    Uncertain,
+    /// It never reached the chat (or a person abandoned it).
+    Rejected,
+    /// A person pressed Stop before it was sent.
+    Stopped,
+    /// ChatGPT's usage limit holds it: it waits until the limit resets or a person resumes.
+    Limited,
+}
+
+/// One line of a send's audit trail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct TimelineEntry {
+    /// When, in ms since the Unix epoch.
+    pub at: i64,
+    /// The state before (absent for the admission).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// The state after (or the state a note was made in).
+    pub to: String,
+    /// Who: a person, `extension`, `owner`, `recovery`, a client.
+    pub actor: String,
+    /// What it rests on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
+}
+
+/// The structured result of `send_message` and `get_send`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct SendOutcome {
+    /// completed, pending, uncertain, rejected, stopped or limited.
+    pub status: Status,
+    /// The send's id in sendledger: pass it to `get_send`.
+    pub send_id: String,
+    /// ChatGPT's final answer, when `status` is completed and the answer was seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// The chat conversation it went into (or was meant for).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversation_id: Option<String>,
+    /// What happened and what to do next, in one or two sentences.
+    pub message: String,
+    /// True only when the message certainly never reached the chat, so sending it again
+    /// (as a new send) cannot make a second copy. False whenever it went out or may have.
+    pub retry_safe: bool,
+    /// The ledger's own state name (queued, claimed, dispatched, accepted, completed,
+    /// rejected, uncertain, stopped, confirmed, abandoned).
+    pub state: String,
+    /// The send's audit trail, oldest first (`get_send` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Vec<TimelineEntry>>,
+}
+
+/// The sentence every uncertain send carries.
+pub const UNCERTAIN_SENTENCE: &str = "sendledger cannot tell whether this message reached ChatGPT (the app stopped after the click was allowed). Do NOT send it again: ask the user to look at the chat and confirm or abandon this send in sendledger.";
+
+fn text(v: &Value, key: &str) -> Option<String> {
+    v[key].as_str().map(str::to_string)
+}
+
+/// Status, message and retry safety for a send whose ledger state is `state`.
+/// `answer_given_up`: the owner stopped waiting for the answer of an accepted send.
+pub fn classify(state: &str, answer_given_up: bool) -> (Status, &'static str, bool) {
+    use Status::*;
+    match state {
+        "queued" => (Pending, "Queued: waiting for the ChatGPT tab to take it. Call get_send with send_id to wait for the answer; do not send it again.", false),
+        "claimed" => (Pending, "The ChatGPT tab has taken it and is about to send it. Call get_send with send_id to wait for the answer; do not send it again.", false),
+        "dispatched" => (Pending, "Sent into the ChatGPT tab; waiting for ChatGPT to confirm it. Call get_send with send_id to wait for the answer; do not send it again.", false),
+        "accepted" if answer_given_up => (Completed, "ChatGPT received the message, but sendledger stopped waiting for its answer; read the answer in the chat. Do not send it again.", false),
+        "accepted" => (Pending, "ChatGPT received the message and is answering. Call get_send with send_id to wait for the answer; do not send it again.", false),
+        "completed" => (Completed, "ChatGPT received the message and answered.", false),
+        "confirmed" => (Completed, "A person confirmed in sendledger that this message was sent; its answer is in the chat. Do not send it again.", false),
+        "uncertain" => (Uncertain, UNCERTAIN_SENTENCE, false),
+        "rejected" => (Rejected, "It never reached the chat (the tab could not take it, or sendledger restarted before sending it). It is safe to send it again with a NEW idempotency_key (the same key returns this rejected send).", true),
+        "abandoned" => (Rejected, "A person abandoned this send in sendledger. Do not send it again unless the user asks you to.", false),
+        "stopped" => (Stopped, "A person pressed Stop in sendledger before it was sent: nothing was sent. Do not send again until the user resumes sending in sendledger.", false),
+        s if s.contains("limit") => (Limited, "ChatGPT's usage limit holds this send: it waits until the limit resets or a person resumes. Do not send it again.", false),
+        _ => (Uncertain, "sendledger reports a state this tool does not know. Do not send it again: ask the user to look at the send in sendledger.", false),
+    }
+}
+
+fn timeline_of(events: &Value) -> Vec<TimelineEntry> {
+    events
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .map(|e| TimelineEntry {
+                    at: e["at"].as_i64().unwrap_or_default(),
+                    from: text(e, "from"),
+                    to: text(e, "to").unwrap_or_default(),
+                    actor: text(e, "actor").unwrap_or_default(),
+                    evidence: text(e, "evidence"),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The outcome of `send` (the owner's `Send` JSON), with its `timeline` (the owner's
+/// `[Event]` JSON) when one is given.
+pub fn of_send(send: &Value, timeline: Option<&Value>) -> SendOutcome {
+    let state = text(send, "state").unwrap_or_default();
+    let given_up = !send["answer_not_observed_at"].is_null();
+    let (status, message, retry_safe) = classify(&state, given_up);
+    let answer = match status {
+        Status::Completed => send["answer"]["text"].as_str().map(str::to_string),
+        _ => None,
+    };
+    let conversation_id = send["receipt"]["conversation_id"]
+        .as_str()
+        .or_else(|| send["conversation_id"].as_str())
+        .map(str::to_string);
+    SendOutcome {
+        status,
+        send_id: text(send, "op_id").unwrap_or_default(),
+        answer,
+        conversation_id,
+        message: message.to_string(),
+        retry_safe,
+        state,
+        timeline: timeline.map(timeline_of),
+    }
+}
+
+/// A send whose queue request got no answer and could not be looked up either: it may
+/// or may not be recorded. Never retry-safe; the id is the way back to the truth.
+pub fn lost(op_id: &str, detail: &str) -> SendOutcome {
+    SendOutcome {
+        status: Status::Pending,
+        send_id: op_id.to_string(),
+        answer: None,
+        conversation_id: None,
+        message: format!(
+            "sendledger did not answer ({detail}): the send may or may not be recorded as {op_id}. Do not call send_message again without this idempotency_key: call get_send with send_id {op_id} once sendledger answers (the same id never sends twice)."
+        ),
+        retry_safe: false,
+        state: "unknown".to_string(),
+        timeline: None,
+    }
+}
+
+impl SendOutcome {
+    /// Whether the send may still change without a person: worth waiting for.
+    pub fn is_pending(&self) -> bool {
+        self.status == Status::Pending
+    }
+
+    /// One line for clients that show only text content.
+    pub fn summary(&self) -> String {
+        let status = serde_json::to_value(self.status).expect("a status serialises");
+        let mut s = format!(
+            "{} (send_id {}, retry_safe {}): {}",
+            status.as_str().unwrap_or_default(),
+            self.send_id,
+            self.retry_safe,
+            self.message
+        );
+        if let Some(a) = &self.answer {
+            s.push_str("\n\nAnswer:\n");
+            s.push_str(a);
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn uncertain_says_do_not_send_again_and_ask_the_user() {
+        let o = of_send(&json!({"op_id": "mcp-a", "state": "uncertain"}), None);
+        assert_eq!(o.status, Status::Uncertain);
+        assert!(!o.retry_safe, "an uncertain send is never retry-safe");
+        assert!(o.message.contains("Do NOT send it again"), "{}", o.message);
+        assert!(o.message.contains("ask the user"), "{}", o.message);
+    }
+
+    #[test]
+    fn a_completed_send_carries_its_answer_and_the_receipts_conversation() {
+        let o = of_send(
+            &json!({"op_id": "x", "state": "completed", "conversation_id": null,
+                    "receipt": {"conversation_id": "c-1"}, "answer": {"text": "hi"}}),
+            Some(&json!([{"at": 1, "from": null, "to": "queued", "actor": "client"}])),
+        );
+        assert_eq!(o.answer.as_deref(), Some("hi"));
+        assert_eq!(o.conversation_id.as_deref(), Some("c-1"));
+        assert_eq!(o.timeline.as_ref().map(Vec::len), Some(1));
+    }
+
+    #[test]
+    fn an_accepted_send_whose_answer_was_given_up_is_not_pending_forever() {
+        let o = of_send(
+            &json!({"op_id": "x", "state": "accepted", "answer_not_observed_at": 5}),
+            None,
+        );
+        assert_eq!(o.status, Status::Completed);
+        assert!(!o.retry_safe);
+    }
+
+    #[test]
+    fn an_unknown_state_is_never_called_safe() {
+        let o = of_send(&json!({"op_id": "x", "state": "from_the_future"}), None);
+        assert_eq!(o.status, Status::Uncertain);
+        assert!(!o.retry_safe);
+    }
+}

@@ -1,0 +1,168 @@
+//! The MCP server's only way to the ledger: the running owner's loopback bridge, found
+//! through `bridge.json` and authenticated with `client.token` (both read again for every
+//! call, so an owner that restarted on another port or with a new token is found).
+//!
+//! **API Boundary**: the MCP server never opens the ledger file; with no owner running,
+//! every call answers [`LinkError::NoOwner`].
+
+use crate::bridge::discovery::{self, CLIENT_TOKEN_FILE};
+use crate::profile::Profile;
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use serde_json::Value;
+use std::time::Duration;
+
+/// Bound on an ordinary call to the owner, in ms (a wait adds its own `timeout_ms`);
+/// `SENDLEDGER_CLIENT_TIMEOUT_MS` overrides it, as for the CLI.
+pub const CALL_TIMEOUT_MS: u64 = 30_000;
+
+/// Everything but unreserved characters (RFC 3986) is escaped in a path segment.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// `id` as one URL path segment (`a/b` stays one id).
+pub fn segment(id: &str) -> String {
+    utf8_percent_encode(id, SEGMENT).to_string()
+}
+
+/// Why a call to the owner did not give an answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LinkError {
+    /// No owner runs for the profile (no live `bridge.json`, or its port refused the
+    /// connection): the request never left this process.
+    #[error("sendledger is not running for this profile")]
+    NoOwner,
+    /// The owner answered with a refusal; a refused request changes nothing.
+    #[error("{message}")]
+    Refused {
+        /// The HTTP status.
+        status: u16,
+        /// The stable code (`epoch_stopped`, `payload_changed`, `unknown_send`, ...).
+        code: String,
+        /// The owner's sentence.
+        message: String,
+    },
+    /// The request may have reached the owner, but no answer came back.
+    #[error("the owner did not answer: {0}")]
+    Lost(String),
+}
+
+/// A client of the profile's running owner.
+#[derive(Debug, Clone)]
+pub struct OwnerLink {
+    profile: Profile,
+    timeout_ms: u64,
+}
+
+struct Target {
+    base: String,
+    token: String,
+}
+
+impl OwnerLink {
+    /// A link to whatever owner runs for `profile` at the time of each call.
+    pub fn new(profile: Profile) -> Self {
+        let timeout_ms = std::env::var("SENDLEDGER_CLIENT_TIMEOUT_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(CALL_TIMEOUT_MS);
+        Self {
+            profile,
+            timeout_ms,
+        }
+    }
+
+    fn target(&self) -> Result<Target, LinkError> {
+        let info = discovery::live_bridge(&self.profile).ok_or(LinkError::NoOwner)?;
+        let path = self
+            .profile
+            .file(CLIENT_TOKEN_FILE)
+            .map_err(|_| LinkError::NoOwner)?;
+        let token = std::fs::read_to_string(path).map_err(|e| LinkError::Refused {
+            status: 0,
+            code: "token_unreadable".into(),
+            message: format!(
+                "sendledger runs, but its client token could not be read ({}): check the profile's permissions",
+                e.kind()
+            ),
+        })?;
+        Ok(Target {
+            base: format!("http://{}", info.address),
+            token: token.trim().to_string(),
+        })
+    }
+
+    /// `GET path` (path and query, already encoded), bounded by the call timeout.
+    pub async fn get(&self, path: String) -> Result<Value, LinkError> {
+        self.call("GET", path, None, self.timeout_ms).await
+    }
+
+    /// `GET path` for a request the owner holds up to `held_ms` (a wait): bounded by
+    /// that plus the call timeout.
+    pub async fn get_held(&self, path: String, held_ms: u64) -> Result<Value, LinkError> {
+        self.call("GET", path, None, held_ms + self.timeout_ms)
+            .await
+    }
+
+    /// `POST path` with a JSON body, bounded by the call timeout.
+    pub async fn post(&self, path: String, body: Value) -> Result<Value, LinkError> {
+        self.call("POST", path, Some(body), self.timeout_ms).await
+    }
+
+    /// One request on a blocking thread: a caller that stops waiting (a cancelled MCP
+    /// call) does not cancel the request, so nothing is ever half-sent by a cancel.
+    async fn call(
+        &self,
+        method: &'static str,
+        path: String,
+        body: Option<Value>,
+        timeout_ms: u64,
+    ) -> Result<Value, LinkError> {
+        let target = self.target()?;
+        tokio::task::spawn_blocking(move || blocking_call(&target, method, &path, body, timeout_ms))
+            .await
+            .map_err(|e| LinkError::Lost(format!("the request's thread ended: {e}")))?
+    }
+}
+
+fn blocking_call(
+    target: &Target,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+    timeout_ms: u64,
+) -> Result<Value, LinkError> {
+    let agent = ureq::AgentBuilder::new()
+        .timeout_connect(Duration::from_millis(2_000))
+        .timeout(Duration::from_millis(timeout_ms))
+        .build();
+    let req = agent
+        .request(method, &format!("{}{path}", target.base))
+        .set("Authorization", &format!("Bearer {}", target.token));
+    let answer = match body {
+        Some(b) => req.send_json(b),
+        None => req.call(),
+    };
+    match answer {
+        Ok(resp) => resp
+            .into_json()
+            .map_err(|e| LinkError::Lost(format!("its answer was unreadable ({})", e.kind()))),
+        Err(ureq::Error::Status(status, resp)) => {
+            let v: Value = resp.into_json().unwrap_or_default();
+            Err(LinkError::Refused {
+                status,
+                code: v["code"].as_str().unwrap_or("internal").to_string(),
+                message: v["message"]
+                    .as_str()
+                    .unwrap_or("the owner refused without saying why")
+                    .to_string(),
+            })
+        }
+        Err(ureq::Error::Transport(t)) if t.kind() == ureq::ErrorKind::ConnectionFailed => {
+            Err(LinkError::NoOwner)
+        }
+        Err(ureq::Error::Transport(t)) => Err(LinkError::Lost(format!("{}", t.kind()))),
+    }
+}

@@ -1,0 +1,268 @@
+"""Helpers of the MCP suite: a real `sendledger serve` child process, HTTP to its loopback
+bridge, the browser extension played over HTTP (the routes extension/ uses: pairing,
+lease, next, dispatch, observations of the page's own traffic), and the official MCP
+client SDK launching `sendledger mcp` as its stdio server.
+
+Every wait has a bound (BOUND); nothing sleeps to wait for an event except the player's
+bounded polls of a state it does not drive.
+"""
+
+import http.client
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+import uuid
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from mcp import Client, StdioServerParameters, stdio_client
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = os.environ.get("SENDLEDGER_BIN") or str(ROOT / "target" / "debug" / "sendledger")
+BOUND = 30.0
+EXTENSION_ORIGIN = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
+URL = "https://chatgpt.com/backend-api/f/conversation"
+
+
+class Serve:
+    """`sendledger --profile DIR serve --port 0`, ready once it printed `port N`."""
+
+    def __init__(self, profile: Path, *extra: str):
+        self.profile = Path(profile)
+        self.stderr_lines: list[str] = []
+        self.proc = subprocess.Popen(
+            [BIN, "--profile", str(profile), "serve", "--port", "0", *extra],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "SENDLEDGER_LOG": "debug"},
+        )
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._pump, args=(self.proc.stdout, lines.put), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr_lines.append), daemon=True).start()
+        deadline = time.monotonic() + BOUND
+        self.port = 0
+        while not self.port:
+            line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            if line is None:
+                raise RuntimeError("serve exited before it was ready: " + "".join(self.stderr_lines))
+            if line.startswith("port "):
+                self.port = int(line.split()[1])
+
+    @staticmethod
+    def _pump(stream, sink):
+        for line in stream:
+            sink(line)
+        sink(None)
+
+    def log(self) -> str:
+        return "".join(line for line in self.stderr_lines if line)
+
+    def client_token(self) -> str:
+        return (self.profile / "client.token").read_text().strip()
+
+    def request(self, method, path, body=None, token=None, origin=None, timeout=BOUND):
+        """One HTTP exchange with the bridge: (status, JSON body or None)."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        headers = {"content-type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        if origin:
+            headers["Origin"] = origin
+        data = None if body is None else json.dumps(body).encode()
+        try:
+            conn.request(method, path, body=data, headers=headers)
+            resp = conn.getresponse()
+            raw = resp.read()
+        finally:
+            conn.close()
+        try:
+            return resp.status, json.loads(raw)
+        except ValueError:
+            return resp.status, None
+
+    def client(self, method, path, body=None):
+        """A client-scope request; asserts success and returns the JSON."""
+        status, answer = self.request(method, path, body, token=self.client_token())
+        assert status in (200, 201), f"{method} {path}: {status} {answer}"
+        return answer
+
+    def show(self, op_id: str) -> dict:
+        return self.client("GET", f"/v1/sends/{op_id}")
+
+    def sends(self) -> list:
+        return self.client("GET", "/v1/sends?limit=1000")["sends"]
+
+    def kill(self):
+        """SIGKILL, and reap."""
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=BOUND)
+        assert self.proc.returncode == -signal.SIGKILL, "serve died of SIGKILL"
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=BOUND)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def request_body(text: str, user_message_id: str) -> str:
+    """The page's conversation request for a new chat with one user message (own ids)."""
+    return json.dumps({
+        "action": "next",
+        "messages": [{
+            "id": user_message_id,
+            "author": {"role": "user"},
+            "create_time": 1790000100.5,
+            "content": {"content_type": "text", "parts": [text]},
+            "metadata": {},
+        }],
+        "parent_message_id": "client-created-root",
+        "model": "auto",
+        "conversation_mode": {"kind": "primary_assistant"},
+        "supports_buffering": True,
+        "supported_encodings": ["v1"],
+    })
+
+
+def _message(id_, role, text, *, status, end_turn, meta):
+    return {
+        "id": id_, "author": {"role": role, "name": None, "metadata": {}},
+        "create_time": 1790000101.0, "update_time": None,
+        "content": {"content_type": "text", "parts": [text]},
+        "status": status, "end_turn": end_turn, "weight": 1.0, "metadata": meta,
+        "recipient": "all", "channel": None,
+    }
+
+
+def delta_stream(conv, user_id, turn, assistant_id, text, answer) -> str:
+    """A delta-v1 event stream: the user message with its turn id, then an answer that
+    finishes (`finished_successfully`, `end_turn` true). The project's own ids and words."""
+    def delta(v):
+        return "event: delta\ndata: " + json.dumps(v) + "\n\n"
+    user = _message(user_id, "user", text, status="finished_successfully", end_turn=None,
+                    meta={"turn_exchange_id": turn})
+    assistant = _message(assistant_id, "assistant", "", status="in_progress", end_turn=None,
+                         meta={"parent_id": user_id, "turn_exchange_id": turn})
+    root = lambda m, c: {"v": {"message": m, "conversation_id": conv, "error": None}, "c": c}
+    return ("event: delta_encoding\ndata: \"v1\"\n\n"
+            + delta(root(user, 0))
+            + delta(root(assistant, 1))
+            + delta({"p": "/message/content/parts/0", "o": "append", "v": answer})
+            + delta({"p": "", "o": "patch", "v": [
+                {"p": "/message/status", "o": "replace", "v": "finished_successfully"},
+                {"p": "/message/end_turn", "o": "replace", "v": True}]})
+            + "data: " + json.dumps({"type": "message_stream_complete", "conversation_id": conv}) + "\n\n"
+            + "data: [DONE]\n\n")
+
+
+class Player:
+    """The browser extension, played over HTTP against a serve (pair once, then lease)."""
+
+    def __init__(self, serve: Serve):
+        code = serve.client("POST", "/v1/pairing-code", {})["code"]
+        status, body = serve.request("POST", "/v1/pair", {"code": code}, origin=EXTENSION_ORIGIN)
+        assert status == 200, f"pairing: {status} {body}"
+        self.token = body["token"]
+        self.serve = serve
+        self.granted: list[str] = []
+
+    def call(self, method, path, body=None, timeout=BOUND):
+        return self.serve.request(method, path, body, token=self.token, origin=EXTENSION_ORIGIN,
+                                  timeout=timeout)
+
+    def lease(self, tab="tab-1") -> str:
+        status, body = self.call("POST", "/v1/ext/lease", {"tab_id": tab})
+        assert status == 200, f"lease: {status} {body}"
+        return body["lease_id"]
+
+    def next(self, lease, wait_ms=20_000):
+        status, body = self.call("POST", "/v1/ext/next", {"lease_id": lease, "wait_ms": wait_ms},
+                                 timeout=wait_ms / 1000 + BOUND)
+        assert status == 200, f"next: {status} {body}"
+        return body["send"]
+
+    def dispatch(self, lease, op_id):
+        """Asks for the grant; records a click when granted (the extension clicks then)."""
+        status, body = self.call("POST", "/v1/ext/dispatch", {"lease_id": lease, "op_id": op_id})
+        if status == 200 and body.get("granted") is True:
+            self.granted.append(op_id)
+        return status, body
+
+    def answer(self, lease, send, answer_text):
+        """The page's traffic for `send`: its request, then a stream that answers."""
+        conv, user_id, turn, assistant_id = (str(uuid.uuid4()) for _ in range(4))
+        sid = "s-" + uuid.uuid4().hex[:8]
+        base = {"lease_id": lease, "op_id": send["op_id"], "stream_id": sid}
+        for obs in (
+            {**base, "kind": "request", "url": URL, "body": request_body(send["text"], user_id)},
+            {**base, "kind": "stream_chunk", "seq": 0,
+             "chunk": delta_stream(conv, user_id, turn, assistant_id, send["text"], answer_text)},
+            {**base, "kind": "stream_end"},
+        ):
+            status, body = self.call("POST", "/v1/ext/observations", obs)
+            assert status == 200, f"observation {obs['kind']}: {status} {body}"
+        return conv
+
+    def take_and_click(self, lease, wait_ms=20_000):
+        """Takes the next send and is granted the click; returns the send (or None)."""
+        send = self.next(lease, wait_ms)
+        if send is None:
+            return None
+        status, body = self.dispatch(lease, send["op_id"])
+        assert status == 200 and body["granted"] is True, f"dispatch: {status} {body}"
+        return send
+
+    def play_one(self, lease, answer_text, wait_ms=20_000):
+        """Takes, clicks and answers one send; returns it (None when none came)."""
+        send = self.take_and_click(lease, wait_ms)
+        if send is not None:
+            self.answer(lease, send, answer_text)
+        return send
+
+
+def in_background(fn, *args):
+    """Runs `fn(*args)` on a thread; `.result()` joins it (bounded) and re-raises."""
+    box = {}
+
+    def run():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as e:  # noqa: BLE001 - re-raised in result()
+            box["error"] = e
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+
+    class Handle:
+        def result(self, timeout=BOUND * 2):
+            t.join(timeout)
+            assert not t.is_alive(), "the background player did not finish in time"
+            if "error" in box:
+                raise box["error"]
+            return box.get("value")
+
+    return Handle()
+
+
+@asynccontextmanager
+async def mcp_client(profile: Path, mode="auto", log: Path | None = None, env=None):
+    """The official MCP client, with `sendledger --profile DIR mcp` as its stdio server;
+    the server's standard error goes to `log` (default: `mcp.log` beside the profile)."""
+    params = StdioServerParameters(
+        command=BIN, args=["--profile", str(profile), "mcp"],
+        env={"SENDLEDGER_LOG": "trace", **(env or {})},
+    )
+    log = log or Path(profile).parent / "mcp.log"
+    with open(log, "a") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), mode=mode,
+                          read_timeout_seconds=BOUND * 4) as client:
+            yield client
