@@ -435,10 +435,10 @@
         if (sending) return; // the send's end runs the loop, which checks again
       }
       if (!lease || lease.conversation_id === S.conversationId()) return;
-      const old = lease;
+      // No release: the tab's new lease ends this one, and a send it had claimed that fits
+      // the conversation the tab now shows moves to the new lease (a release would reject it).
       lease = null;
       leaseEvents.dispatchEvent(new Event('released'));
-      await ask('release', { lease_id: old.lease_id, reason: 'the tab moved to another conversation' });
     };
     if (window.navigation) window.navigation.addEventListener('currententrychange', check);
     window.addEventListener('popstate', check);
@@ -476,8 +476,8 @@
     };
     while (alive) {
       if (lease && lease.conversation_id !== S.conversationId() && !S.generating()) {
-        // The tab moved to another conversation (a new chat got its id): bind it again.
-        await ask('release', { lease_id: lease.lease_id, reason: 'the tab moved to another conversation' });
+        // The tab moved to another conversation (a new chat got its id): bind it again. The
+        // new lease ends this one (and takes a claim that fits the conversation shown now).
         lease = null;
       }
       if (!lease) {

@@ -162,35 +162,32 @@ fn an_occupied_port_is_a_clear_error_not_a_silent_change() {
 }
 
 #[test]
-fn after_sigkill_the_cli_ignores_the_stale_bridge_json_and_writes_the_ledger_itself() {
+fn after_sigkill_the_cli_ignores_the_stale_bridge_json_refuses_a_send_and_stops_in_the_ledger_itself(
+) {
     let (_tmp, profile) = profile_dir();
     let serve = Serve::start(&profile, &[]);
+    serve.client().queue("queued", "queued when the owner died");
     serve.kill();
     assert!(
         profile.join("bridge.json").exists(),
         "a killed owner cannot remove its bridge.json"
     );
-    let out = cli(
+    let before = dump(&profile);
+    let (code, v) = cli_json(
         &profile,
-        &["--json", "send", "--id", "offline", "queued with no owner"],
+        &["send", "--id", "offline", "queued with no owner"],
     );
-    assert!(
-        out.status.success(),
-        "the CLI works without an owner: {}",
-        String::from_utf8_lossy(&out.stderr)
+    assert_eq!(code, 6, "no owner serves it: refused, not doomed: {v}");
+    assert_eq!(v["error"]["code"], "no_owner", "{v}");
+    assert_eq!(dump(&profile), before, "nothing was written");
+    let (code, v) = cli_json(&profile, &["stop", "--by", "alice"]);
+    assert_eq!((code, v["via"].as_str()), (0, Some("direct")), "{v}");
+    let events = events_of(&profile, "queued");
+    assert_eq!(
+        events.last().map(|e| (e.1.as_str(), e.2.as_str())),
+        Some(("rejected", "recovery")),
+        "written by the CLI itself (its recovery ran first), not through a dead bridge: {events:?}"
     );
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("no owner is running"),
-        "and says the send will not be handed to a browser until an owner runs"
-    );
-    let events = events_of(&profile, "offline");
-    assert!(
-        events[0].2.starts_with("cli:"),
-        "written by the CLI itself, not through a dead bridge: {events:?}"
-    );
-    // The next owner's recovery rejects it: it never left the host.
-    let serve = Serve::start(&profile, &[]);
-    assert_eq!(serve.client().state("offline"), "rejected");
 }
 
 #[test]

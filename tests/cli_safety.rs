@@ -68,11 +68,18 @@ fn a_send_whose_answer_is_lost_names_its_id_and_a_retry_with_it_never_queues_twi
 #[test]
 fn the_owner_lock_never_holds_a_message_text() {
     let (_tmp, profile) = profile_dir();
+    // With no owner the send is refused; a command that takes the owner lock runs after it.
     let (code, _, err) = run(&profile, &[], &["send", "SECRET-TEXT-4711"]);
+    assert_eq!(code, 6, "{err}");
+    let (code, _, err) = run(&profile, &[], &["stop", "--by", "SECRET-TEXT-4711"]);
     assert_eq!(code, 0, "{err}");
     let lock = std::fs::read_to_string(profile.join("owner.lock")).unwrap();
     assert!(!lock.contains("SECRET"), "owner.lock holds: {lock}");
+    let (code, _, err) = run(&profile, &[], &["resume", "--by", "alice"]);
+    assert_eq!(code, 0, "{err}");
     let serve = Serve::start(&profile, &[]);
+    let (code, _, err) = run(&profile, &[], &["send", "SECRET-TEXT-4711"]);
+    assert_eq!(code, 0, "{err}");
     let status = serve.client().get("/v1/status").body;
     assert!(!status.to_string().contains("SECRET"));
 }

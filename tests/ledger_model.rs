@@ -17,6 +17,7 @@ use support::*;
 enum Op {
     Queue { op: u8, variant: u8 },
     Lease { tab: u8 },
+    Release { lease: u8 },
     Claim { lease: u8 },
     Dispatch { op: u8, lease: u8 },
     Fail { op: u8 },
@@ -45,6 +46,7 @@ fn op_strategy() -> impl Strategy<Value = Op> {
     prop_oneof![
         6 => (0..5u8, 0..4u8).prop_map(|(op, v)| Op::Queue { op, variant: u8::from(v == 0) }),
         3 => (0..2u8).prop_map(|tab| Op::Lease { tab }),
+        1 => lease().prop_map(|lease| Op::Release { lease }),
         6 => lease().prop_map(|lease| Op::Claim { lease }),
         6 => (target(), lease()).prop_map(|(op, lease)| Op::Dispatch { op, lease }),
         2 => target().prop_map(|op| Op::Fail { op }),
@@ -182,6 +184,17 @@ impl Model {
     }
 
     /// 0 the newest lease, otherwise an older one (possibly ended).
+    /// A lease ends: what it had claimed is rejected (no grant can be asked under it).
+    fn end_lease(&mut self, id: &str) {
+        for l in self.leases.iter_mut().filter(|l| l.id == id) {
+            l.ended = true;
+        }
+        for s in self.sends.values_mut() {
+            if s.state == SendState::Claimed && s.lease.as_deref() == Some(id) {
+                s.go(SendState::Rejected);
+            }
+        }
+    }
     fn lease_id(&self, i: u8) -> Option<String> {
         let n = self.leases.len();
         (n > 0).then(|| self.leases[n - 1 - i as usize % n].id.clone())
@@ -249,11 +262,18 @@ impl Run {
                     .lease(&support::tab(&format!("tab-{tab}")));
                 assert_eq!(got.is_ok(), !m.gate_closed, "{op:?}: {got:?}");
                 if let Ok(lease) = got {
-                    for l in m.leases.iter_mut().filter(|l| l.tab == tab) {
+                    let old: Vec<String> = m
+                        .leases
+                        .iter()
+                        .filter(|l| l.tab == tab && !l.ended)
+                        .map(|l| l.id.clone())
+                        .collect();
+                    // Leasing the tab again ends its old lease but spares the claims that
+                    // fit the new binding: they move to the new lease (nothing was clicked;
+                    // every model send names no conversation, so each fits).
+                    for l in m.leases.iter_mut().filter(|l| old.contains(&l.id)) {
                         l.ended = true;
                     }
-                    // Claims the tab's ended leases hold move to its new lease (nothing was
-                    // clicked; every model send names no conversation, so each fits).
                     let tab_leases: Vec<String> = m
                         .leases
                         .iter()
@@ -275,6 +295,18 @@ impl Run {
                         ended: false,
                     });
                 }
+            }
+            Op::Release { lease } => {
+                let Some(lease_id) = m.lease_id(lease) else {
+                    return;
+                };
+                let got = self
+                    .ledger
+                    .as_mut()
+                    .unwrap()
+                    .end_lease(&lease_id, "the tab closed");
+                assert!(got.is_ok(), "{op:?}: {got:?}");
+                m.end_lease(&lease_id);
             }
             Op::Claim { lease } => {
                 let Some(lease_id) = m.lease_id(lease) else {

@@ -171,8 +171,16 @@ def test_keyboard_alone_confirms_an_uncertain_send(desktop):
 
 def test_queue_again_for_a_send_rejected_at_restart(desktop):
     p = Profile()
-    # Queued while no owner runs: the app's recovery rejects it (it never left the host).
-    p.cli("send", "Queued while the app was not running", "--id", "old-1")
+    # Queued while an owner ran that then died (SIGKILL): the app's recovery rejects it (it
+    # never left the host). With no owner at all, `send` refuses instead (exit code 6).
+    serve = subprocess.Popen([p_cli(), "--profile", p.dir, "serve", "--port", "0"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        wait_until(lambda: serve.stdout.readline().startswith("port "), "serve to listen")
+        p.cli("send", "Queued while the app was not running", "--id", "old-1")
+    finally:
+        serve.kill()
+        serve.wait(timeout=30)
     app = App(p)
     try:
         app.wait_row("old-1", "stopped")

@@ -24,6 +24,9 @@ pub enum ErrorClass {
     Storage,
     /// The owner could not be reached, or refused the caller (exit 5).
     Unreachable,
+    /// No owner runs, so a send would never reach a browser: refused, nothing written
+    /// (HTTP 503, exit 6).
+    NoOwner,
     /// Authentication or the request's origin (HTTP 401/403/421, exit 5).
     Unauthorized,
     /// Anything else (HTTP 500, exit 5).
@@ -52,6 +55,7 @@ const CLASSES: &[(&str, ErrorClass)] = &[
     ("no_ledger", ErrorClass::Storage),
     ("storage", ErrorClass::Storage),
     ("owner_unreachable", ErrorClass::Unreachable),
+    ("no_owner", ErrorClass::NoOwner),
     ("unknown_route", ErrorClass::Unreachable),
     ("unauthorized", ErrorClass::Unauthorized),
     ("wrong_scope", ErrorClass::Unauthorized),
@@ -77,6 +81,7 @@ impl ErrorClass {
             Self::Owned => 3,
             Self::Storage => 4,
             Self::Unreachable | Self::Unauthorized | Self::Internal => 5,
+            Self::NoOwner => 6,
             Self::NotFound | Self::Gone | Self::Conflict => 1,
         }
     }
@@ -90,7 +95,7 @@ impl ErrorClass {
             Self::NotFound | Self::Unreachable => 404,
             Self::Gone => 410,
             Self::Conflict => 409,
-            Self::Owned | Self::Storage => 503,
+            Self::Owned | Self::Storage | Self::NoOwner => 503,
             Self::Unauthorized => 401,
             Self::Internal => 500,
         }

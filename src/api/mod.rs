@@ -14,8 +14,8 @@ pub use handle::Api;
 pub use ids::{LeaseId, OperationId, ToolCallId};
 
 use crate::ledger::{
-    Admission, Event, Ledger, LedgerError, QueueRequest, Resolution, Resolved, Send, StopReport,
-    ToolCall,
+    Admission, Decision, Event, Ledger, LedgerError, QueueRequest, Resolution, Resolved, Send,
+    StopReport, ToolCall,
 };
 use serde::{Deserialize, Serialize};
 
@@ -51,10 +51,37 @@ pub enum Request {
     MarkNotified { op_id: OperationId },
 }
 
+impl Request {
+    /// Whether applying it admits a new send (queue, requeue, resolve with resend): only
+    /// the owner may, since only the owner's dispatch loop can hand a send to a browser.
+    pub fn admits_send(&self) -> bool {
+        match self {
+            Self::Queue { .. } | Self::Requeue { .. } => true,
+            Self::Resolve { resolution, .. } => resolution.decision == Decision::Resend,
+            _ => false,
+        }
+    }
+}
+
+/// Who applies a request, which decides whether it may admit a send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// The owner (the bridge's client routes, the tray app): its dispatch loop serves
+    /// what it admits.
+    Owner,
+    /// Anyone holding the ledger without serving it (the CLI with no owner running): a
+    /// send admitted here could only be rejected by the next owner's recovery, so it is
+    /// refused with [`LedgerError::NoOwner`] and nothing is written.
+    Offline,
+}
+
 /// What a committed [`Request`] did. Serialised (untagged) it is the route's JSON answer
 /// of docs/bridge-api.md, e.g. `{"send": Send, "created": true}` for a queue.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
+// An outcome lives only on its way to a door's answer; boxing the resend would change the
+// shape every door matches on for no measurable gain.
+#[allow(clippy::large_enum_variant)]
 pub enum Outcome {
     /// `Queue`: the send, and whether it is new (`false`: the same operation, idempotent).
     Queued { send: Send, created: bool },
@@ -109,7 +136,22 @@ impl Outcome {
 }
 
 /// Applies `req` to the owner's ledger; the outcome is committed before it is returned.
+/// The same as [`apply_as`] with [`Caller::Owner`].
 pub fn apply(ledger: &mut Ledger, req: &Request) -> Result<Outcome, LedgerError> {
+    apply_as(Caller::Owner, ledger, req)
+}
+
+/// Applies `req` for `caller`. Errors: [`LedgerError::NoOwner`] when an
+/// [`Caller::Offline`] request admits a send (see [`Request::admits_send`]), with
+/// nothing written; else the ledger's own refusals.
+pub fn apply_as(
+    caller: Caller,
+    ledger: &mut Ledger,
+    req: &Request,
+) -> Result<Outcome, LedgerError> {
+    if caller == Caller::Offline && req.admits_send() {
+        return Err(LedgerError::NoOwner);
+    }
     Ok(match req {
         Request::Queue { send, actor } => {
             let (send, created) = ledger.queue(send, actor)?;

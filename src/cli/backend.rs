@@ -1,12 +1,13 @@
 //! Where a command's work goes: through the live owner's bridge when `bridge.json`
 //! names one, else straight into the ledger (taking the owner lock for the command's
-//! duration, recovery included). Reads use a read-only connection either way.
+//! duration, recovery included) — except a send, which only an owner can serve: with no
+//! owner it is refused and nothing is written. Reads use a read-only connection either way.
 
 use super::client::BridgeClient;
 use super::output::CliError;
-use crate::api::{self, Outcome, Request};
+use crate::api::{self, Caller, Outcome, Request};
 use crate::clock::SystemClock;
-use crate::ledger::{Ledger, LedgerReader};
+use crate::ledger::{Ledger, LedgerError, LedgerReader};
 use crate::profile::Profile;
 use std::path::Path;
 use std::sync::Arc;
@@ -15,22 +16,25 @@ pub(crate) fn profile(explicit: Option<&Path>) -> Result<Profile, CliError> {
     Ok(Profile::resolve(explicit)?)
 }
 
-/// Applies a change through the live owner, or directly when none runs.
+/// Applies a change through the live owner, or directly when none runs. With no owner,
+/// a request that admits a send is refused ([`LedgerError::NoOwner`]) before the ledger
+/// is even opened, so nothing is written.
 pub(crate) fn apply(explicit: Option<&Path>, req: &Request) -> Result<Outcome, CliError> {
     let profile = profile(explicit)?;
     if let Some(client) = BridgeClient::discover(&profile)? {
         return client.apply(req);
     }
-    let (mut ledger, _recovered) = Ledger::open(&profile, Arc::new(SystemClock))?;
-    let answer = api::apply(&mut ledger, req)?;
-    if matches!(req, Request::Queue { .. }) {
-        eprintln!(
-            "note: no owner is running, so this send is only recorded, not handed to a browser; \
-             the next command or owner that opens the ledger rejects it as \"never left the host\". \
-             Start `sendledger serve` (or the tray app) first, then `sendledger requeue ID` it."
-        );
+    apply_offline(&profile, req)
+}
+
+/// Applies a change with the ledger opened by this process (no owner running): takes the
+/// owner lock for the command's duration, recovery included.
+pub(crate) fn apply_offline(profile: &Profile, req: &Request) -> Result<Outcome, CliError> {
+    if req.admits_send() {
+        return Err(LedgerError::NoOwner.into());
     }
-    Ok(answer)
+    let (mut ledger, _recovered) = Ledger::open(profile, Arc::new(SystemClock))?;
+    Ok(api::apply_as(Caller::Offline, &mut ledger, req)?)
 }
 
 /// A read-only view; works while another process owns the profile.

@@ -49,6 +49,15 @@ impl BridgeClient {
         }
     }
 
+    /// The same client with a per-request timeout of `ms` milliseconds (connect, send and
+    /// answer together).
+    pub fn with_timeout_ms(mut self, ms: u64) -> Self {
+        self.agent = ureq::AgentBuilder::new()
+            .timeout(Duration::from_millis(ms))
+            .build();
+        self
+    }
+
     /// Sends `req` to its route; the answer read back as the typed outcome.
     pub fn apply(&self, req: &Request) -> Result<Outcome, CliError> {
         let (method, path, body) = routes::route(req);

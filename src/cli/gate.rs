@@ -1,9 +1,14 @@
-//! `stop`, `resume`, `pair`.
+//! `stop`, `resume`, `pair`. Stop goes through the owner when it answers within
+//! [`STOP_BRIDGE_MS`]; when the owner holds the profile but does not answer, the fence is
+//! committed in the ledger file directly, and the answer says which way it went.
 
 use super::backend;
 use super::client::BridgeClient;
 use super::output::{emit, CliError};
 use crate::api::Request;
+use crate::clock::SystemClock;
+use crate::ledger::{Ledger, LedgerError};
+use crate::profile::{Profile, ProfileError};
 use std::path::Path;
 
 #[derive(Debug, clap::Args)]
@@ -20,21 +25,98 @@ pub struct ResumeArgs {
     pub by: String,
 }
 
+/// How long `stop` waits for the owner's bridge before it commits the fence in the ledger
+/// file itself, in ms.
+pub const STOP_BRIDGE_MS: u64 = 2_000;
+
+/// Which way a Stop went (`via` in the JSON answer).
+enum Via {
+    /// `owner`: through the running owner's bridge.
+    Owner,
+    /// `direct`: no owner runs; this command opened the ledger as its owner.
+    Direct,
+    /// `fence`: the owner holds the profile but did not answer; the fence was committed
+    /// in the ledger file beside it.
+    Fence(String),
+}
+
 pub(crate) fn stop(profile: Option<&Path>, json: bool, a: StopArgs) -> Result<(), CliError> {
-    let req = Request::Stop {
-        by: a.by.unwrap_or_else(backend::os_user),
+    let by = a.by.unwrap_or_else(backend::os_user);
+    let profile = backend::profile(profile)?;
+    let req = Request::Stop { by: by.clone() };
+    let (stop, via) = match through_owner(&profile, &req) {
+        Ok((v, via)) => (v["stop"].clone(), via),
+        Err(Fallback(why)) => {
+            let report = Ledger::stop_from_outside(&profile, &by, &SystemClock)?;
+            (serde_json::json!(report), Via::Fence(why))
+        }
+        Err(Failed(e)) => return Err(e),
     };
-    let v = serde_json::json!(backend::apply(profile, &req)?);
+    let (via_code, why) = match &via {
+        Via::Owner => ("owner", None),
+        Via::Direct => ("direct", None),
+        Via::Fence(why) => ("fence", Some(why.clone())),
+    };
+    let v = serde_json::json!({ "stop": stop, "via": via_code, "why": why });
     emit(json, &v, || {
-        let s = &v["stop"];
-        let n = |k: &str| s[k].as_array().map(Vec::len).unwrap_or(0);
+        let n = |k: &str| stop[k].as_array().map(Vec::len).unwrap_or(0);
+        let how = match &via {
+            Via::Owner => "through the owner".to_string(),
+            Via::Direct => "in the ledger (no owner is running)".to_string(),
+            Via::Fence(why) => format!("directly in the ledger file, beside the owner ({why})"),
+        };
+        let reserve = if stop["used_reserve"] == true {
+            "; the disk is full: the profile's reserve was used to commit it, free some space"
+        } else {
+            ""
+        };
         format!(
-            "stopped: {} send(s) stopped before dispatch, {} already clicked (remote stop pending); no new send until `sendledger resume --by WHO`",
+            "stopped {how}: {} send(s) stopped before dispatch, {} already clicked (remote stop pending){reserve}; no new send until `sendledger resume --by WHO`",
             n("stopped"),
             n("remote_stops")
         )
     });
     Ok(())
+}
+
+/// Why the Stop did not go through the owner.
+enum NotThrough {
+    /// The owner holds the profile but cannot answer: commit the fence directly.
+    Fallback(String),
+    /// A real answer (a refusal, storage trouble): report it.
+    Failed(CliError),
+}
+use NotThrough::{Failed, Fallback};
+
+/// Stop through the live owner within [`STOP_BRIDGE_MS`], else with the ledger opened as
+/// its owner when nobody holds the profile.
+fn through_owner(profile: &Profile, req: &Request) -> Result<(serde_json::Value, Via), NotThrough> {
+    match BridgeClient::discover(profile) {
+        Ok(Some(client)) => {
+            return match client.with_timeout_ms(STOP_BRIDGE_MS).apply(req) {
+                Err(CliError::Unreachable(_)) => Err(Fallback(format!(
+                    "the owner's bridge did not answer within {STOP_BRIDGE_MS} ms"
+                ))),
+                other => other
+                    .map(|o| (serde_json::json!(o), Via::Owner))
+                    .map_err(Failed),
+            }
+        }
+        Ok(None) => {}
+        Err(CliError::Unreachable(why)) => return Err(Fallback(why)),
+        Err(e) => return Err(Failed(e)),
+    }
+    match backend::apply_offline(profile, req) {
+        Err(CliError::Profile(ProfileError::Owned { owner, .. }))
+        | Err(CliError::Ledger(LedgerError::Profile(ProfileError::Owned { owner, .. }))) => {
+            Err(Fallback(format!(
+                "{owner} holds the profile but its bridge is not listening"
+            )))
+        }
+        other => other
+            .map(|o| (serde_json::json!(o), Via::Direct))
+            .map_err(Failed),
+    }
 }
 
 pub(crate) fn resume(profile: Option<&Path>, json: bool, a: ResumeArgs) -> Result<(), CliError> {

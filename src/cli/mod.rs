@@ -4,7 +4,8 @@
 //! Exit codes: 0 done; 1 the ledger refused (a custody rule: payload changed, epoch
 //! stopped, wrong state…); 2 bad input; 3 the profile is owned by another process or
 //! busy; 4 storage trouble (damaged file, disk full, newer schema, I/O); 5 the owner's
-//! bridge could not be reached or answered unexpectedly.
+//! bridge could not be reached or answered unexpectedly; 6 no owner is running, so a
+//! send (`send`, `requeue`, `resolve --resend`) was refused and nothing was written.
 
 mod backend;
 pub mod client;
@@ -61,6 +62,9 @@ pub enum Command {
     Status,
     /// Checks the ledger's integrity, file permissions and owner.
     Doctor,
+    /// Rebuilds a damaged ledger from every row still readable: the damaged file is kept
+    /// aside untouched, in-flight sends become uncertain, the gate starts closed.
+    Salvage,
     /// Runs the owner: takes the profile, recovers, serves the loopback bridge.
     Serve(serve::ServeArgs),
     /// Shows a one-time code to pair the browser extension (valid 5 minutes).
@@ -103,6 +107,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Tool(t) => tool::run(profile, json, t),
         Command::Status => status::status(profile, json),
         Command::Doctor => status::doctor(profile, json),
+        Command::Salvage => status::salvage(profile, json),
         Command::Serve(a) => serve::serve(profile, a),
         Command::Pair => gate::pair(profile, json),
         Command::Mcp(a) => mcp::mcp(profile, a),

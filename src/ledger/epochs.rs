@@ -130,12 +130,19 @@ pub(crate) fn lease(tx: &Transaction, binding: &TabBinding, now: Millis) -> Resu
             "tab_id must be 1 to 128 characters".into(),
         ));
     }
-    // A tab holds one lease: a new one ends the old.
-    tx.execute(
-        "UPDATE leases SET ended_at = ?1, ended_reason = 'the tab leased again' \
-         WHERE tab_id = ?2 AND ended_at IS NULL",
-        params![now, binding.tab_id],
-    )?;
+    // A tab holds one lease: a new one ends the old (and frees what the old one claimed).
+    let mut stmt =
+        tx.prepare_cached("SELECT lease_id FROM leases WHERE tab_id = ?1 AND ended_at IS NULL")?;
+    let old: Vec<String> = stmt
+        .query_map([&binding.tab_id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    drop(stmt);
+    // A claim that fits the new binding (names no conversation, or the one the tab now
+    // shows) is spared: `sends::move_claims_to` hands it to the new lease.
+    let fits = Some(binding.conversation_id.as_deref());
+    for lease_id in old {
+        end_lease_sparing(tx, &lease_id, "the tab leased again", now, fits)?;
+    }
     let lease_id = uuid::Uuid::new_v4().to_string();
     let epoch = epoch_of(&canonical_binding(
         generation,
@@ -197,14 +204,63 @@ pub(crate) fn usable_lease(tx: &Transaction, lease_id: &str) -> Result<Lease> {
     Ok(lease)
 }
 
-pub(crate) fn end_lease(tx: &Transaction, lease_id: &str, reason: &str, now: Millis) -> Result<()> {
+/// Longest lease-end reason kept in a released send's evidence, in bytes.
+const MAX_REASON_IN_EVIDENCE: usize = 256;
+
+/// Ends a lease, and rejects at once every send it had claimed: once the lease ended no
+/// dispatch grant can be asked under it ([`usable_lease`]), so nothing was clicked, and
+/// the send must not hold the one-at-a-time slot until its claim expires. Returns the
+/// sends rejected.
+pub(crate) fn end_lease(
+    tx: &Transaction,
+    lease_id: &str,
+    reason: &str,
+    now: Millis,
+) -> Result<Vec<String>> {
+    end_lease_sparing(tx, lease_id, reason, now, None)
+}
+
+/// [`end_lease`], sparing claims that fit `spare` (`Some(conversation)`: sends naming no
+/// conversation or that one), which the tab's next lease takes over.
+fn end_lease_sparing(
+    tx: &Transaction,
+    lease_id: &str,
+    reason: &str,
+    now: Millis,
+    spare: Option<Option<&str>>,
+) -> Result<Vec<String>> {
     get_lease(tx, lease_id)?;
     tx.execute(
         "UPDATE leases SET ended_at = ?1, ended_reason = ?2 WHERE lease_id = ?3 AND ended_at IS NULL",
         params![now, reason, lease_id],
     )?;
-    Ok(())
+    let mut stmt = tx.prepare_cached(
+        "SELECT op_id FROM sends WHERE state = 'claimed' AND lease_id = ?1 \
+         AND NOT (?2 AND (conversation_id IS NULL OR conversation_id IS ?3)) ORDER BY seq",
+    )?;
+    let claimed: Vec<String> = stmt
+        .query_map(params![lease_id, spare.is_some(), spare.flatten()], |r| {
+            r.get(0)
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    drop(stmt);
+    let mut cut = reason.len().min(MAX_REASON_IN_EVIDENCE);
+    while !reason.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let why = format!(
+        "{RELEASED_BEFORE_GRANT} ({}); queue it again if it is still wanted",
+        &reason[..cut]
+    );
+    for op_id in &claimed {
+        super::sends::fail(tx, op_id, &why, "owner", now)?;
+    }
+    Ok(claimed)
 }
+
+/// Evidence of a send rejected because the lease that claimed it ended.
+pub const RELEASED_BEFORE_GRANT: &str =
+    "the lease that claimed it ended before a dispatch grant was asked, so nothing was clicked";
 
 /// Records the current epochs as stopped and closes the gate. Returns the epochs fenced.
 pub(crate) fn fence(tx: &Transaction, by: &str, now: Millis) -> Result<Vec<String>> {

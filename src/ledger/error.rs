@@ -25,6 +25,8 @@ pub enum LedgerError {
     DiskFull { path: PathBuf },
     #[error("the ledger is busy (another writer held it for too long): retry in a moment; nothing was written")]
     Busy,
+    #[error("no owner is running for this profile, so a send would never reach a browser (the next command would reject it as never having left the host): start the app or `sendledger serve`, then send again; nothing was written")]
+    NoOwner,
     #[error("invalid input: {0}")]
     Invalid(String),
     #[error("no send with operation id {0:?}: check the id with `sendledger list`")]
@@ -77,6 +79,7 @@ impl LedgerError {
             Self::Corrupt { .. } => "corrupt",
             Self::DiskFull { .. } => "disk_full",
             Self::Busy => "busy",
+            Self::NoOwner => "no_owner",
             Self::Invalid(_) => "invalid",
             Self::UnknownSend(_) => "unknown_send",
             Self::PayloadChanged(_) => "payload_changed",

@@ -8,12 +8,14 @@
 mod epochs;
 mod error;
 mod expiry;
+mod fence;
 mod limit_gate;
 pub mod migrations;
 mod read;
 mod record;
 mod recovery;
 mod remote_stop;
+mod salvage;
 mod sends;
 mod state;
 mod store;
@@ -23,15 +25,18 @@ mod waiting;
 mod writer;
 
 pub use epochs::{
-    canonical_binding, epoch_of, unbound_epoch, Lease, TabBinding, STOPPED_EPOCHS_KEPT,
+    canonical_binding, epoch_of, unbound_epoch, Lease, TabBinding, RELEASED_BEFORE_GRANT,
+    STOPPED_EPOCHS_KEPT,
 };
 pub use error::{LedgerError, Result};
 pub use expiry::{Bounds, Expired};
+pub use fence::StopReport;
 pub use limit_gate::LimitGate;
 pub use read::{ListFilter, Status};
 pub use record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
 pub use recovery::{RecoveryReport, IN_FLIGHT_AT_RESTART, QUEUED_AT_RESTART, RECOVERY_ACTOR};
 pub use remote_stop::{RemotePhase, RemoteStop};
+pub use salvage::{SalvageReport, TableSalvage, MAX_MISSES};
 pub use sends::{
     prepare_text, Decision, FailStage, LimitHold, PageError, QueueRequest, Resolution, Resolved,
     MAX_NOTE_BYTES, MAX_OP_ID_BYTES,
@@ -43,28 +48,17 @@ pub use waiting::{local_time, Waiting};
 pub use writer::Writer;
 
 use crate::clock::{Clock, Millis, SystemClock};
-use crate::profile::{OwnerLock, Profile};
+use crate::profile::{OwnerLock, Profile, Reserve};
 use rusqlite::{Connection, Transaction, TransactionBehavior};
-use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// What Stop did, committed before this value exists.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StopReport {
-    /// Epochs recorded as stopped.
-    pub epochs: Vec<String>,
-    /// Sends moved queued/claimed → stopped.
-    pub stopped: Vec<String>,
-    /// Sends already clicked, now with a pending remote stop.
-    pub remote_stops: Vec<String>,
-}
 
 /// The owner's handle: holds the owner lock and the only writing connection.
 pub struct Ledger {
     conn: Connection,
     path: PathBuf,
     clock: Arc<dyn Clock>,
+    reserve: Reserve,
     _lock: OwnerLock,
 }
 
@@ -84,6 +78,81 @@ impl Ledger {
         Ok((ledger, report))
     }
 
+    /// Salvages the profile's damaged ledger (see the `salvage` module): takes the profile,
+    /// renames the damaged file aside untouched, builds a fresh ledger from every row
+    /// SQLite can still read, runs recovery on it (nothing in flight stays in flight;
+    /// those sends get a note) and closes the gate, recording who: `salvage`. On a failure
+    /// before the fresh ledger is complete, the damaged file is put back where it was.
+    /// Errors: `Profile` (owned by a running owner: stop it first), `NoLedger`, `Refused`
+    /// (another schema), storage errors.
+    pub fn salvage(profile: &Profile, clock: Arc<dyn Clock>) -> Result<(Self, SalvageReport)> {
+        let lock = profile.lock_owner()?;
+        let path = profile.ledger_path()?;
+        if !path.exists() {
+            return Err(LedgerError::NoLedger(path));
+        }
+        let aside = salvage::move_aside(&path, clock.now_ms())?;
+        let scratch = profile.file(".salvage-scratch.sqlite3")?;
+        let built = Self::rebuild(&path, &aside, &scratch);
+        salvage::remove_scratch(&scratch);
+        let (conn, tables, broken_references) = match built {
+            Ok(b) => b,
+            Err(e) => {
+                salvage::remove_scratch(&path);
+                let _ = salvage::move_aside_back(&aside, &path);
+                return Err(e);
+            }
+        };
+        let mut ledger = Self {
+            conn,
+            path: path.clone(),
+            clock,
+            reserve: Reserve::of(profile)?,
+            _lock: lock,
+        };
+        let recovered = ledger.write(recovery::recover)?;
+        let name = aside.file_name().unwrap_or_default().to_string_lossy();
+        let note = format!(
+            "salvaged from {name}: it was in flight in the damaged ledger; check the conversation before deciding"
+        );
+        ledger.write(|tx, now| {
+            for op_id in &recovered.uncertain {
+                let send = sends::load(tx, op_id)?;
+                sends::note(tx, &send, "salvage", (&note, None), now)?;
+            }
+            Ok(())
+        })?;
+        ledger.stop(&format!(
+            "salvage: rebuilt from {name}; look at the history before `sendledger resume`"
+        ))?;
+        let report = SalvageReport {
+            damaged: aside,
+            ledger: path,
+            tables,
+            broken_references,
+            uncertain: recovered.uncertain,
+            rejected: recovered.rejected,
+        };
+        Ok((ledger, report))
+    }
+
+    /// The fresh ledger at `path`, filled from the scratch copy of `aside`.
+    fn rebuild(
+        path: &Path,
+        aside: &Path,
+        scratch: &Path,
+    ) -> Result<(Connection, Vec<TableSalvage>, u64)> {
+        let damaged = salvage::open_scratch(aside, scratch)?;
+        salvage::check_schema(&damaged, aside)?;
+        let mut conn = store::open_writer(path, migrations::CURRENT_VERSION)?;
+        let tables = salvage::copy_rows(&damaged, &mut conn).map_err(|e| match e {
+            LedgerError::Sqlite(e) => error::from_sqlite(e, path),
+            other => other,
+        })?;
+        let broken = salvage::broken_references(&conn)?;
+        Ok((conn, tables, broken))
+    }
+
     /// Opens the ledger migrated only up to `version`, without recovery. For upgrade tests
     /// that need a file at an older schema.
     #[doc(hidden)]
@@ -91,10 +160,15 @@ impl Ledger {
         let lock = profile.lock_owner()?;
         let path = profile.ledger_path()?;
         let conn = store::open_writer(&path, version)?;
+        let reserve = Reserve::of(profile)?;
+        if let Err(e) = reserve.ensure() {
+            tracing::warn!(error = %e, "the brake's reserve could not be made; a Stop on a full disk may fail");
+        }
         Ok(Self {
             conn,
             path,
             clock,
+            reserve,
             _lock: lock,
         })
     }
@@ -108,6 +182,14 @@ impl Ledger {
     /// The ledger file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// SQLite's `PRAGMA data_version`: changes when another connection (another process)
+    /// has committed since this connection last looked; 0 when it cannot be read.
+    pub(crate) fn data_version(&self) -> i64 {
+        self.conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .unwrap_or(0)
     }
 
     /// The clock this ledger stamps transitions with.
@@ -130,6 +212,26 @@ impl Ledger {
         })?;
         tx.commit().map_err(|e| error::from_sqlite(e, &path))?;
         Ok(out)
+    }
+
+    /// [`Self::write`] for the brake (a Stop, a person's decision): when the disk is full,
+    /// releases the profile's reserve, commits, then makes the reserve again. Returns
+    /// whether the reserve was used.
+    fn write_braking<T>(
+        &mut self,
+        f: impl Fn(&Transaction, Millis) -> Result<T>,
+    ) -> Result<(T, bool)> {
+        match self.write(&f) {
+            Err(LedgerError::DiskFull { .. }) if self.reserve.release().unwrap_or(false) => {
+                tracing::warn!("the disk is full: the reserve was released for the brake");
+                let out = self.write(&f);
+                if let Err(e) = self.reserve.ensure() {
+                    tracing::warn!(error = %e, "the reserve could not be made again yet");
+                }
+                Ok((out?, true))
+            }
+            other => Ok((other?, false)),
+        }
     }
 
     /// Queues a send (idempotent per operation id). Returns the send and whether it is new.
@@ -177,8 +279,10 @@ impl Ledger {
         self.write(limit_gate::mark_notified)
     }
 
-    /// Ends a lease (the tab closed or navigated away).
-    pub fn end_lease(&mut self, lease_id: &str, reason: &str) -> Result<()> {
+    /// Ends a lease (the tab closed or navigated away). A send it had claimed is rejected
+    /// at once (no grant can be asked under an ended lease, so nothing was clicked);
+    /// returns those sends' ids. Errors: `UnknownLease`.
+    pub fn end_lease(&mut self, lease_id: &str, reason: &str) -> Result<Vec<String>> {
         self.write(|tx, now| epochs::end_lease(tx, lease_id, reason, now))
     }
 
@@ -222,8 +326,10 @@ impl Ledger {
     }
 
     /// A person's decision on an uncertain send.
+    /// On a full disk the profile's reserve is released for it.
     pub fn resolve(&mut self, op_id: &str, resolution: &Resolution) -> Result<Resolved> {
-        self.write(|tx, now| sends::resolve(tx, op_id, resolution, now))
+        self.write_braking(|tx, now| sends::resolve(tx, op_id, resolution, now))
+            .map(|(r, _)| r)
     }
 
     /// Queue again a stopped or rejected send, as a new operation linked to it.
@@ -233,28 +339,37 @@ impl Ledger {
 
     /// Stop: fence the current epochs, stop every queued or claimed send, request remote
     /// stops for clicked ones and close the gate — one transaction, committed on return.
+    /// On a full disk the profile's reserve is released for it (`used_reserve`).
     pub fn stop(&mut self, by: &str) -> Result<StopReport> {
         sends::validate_note("who stops (--by)", by)?;
-        self.write(|tx, now| {
-            let epochs = epochs::fence(tx, by, now)?;
-            let mut stmt = tx.prepare(
-                "SELECT op_id FROM sends WHERE state IN ('queued', 'claimed') ORDER BY seq",
-            )?;
-            let stopped: Vec<String> = stmt
-                .query_map([], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?;
-            tx.execute(
-                "UPDATE sends SET state = 'stopped', updated_at = ?1, actor = ?2, \
-                 evidence = 'Stop: the epoch was fenced before dispatch' WHERE state IN ('queued', 'claimed')",
-                rusqlite::params![now, by],
-            )?;
-            let remote_stops = remote_stop::request_for_clicked(tx, by, now)?;
-            Ok(StopReport {
-                epochs,
-                stopped,
-                remote_stops,
-            })
-        })
+        let (mut report, used) = self.write_braking(|tx, now| fence::stop_in(tx, by, now))?;
+        report.used_reserve = used;
+        Ok(report)
+    }
+
+    /// The brake from outside the owner: commits the same Stop as [`Self::stop`] in the
+    /// profile's ledger file without the owner lock, for when the owner holds the profile
+    /// but cannot answer. Safe against the owner's transactions (see the `fence` module).
+    /// On a full disk the reserve is released for it. Errors: `NoLedger`, `Busy` when the
+    /// owner holds the write lock for longer than the busy timeout (5,000 ms), `DiskFull`,
+    /// `Corrupt`, `Refused` for a ledger at another schema.
+    pub fn stop_from_outside(profile: &Profile, by: &str, clock: &dyn Clock) -> Result<StopReport> {
+        sends::validate_note("who stops (--by)", by)?;
+        let path = profile.ledger_path()?;
+        let mut conn = fence::open_outside(&path)?;
+        match fence::commit_stop(&mut conn, &path, by, clock.now_ms()) {
+            Err(LedgerError::DiskFull { .. }) => {
+                let reserve = Reserve::of(profile)?;
+                if !reserve.release().unwrap_or(false) {
+                    return Err(LedgerError::DiskFull { path });
+                }
+                let mut report = fence::commit_stop(&mut conn, &path, by, clock.now_ms())?;
+                report.used_reserve = true;
+                let _ = reserve.ensure();
+                Ok(report)
+            }
+            other => other,
+        }
     }
 
     /// Resume: a person's decision. Opens the Stop gate under a new generation and ends
@@ -283,8 +398,18 @@ impl Ledger {
     }
 
     /// Applies the expiry bounds at the current time.
+    /// Also makes the brake's reserve again when a full disk used it and there is room now
+    /// (the owner sweeps once a second).
     pub fn expire(&mut self, bounds: &Bounds) -> Result<Expired> {
+        if !self.reserve.is_held() && self.reserve.ensure().is_ok() {
+            tracing::info!("the brake's reserve is in place again");
+        }
         self.write(|tx, now| expiry::sweep(tx, bounds, now))
+    }
+
+    /// Whether the brake's reserve is in place (see [`crate::profile::Reserve`]).
+    pub fn reserve_held(&self) -> bool {
+        self.reserve.is_held()
     }
 
     /// Uncertain sends unresolved for at least `threshold_ms` and never notified.
@@ -410,8 +535,17 @@ impl Ledger {
 
     /// `PRAGMA integrity_check` and `foreign_key_check`; empty when healthy.
     pub fn integrity_problems(&self) -> Result<Vec<String>> {
-        integrity(&self.conn)
+        integrity_at(&self.conn, &self.path)
     }
+}
+
+/// Integrity problems of `conn`, with SQLite's failures mapped to what a person can act
+/// on (a damaged file is [`LedgerError::Corrupt`] naming `path`).
+fn integrity_at(conn: &Connection, path: &Path) -> Result<Vec<String>> {
+    integrity(conn).map_err(|e| match e {
+        LedgerError::Sqlite(e) => error::from_sqlite(e, path),
+        other => other,
+    })
 }
 
 fn integrity(conn: &Connection) -> Result<Vec<String>> {
@@ -483,6 +617,6 @@ impl LedgerReader {
 
     /// `PRAGMA integrity_check` and `foreign_key_check`; empty when healthy.
     pub fn integrity_problems(&self) -> Result<Vec<String>> {
-        integrity(&self.conn)
+        integrity_at(&self.conn, &self.path)
     }
 }

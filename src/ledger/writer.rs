@@ -11,6 +11,9 @@ use tokio::sync::{broadcast, watch, Notify};
 struct Inner {
     ledger: Ledger,
     last_event: i64,
+    /// `PRAGMA data_version` at the end of the last call: it changes when another
+    /// connection commits (a Stop committed beside a stuck owner, `sendledger stop`).
+    data_version: i64,
 }
 
 /// A cloneable handle to the owner's ledger: the only writer in the owner process.
@@ -45,7 +48,11 @@ impl Writer {
             .map(|e| e.last().map(|e| e.id).unwrap_or(0))?;
         let (events, _) = broadcast::channel(1024);
         Ok(Self {
-            inner: Arc::new(Mutex::new(Inner { ledger, last_event })),
+            inner: Arc::new(Mutex::new(Inner {
+                data_version: ledger.data_version(),
+                ledger,
+                last_event,
+            })),
             events,
             changed: Arc::new(Notify::new()),
             writes: watch::channel(0).0,
@@ -68,8 +75,10 @@ impl Writer {
     pub fn call_blocking<T>(&self, f: impl FnOnce(&mut Ledger) -> T) -> T {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let rows_before = g.ledger.raw_connection().total_changes();
+        let outside = g.ledger.data_version() != g.data_version;
         let out = f(&mut g.ledger);
-        let wrote = g.ledger.raw_connection().total_changes() != rows_before;
+        let wrote = outside || g.ledger.raw_connection().total_changes() != rows_before;
+        g.data_version = g.ledger.data_version();
         if let Ok(new) = g.ledger.events_since(g.last_event, 10_000) {
             if let Some(last) = new.last() {
                 g.last_event = last.id;
@@ -81,7 +90,9 @@ impl Writer {
         }
         // Wake long-polls after every call that wrote rows: some changes write no audit
         // event (a lease, a remote stop request). Never after a read — a long-poll's own
-        // check is a call, and waking itself would make it spin until its deadline.
+        // check is a call, and waking itself would make it spin until its deadline. A
+        // commit by another process counts once, at the next call (the expiry sweep makes
+        // one every second).
         if wrote {
             self.changed.notify_waiters();
             self.writes.send_modify(|n| *n += 1);

@@ -173,19 +173,20 @@ impl Tools {
 
 impl Tools {
     /// The owner took the queue request but its answer was lost: ask again by id (the
-    /// operation id was made before sending, so the answer cannot be a second send).
+    /// operation id was made before sending, so the answer cannot be a second send). An
+    /// owner that does not know the id yet may still be about to read the request: that
+    /// is no proof that nothing was sent, so it answers `pending` with the id too.
     async fn after_lost_queue(&self, op_id: &str, detail: &str) -> CallToolResult {
         let path = format!("/v1/sends/{}", segment(op_id));
         match self.link.get(path).await {
-            Ok(v) => structured(&wait::Settled {
-                send: v["send"].clone(),
-                timeline: Value::Null,
-                interrupted: None,
-            }
-            .outcome(false)),
-            Err(LinkError::Refused { code, .. }) if code == "unknown_send" => refusal::did_nothing(format!(
-                "sendledger did not answer ({detail}) and has no record of this send: nothing was sent. Calling again is safe."
-            )),
+            Ok(v) => structured(
+                &wait::Settled {
+                    send: v["send"].clone(),
+                    timeline: Value::Null,
+                    interrupted: None,
+                }
+                .outcome(false),
+            ),
             Err(_) => structured(&super::outcome::lost(op_id, detail)),
         }
     }

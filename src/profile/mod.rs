@@ -5,8 +5,10 @@
 //! custody record somewhere else.
 
 mod owner_lock;
+mod reserve;
 
 pub use owner_lock::{OwnerInfo, OwnerLock};
+pub use reserve::{Reserve, RESERVE_BYTES, RESERVE_FILE};
 
 use std::fs::{self, OpenOptions};
 use std::io;

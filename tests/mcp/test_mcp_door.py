@@ -246,6 +246,27 @@ def test_sigkill_after_the_grant_is_uncertain_as_a_successful_result_and_the_key
         serve.close()
 
 
+def test_an_owner_killed_during_the_wait_answers_the_last_known_status_never_an_error(profile):
+    serve = Serve(profile)
+    box = {}
+
+    async def body():
+        async with mcp_client(profile) as client:
+            async def send():
+                box["r"] = await call(client, "send_message", text="Wait for me.",
+                                      idempotency_key="wait-kill", wait_seconds=60)
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(send)
+                with anyio.fail_after(30):
+                    while serve.request("GET", "/v1/sends/mcp-wait-kill", token=serve.client_token())[0] != 200:
+                        await anyio.sleep(0.05)
+                serve.kill()  # mid-wait
+    run(body)
+    r = ok(box["r"])
+    assert (r["status"], r["retry_safe"], r["send_id"]) == ("pending", False, "mcp-wait-kill"), r
+    assert "stopped answering" in r["message"] and "Do not send it again" in r["message"], r
+
+
 # --- the brake -----------------------------------------------------------------------------
 
 def test_stop_through_the_tool_means_nothing_more_is_clicked(serve, player):

@@ -1,0 +1,303 @@
+//! Salvage of a damaged ledger (`sendledger salvage`): the damaged file is renamed aside
+//! and never written again, a fresh ledger is built from every row SQLite can still read
+//! out of a scratch copy of it, and the fresh ledger starts the way a restart leaves one
+//! (recovery: nothing in flight stays in flight) with the gate closed and a note, so a
+//! person looks before anything more is sent.
+//!
+//! The bundled SQLite has no recover extension, so rows are read one rowid at a time
+//! (`WHERE rowid = ?`): a lookup that lands on a damaged page fails alone and the next
+//! rowid is tried. Rowids are probed from 1 to the table's largest rowid when SQLite can
+//! still tell it, else until [`MAX_MISSES`] rowids in a row are absent or unreadable.
+
+use super::error::{from_sqlite, LedgerError, Result};
+use super::migrations;
+use rusqlite::types::Value;
+use rusqlite::{params_from_iter, Connection, OpenFlags};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Rowids in a row found absent or unreadable before a table's probe ends, when its
+/// largest rowid cannot be read.
+pub const MAX_MISSES: i64 = 10_000;
+
+/// The tables copied, parents first. The state and edge tables are the migration's own.
+const TABLES: [&str; 9] = [
+    "gate",
+    "gate_events",
+    "leases",
+    "stopped_epochs",
+    "sends",
+    "receipts",
+    "events",
+    "remote_stops",
+    "tool_calls",
+];
+
+/// What salvage read out of one table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableSalvage {
+    /// The table.
+    pub table: String,
+    /// Rows read and written into the fresh ledger.
+    pub rows: u64,
+    /// Rowids whose lookup failed on damage (their rows, if any, are lost).
+    pub unreadable: u64,
+    /// The largest rowid probed.
+    pub max_rowid: i64,
+    /// Why the table could not be read at all, when it could not.
+    pub lost: Option<String>,
+    /// The largest rowid read, and the largest whose lookup failed.
+    #[serde(skip)]
+    pub(crate) highest: (i64, i64),
+}
+
+/// What `sendledger salvage` did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SalvageReport {
+    /// The damaged file, renamed aside and left untouched.
+    pub damaged: PathBuf,
+    /// The fresh ledger.
+    pub ledger: PathBuf,
+    /// Per table.
+    pub tables: Vec<TableSalvage>,
+    /// Rows that refer to a row that was lost (e.g. events of a lost send); kept as read.
+    pub broken_references: u64,
+    /// Sends recovery moved to uncertain (in flight in the damaged file).
+    pub uncertain: Vec<String>,
+    /// Sends recovery moved to rejected (queued: they never left the host).
+    pub rejected: Vec<String>,
+}
+
+impl SalvageReport {
+    /// Rows read in all.
+    pub fn rows(&self) -> u64 {
+        self.tables.iter().map(|t| t.rows).sum()
+    }
+}
+
+/// `base` with `suffix` appended to its file name (`ledger.sqlite3` + `-wal`).
+pub(crate) fn sibling(base: &Path, suffix: &str) -> PathBuf {
+    let mut name = base.file_name().unwrap_or_default().to_os_string();
+    name.push(suffix);
+    base.with_file_name(name)
+}
+
+fn io_err(path: &Path, source: std::io::Error) -> LedgerError {
+    LedgerError::Profile(crate::profile::ProfileError::Io {
+        path: path.into(),
+        source,
+    })
+}
+
+/// Renames the ledger (and its `-wal`, `-shm`) aside as `ledger.damaged-<ms>.sqlite3`.
+/// Returns the new name of the main file.
+pub(crate) fn move_aside(ledger: &Path, now_ms: i64) -> Result<PathBuf> {
+    let aside = ledger.with_file_name(format!("ledger.damaged-{now_ms}.sqlite3"));
+    for suffix in ["", "-wal", "-shm"] {
+        let from = sibling(ledger, suffix);
+        if from.exists() {
+            std::fs::rename(&from, sibling(&aside, suffix)).map_err(|e| io_err(&from, e))?;
+        }
+    }
+    Ok(aside)
+}
+
+/// Puts the damaged file (and its side files) back at `ledger`: salvage failed before
+/// the fresh ledger was complete.
+pub(crate) fn move_aside_back(aside: &Path, ledger: &Path) -> Result<()> {
+    for suffix in ["", "-wal", "-shm"] {
+        let from = sibling(aside, suffix);
+        if from.exists() {
+            std::fs::rename(&from, sibling(ledger, suffix)).map_err(|e| io_err(&from, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// Copies the damaged file (and its WAL, whose committed frames count) to a scratch copy
+/// opened read-write, so that reading it never touches the damaged file itself.
+pub(crate) fn open_scratch(aside: &Path, scratch: &Path) -> Result<Connection> {
+    for suffix in ["", "-wal"] {
+        let (from, to) = (sibling(aside, suffix), sibling(scratch, suffix));
+        let _ = std::fs::remove_file(&to);
+        if from.exists() {
+            std::fs::copy(&from, &to).map_err(|e| io_err(&from, e))?;
+        }
+    }
+    let _ = std::fs::remove_file(sibling(scratch, "-shm"));
+    let conn = Connection::open_with_flags(
+        scratch,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| from_sqlite(e, aside))?;
+    let _ = conn.execute_batch("PRAGMA cell_size_check = ON; PRAGMA query_only = ON;");
+    Ok(conn)
+}
+
+/// Removes the scratch copy and its side files.
+pub(crate) fn remove_scratch(scratch: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(sibling(scratch, suffix));
+    }
+}
+
+/// Refuses a damaged file whose schema version is not this binary's (it cannot be mapped
+/// row for row); an unreadable header is refused too.
+pub(crate) fn check_schema(damaged: &Connection, aside: &Path) -> Result<()> {
+    let found = migrations::version(damaged).map_err(|e| from_sqlite(e, aside))?;
+    if found != migrations::CURRENT_VERSION {
+        return Err(LedgerError::Refused(format!(
+            "the damaged ledger {} is at schema {found}, this sendledger salvages schema {}: use the matching sendledger",
+            aside.display(),
+            migrations::CURRENT_VERSION
+        )));
+    }
+    Ok(())
+}
+
+/// Copies every readable row of [`TABLES`] from `damaged` into the freshly migrated
+/// `fresh`, with its triggers set aside for the copy (rows are history, not transitions)
+/// and put back before the commit. The fresh ledger's own gate row gives way to the
+/// damaged one's when that is readable.
+pub(crate) fn copy_rows(damaged: &Connection, fresh: &mut Connection) -> Result<Vec<TableSalvage>> {
+    fresh.execute_batch("PRAGMA foreign_keys = OFF")?;
+    let tx = fresh.transaction()?;
+    let triggers: Vec<(String, String)> = {
+        let mut stmt = tx
+            .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY rowid")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    for (name, _) in &triggers {
+        tx.execute_batch(&format!("DROP TRIGGER \"{name}\""))?;
+    }
+    let mut out = Vec::new();
+    for table in TABLES {
+        out.push(copy_table(damaged, &tx, table)?);
+    }
+    if let Some(events) = out.iter().find(|t| t.table == "events") {
+        mark_lost_events(&tx, events.highest)?;
+    }
+    for (_, sql) in &triggers {
+        tx.execute_batch(sql)?;
+    }
+    tx.commit()?;
+    fresh.execute_batch("PRAGMA foreign_keys = ON")?;
+    Ok(out)
+}
+
+/// The table's columns, and whether one of them is its rowid (`INTEGER PRIMARY KEY`).
+/// When the newest audit events were lost, a note takes the largest lost id, so that the
+/// ids of events written from now on (the change feed's ids) never repeat a lost one. It
+/// belongs to the newest send read (events belong to a send).
+fn mark_lost_events(tx: &rusqlite::Transaction, (read, failed): (i64, i64)) -> Result<()> {
+    if failed <= read {
+        return Ok(());
+    }
+    tx.execute(
+        "INSERT INTO events(id, op_id, kind, from_state, to_state, at, actor, evidence) \
+         SELECT ?1, op_id, 'note', state, state, updated_at, 'salvage', ?2 \
+         FROM sends ORDER BY seq DESC LIMIT 1",
+        rusqlite::params![
+            failed,
+            format!("salvage: audit events up to id {failed} were on damaged pages and are lost; ids go on after them")
+        ],
+    )?;
+    Ok(())
+}
+
+fn columns(conn: &Connection, table: &str) -> rusqlite::Result<(Vec<String>, bool)> {
+    let mut stmt = conn.prepare(&format!("PRAGMA table_info(\"{table}\")"))?;
+    let rows = stmt.query_map([], |r| {
+        let (name, kind, pk): (String, String, i64) = (r.get(1)?, r.get(2)?, r.get(5)?);
+        Ok((name, pk == 1 && kind.eq_ignore_ascii_case("integer")))
+    })?;
+    let rows: Vec<(String, bool)> = rows.collect::<rusqlite::Result<_>>()?;
+    let aliased = rows.iter().any(|(_, is_rowid)| *is_rowid);
+    Ok((rows.into_iter().map(|(n, _)| n).collect(), aliased))
+}
+
+fn copy_table(
+    damaged: &Connection,
+    fresh: &rusqlite::Transaction,
+    table: &str,
+) -> Result<TableSalvage> {
+    let mut report = TableSalvage {
+        table: table.into(),
+        ..TableSalvage::default()
+    };
+    let (cols, aliased) = columns(fresh, table)?;
+    let list = cols
+        .iter()
+        .map(|c| format!("\"{c}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let read = damaged.prepare(&format!("SELECT {list} FROM \"{table}\" WHERE rowid = ?1"));
+    let mut read = match read {
+        Ok(stmt) => stmt,
+        Err(e) => {
+            report.lost = Some(format!("the table cannot be read at all: {e}"));
+            return Ok(report);
+        }
+    };
+    let (target, marks) = if aliased {
+        (list.clone(), vec!["?"; cols.len()].join(", "))
+    } else {
+        (
+            format!("rowid, {list}"),
+            vec!["?"; cols.len() + 1].join(", "),
+        )
+    };
+    let mut write = fresh.prepare(&format!(
+        "INSERT OR REPLACE INTO \"{table}\"({target}) VALUES ({marks})"
+    ))?;
+    let max = largest_rowid(damaged, table);
+    let (mut rowid, mut misses) = (0i64, 0i64);
+    while misses < MAX_MISSES && max.is_none_or(|m| rowid < m) {
+        rowid += 1;
+        let row = read.query_row([rowid], |r| {
+            (0..cols.len())
+                .map(|i| r.get::<_, Value>(i))
+                .collect::<rusqlite::Result<Vec<Value>>>()
+        });
+        match row {
+            Ok(values) => {
+                let mut all = if aliased {
+                    Vec::new()
+                } else {
+                    vec![Value::Integer(rowid)]
+                };
+                all.extend(values);
+                write.execute(params_from_iter(all))?;
+                report.rows += 1;
+                report.highest.0 = rowid;
+                misses = 0;
+            }
+            Err(rusqlite::Error::QueryReturnedNoRows) => misses += 1,
+            Err(_) => {
+                report.unreadable += 1;
+                report.highest.1 = rowid;
+                misses += 1;
+            }
+        }
+    }
+    report.max_rowid = rowid;
+    Ok(report)
+}
+
+/// The table's largest rowid, when SQLite can still read it.
+fn largest_rowid(damaged: &Connection, table: &str) -> Option<i64> {
+    damaged
+        .query_row(&format!("SELECT max(rowid) FROM \"{table}\""), [], |r| {
+            r.get::<_, Option<i64>>(0)
+        })
+        .ok()
+        .flatten()
+}
+
+/// Rows of the fresh ledger that refer to a lost row (`PRAGMA foreign_key_check`).
+pub(crate) fn broken_references(fresh: &Connection) -> Result<u64> {
+    let mut stmt = fresh.prepare("PRAGMA foreign_key_check")?;
+    let n = stmt.query_map([], |_| Ok(()))?.count();
+    Ok(n as u64)
+}

@@ -1,0 +1,272 @@
+//! Leases and the rules around them that no other ledger test pinned (issue 11): a lease
+//! that ends frees what it claimed at once, an ended lease or a fenced epoch claims
+//! nothing, and the bounds of a tab id and a conversation id are exact. Also the brake
+//! from outside the owner and the refusal of a send nobody serves, at the ledger level.
+
+mod support;
+
+use sendledger::api::{self, Caller, Request};
+use sendledger::ledger::{
+    unbound_epoch, Ledger, LedgerError, QueueRequest, SendState, RELEASED_BEFORE_GRANT,
+};
+use support::*;
+
+fn claimed(ledger: &mut Ledger, tab_id: &str, op: &str) -> String {
+    ledger.queue(&request(op, "held by a tab"), "test").unwrap();
+    let lease = ledger.lease(&tab(tab_id)).unwrap().lease_id;
+    let send = ledger.claim_next(&lease).unwrap().expect("claimed");
+    assert_eq!(send.op_id, op);
+    lease
+}
+
+#[test]
+fn a_send_claimed_by_a_lease_that_ends_is_rejected_at_once_and_the_next_send_goes_out() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = claimed(&mut ledger, "tab-1", "op-held");
+    ledger.queue(&request("op-next", "next"), "test").unwrap();
+    let released = ledger.end_lease(&lease, "the tab closed").unwrap();
+    assert_eq!(released, ["op-held"]);
+    let send = ledger.get("op-held").unwrap().unwrap();
+    assert_eq!(
+        send.state,
+        SendState::Rejected,
+        "no grant was asked: nothing was clicked"
+    );
+    let evidence = send.evidence.unwrap_or_default();
+    assert!(
+        evidence.starts_with(RELEASED_BEFORE_GRANT) && evidence.contains("the tab closed"),
+        "the true reason: {evidence}"
+    );
+    // No clock advance: the queue moves on at once, not after the claim bound.
+    let other = ledger.lease(&tab("tab-2")).unwrap().lease_id;
+    let next = ledger
+        .claim_next(&other)
+        .unwrap()
+        .expect("the next send is claimed at once");
+    assert_eq!(next.op_id, "op-next");
+}
+
+#[test]
+fn leasing_a_tab_again_ends_its_old_lease_and_frees_what_it_claimed() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let old = claimed(&mut ledger, "tab-1", "op-held");
+    let new = ledger.lease(&tab("tab-1")).unwrap().lease_id;
+    assert_eq!(state_of(&ledger, "op-held"), SendState::Rejected);
+    assert!(ledger.get_lease(&old).unwrap().ended_at.is_some());
+    assert!(matches!(
+        ledger.dispatch("op-held", &old),
+        Err(LedgerError::NotGranted(_))
+    ));
+    ledger.queue(&request("op-2", "second"), "test").unwrap();
+    assert_eq!(ledger.claim_next(&new).unwrap().unwrap().op_id, "op-2");
+}
+
+#[test]
+fn an_ended_lease_claims_nothing_and_ending_it_twice_changes_nothing() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = ledger.lease(&tab("tab-1")).unwrap().lease_id;
+    ledger.end_lease(&lease, "navigated away").unwrap();
+    ledger.queue(&request("op-1", "waiting"), "test").unwrap();
+    assert!(
+        matches!(ledger.claim_next(&lease), Err(LedgerError::LeaseEnded(_))),
+        "an ended lease is refused"
+    );
+    let ended = ledger.get_lease(&lease).unwrap().ended_at;
+    assert!(ended.is_some());
+    fx.clock.advance(5);
+    assert!(ledger.end_lease(&lease, "again").unwrap().is_empty());
+    assert_eq!(
+        ledger.get_lease(&lease).unwrap().ended_at,
+        ended,
+        "ended once"
+    );
+    assert!(matches!(
+        ledger.end_lease("no-such-lease", "x"),
+        Err(LedgerError::UnknownLease(_))
+    ));
+    assert_eq!(state_of(&ledger, "op-1"), SendState::Queued);
+}
+
+#[test]
+fn a_closed_gate_alone_refuses_a_claim_with_the_epoch_stopped_sentence() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = ledger.lease(&tab("tab-1")).unwrap().lease_id;
+    ledger.queue(&request("op-1", "waiting"), "test").unwrap();
+    // The gate closed without the lease's epoch fenced: either alone refuses.
+    raw(ledger.raw_connection(), "UPDATE gate SET closed = 1", []).unwrap();
+    let refused = ledger.claim_next(&lease).unwrap_err();
+    assert!(matches!(refused, LedgerError::EpochStopped), "{refused:?}");
+    assert!(refused
+        .to_string()
+        .starts_with("epoch stopped: resume first"));
+    assert_eq!(state_of(&ledger, "op-1"), SendState::Queued);
+}
+
+#[test]
+fn a_fenced_lease_epoch_alone_refuses_a_claim_in_rust_before_any_trigger() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = ledger.lease(&tab("tab-1")).unwrap();
+    ledger.queue(&request("op-1", "waiting"), "test").unwrap();
+    // The lease's epoch fenced while the gate is open (only SQL can make this state):
+    // no trigger guards a claim, so only the Rust-side check refuses it.
+    raw(
+        ledger.raw_connection(),
+        "INSERT INTO stopped_epochs(epoch, lease_id, generation, stopped_at, stopped_by) VALUES (?1, ?2, 0, 1, 'test')",
+        rusqlite::params![lease.epoch, lease.lease_id],
+    )
+    .unwrap();
+    let refused = ledger.claim_next(&lease.lease_id).unwrap_err();
+    assert!(matches!(refused, LedgerError::EpochStopped), "{refused:?}");
+    assert!(
+        refused.to_string().contains("resume first"),
+        "the sentence says what to do: {refused}"
+    );
+    assert_eq!(state_of(&ledger, "op-1"), SendState::Queued);
+}
+
+#[test]
+fn a_tab_id_of_1_to_128_bytes_is_leased_and_empty_or_129_is_refused() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    for ok in ["7".to_string(), "t".repeat(127), "t".repeat(128)] {
+        ledger
+            .lease(&tab(&ok))
+            .unwrap_or_else(|e| panic!("{} bytes: {e}", ok.len()));
+    }
+    for bad in [String::new(), "t".repeat(129), "t".repeat(1000)] {
+        let before = dump(ledger.raw_connection());
+        let e = ledger.lease(&tab(&bad)).unwrap_err();
+        assert!(
+            matches!(&e, LedgerError::Invalid(m) if m.contains("1 to 128")),
+            "{} bytes: {e:?}",
+            bad.len()
+        );
+        assert_eq!(dump(ledger.raw_connection()), before, "nothing written");
+    }
+}
+
+#[test]
+fn a_conversation_id_of_128_bytes_is_queued_and_129_is_refused() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let with = |op: &str, c: String| QueueRequest {
+        op_id: Some(op.into()),
+        text: "for a named conversation".into(),
+        conversation_id: Some(c),
+    };
+    ledger
+        .queue(&with("op-128", "c".repeat(128)), "test")
+        .unwrap();
+    ledger.queue(&with("op-1", "c".into()), "test").unwrap();
+    for (op, bad) in [
+        ("op-129", "c".repeat(129)),
+        ("op-0", String::new()),
+        ("op-ctl", "a\u{7}".into()),
+    ] {
+        let e = ledger.queue(&with(op, bad), "test").unwrap_err();
+        assert!(
+            matches!(&e, LedgerError::Invalid(m) if m.contains("1 to 128 printable")),
+            "{op}: {e:?}"
+        );
+        assert!(ledger.get(op).unwrap().is_none(), "{op}: nothing written");
+    }
+}
+
+#[test]
+fn an_offline_caller_cannot_admit_a_send_and_writes_nothing() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, "op-stopped", SendState::Stopped);
+    ledger.resume("alice").unwrap();
+    let before = dump(ledger.raw_connection());
+    for req in [
+        Request::Queue {
+            send: request("op-new", "would never leave the host"),
+            actor: "cli".into(),
+        },
+        Request::Requeue {
+            op_id: "op-stopped".into(),
+            by: "alice".into(),
+        },
+    ] {
+        let e = api::apply_as(Caller::Offline, &mut ledger, &req).unwrap_err();
+        assert!(matches!(e, LedgerError::NoOwner), "{e:?}");
+        assert!(e.to_string().contains("sendledger serve"), "{e}");
+        assert_eq!(dump(ledger.raw_connection()), before, "nothing written");
+    }
+    // What cannot doom a send still works offline, and the owner may queue.
+    api::apply_as(
+        Caller::Offline,
+        &mut ledger,
+        &Request::Stop { by: "alice".into() },
+    )
+    .unwrap();
+    ledger.resume("alice").unwrap();
+    let owner = Request::Queue {
+        send: request("op-new", "served"),
+        actor: "owner".into(),
+    };
+    api::apply(&mut ledger, &owner).unwrap();
+    assert_eq!(state_of(&ledger, "op-new"), SendState::Queued);
+}
+
+#[test]
+fn stop_from_outside_commits_the_whole_fence_while_the_owner_holds_the_profile() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = claimed(&mut ledger, "tab-1", "op-claimed");
+    ledger
+        .queue(&request("op-queued", "behind it"), "test")
+        .unwrap();
+    // The owner (this handle) keeps the profile; the fence comes from another connection.
+    let report = Ledger::stop_from_outside(&fx.profile, "alice", &fx.clock).unwrap();
+    assert_eq!(report.stopped, ["op-claimed", "op-queued"]);
+    assert!(report.epochs.contains(&unbound_epoch(0)));
+    assert!(ledger.status().unwrap().gate_closed);
+    assert!(matches!(
+        ledger.dispatch("op-claimed", &lease),
+        Err(LedgerError::NotGranted(_))
+    ));
+    assert!(matches!(
+        ledger.queue(&request("op-late", "too late"), "test"),
+        Err(LedgerError::EpochStopped)
+    ));
+    assert!(matches!(
+        ledger.lease(&tab("tab-2")),
+        Err(LedgerError::EpochStopped)
+    ));
+    let by: String = ledger
+        .raw_connection()
+        .query_row(
+            "SELECT by FROM gate_events ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(by, "alice");
+}
+
+#[test]
+fn a_long_release_reason_is_kept_to_256_bytes_cut_on_a_character_boundary() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = claimed(&mut ledger, "tab-1", "op-held");
+    let reason = "€".repeat(100); // 300 bytes; byte 256 falls inside a character
+    ledger.end_lease(&lease, &reason).unwrap();
+    let evidence = ledger.get("op-held").unwrap().unwrap().evidence.unwrap();
+    let kept = evidence
+        .split_once('(')
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map(|(r, _)| r)
+        .unwrap();
+    assert_eq!(
+        kept,
+        "€".repeat(85),
+        "the longest whole-character prefix of 256 bytes"
+    );
+}
