@@ -344,7 +344,7 @@ fn a_claim_taken_just_before_the_tab_moved_to_its_new_chat_goes_to_the_tabs_new_
 }
 
 #[test]
-fn a_claim_for_another_conversation_stays_with_the_ended_lease() {
+fn a_claim_for_another_conversation_is_never_handed_to_the_new_lease() {
     let fx = Fixture::new();
     let mut ledger = fx.open();
     let old = ledger
