@@ -12,7 +12,7 @@ if [[ "${1:-}" == "--test" ]]; then
   pkgs+=(xvfb xauth webkit2gtk-driver dbus dbus-x11 at-spi2-core python3-dbus python3-gi python3-xlib
          trayer imagemagick  # the app suite: a real system tray, screenshots of the screen
          chromium sqlite3 bc openssl
-         python3-venv  # the MCP suite: a venv for the official Python MCP SDK (pip, pinned)
+         python3-venv  # the MCP and openai suites: venvs for the official SDKs (pip, pinned)
          fonts-noto-color-emoji fonts-noto-cjk)  # screenshots show emoji, CJK: no tofu
   # Node.js and npm for the browser suite: any recent install will do (Debian's, or another).
   command -v npm >/dev/null || pkgs+=(nodejs npm)

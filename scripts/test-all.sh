@@ -28,7 +28,7 @@ cargo test 2>&1 | tee target/test-core.log
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 count target/test-core.log
 
-for suite in mcp browser app; do
+for suite in mcp openai browser app; do
   step "$suite end-to-end"
   scripts/test-$suite.sh 2>&1 | tee "target/test-$suite.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1

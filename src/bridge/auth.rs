@@ -22,6 +22,9 @@ pub enum Scope {
     Extension,
     /// Pairing itself: no token, an extension origin.
     Pairing,
+    /// The OpenAI-compatible door (`/v1/models`, `/v1/chat/completions`): the client
+    /// token or a named API key; refusals are OpenAI error objects.
+    Door,
 }
 
 /// The scope of a path.
@@ -30,6 +33,11 @@ pub fn scope_of(path: &str) -> Scope {
         Scope::Pairing
     } else if path.starts_with("/v1/ext/") {
         Scope::Extension
+    } else if path == "/v1/models"
+        || path.starts_with("/v1/models/")
+        || path == "/v1/chat/completions"
+    {
+        Scope::Door
     } else {
         Scope::Client
     }
@@ -61,7 +69,7 @@ fn single<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Result<Option<&'a st
 }
 
 /// The Host header and an absolute-form request target must both name the bridge.
-fn check_host(port: u16, req: &Request) -> Result<(), ApiError> {
+pub(crate) fn check_host(port: u16, req: &Request) -> Result<(), ApiError> {
     let refuse = |why: String| ApiError::new(StatusCode::MISDIRECTED_REQUEST, "bad_host", why);
     let host = match single(req.headers(), &header::HOST) {
         Ok(h) => h.unwrap_or(""),
@@ -95,6 +103,9 @@ pub fn is_extension_origin(origin: &str) -> bool {
 }
 
 pub(crate) async fn guard(State(st): State<BridgeState>, req: Request, next: Next) -> Response {
+    if scope_of(req.uri().path()) == Scope::Door {
+        return super::openai::auth::guard(st, req, next).await;
+    }
     match check(&st, &req) {
         Ok(()) => next.run(req).await,
         Err(e) => e.into_response(),
@@ -113,7 +124,7 @@ fn unauthorized() -> ApiError {
     )
 }
 
-fn read_origin(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
+pub(crate) fn read_origin(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
     single(headers, &header::ORIGIN).map_err(|e| match e {
         Unreadable::Repeated => {
             bad_origin("the request has more than one Origin header: it is refused")
@@ -125,7 +136,7 @@ fn read_origin(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
 }
 
 /// The bearer token, if the request carries one (scheme case-insensitive).
-fn read_bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
+pub(crate) fn read_bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
     let value = single(headers, &header::AUTHORIZATION).map_err(|e| {
         let why = match e {
             Unreadable::Repeated => {
@@ -153,6 +164,7 @@ fn check(st: &BridgeState, req: &Request) -> Result<(), ApiError> {
             _ => Err(bad_origin("pairing is only for the browser extension")),
         },
         Scope::Client => client_scope(st, origin, bearer),
+        Scope::Door => Ok(()), // checked by `openai::auth::guard`
         Scope::Extension => extension_scope(st, origin, bearer),
     }
 }
@@ -175,6 +187,12 @@ fn client_scope(
             StatusCode::FORBIDDEN,
             "wrong_scope",
             "the extension's token cannot use client routes",
+        ))
+    } else if token.starts_with(crate::ledger::KEY_PREFIX) {
+        Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "wrong_scope",
+            "a named API key opens only the OpenAI-compatible door (/v1/models, /v1/chat/completions): use client.token for this route",
         ))
     } else {
         Err(unauthorized())

@@ -39,6 +39,8 @@ pub(super) fn routes() -> Router<BridgeState> {
         .route("/v1/tools/{call_id}/archive", post(tool_archive))
         .route("/v1/status", get(status))
         .route("/v1/pairing-code", post(pairing_code))
+        .route("/v1/keys", post(key_create).get(key_list))
+        .route("/v1/keys/{name}/revoke", post(key_revoke))
         .layer(DefaultBodyLimit::max(super::body::DEFAULT_LIMIT))
 }
 
@@ -308,4 +310,39 @@ async fn status(State(st): State<BridgeState>) -> Answer {
 
 async fn pairing_code(State(st): State<BridgeState>, Body(_): Body<Empty>) -> Answer {
     ok(json!(st.new_pairing_code()))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeyBody {
+    name: String,
+    by: String,
+}
+
+async fn key_create(State(st): State<BridgeState>, Body(b): Body<KeyBody>) -> Answer {
+    let (key, secret) = st
+        .ledger()
+        .call(move |l| l.key_create(&b.name, &b.by))
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({ "key": key, "secret": secret })),
+    ))
+}
+
+async fn key_revoke(
+    State(st): State<BridgeState>,
+    Path(name): Path<String>,
+    Body(b): Body<By>,
+) -> Answer {
+    let key = st
+        .ledger()
+        .call(move |l| l.key_revoke(&name, &b.by))
+        .await?;
+    ok(json!({ "key": key }))
+}
+
+async fn key_list(State(st): State<BridgeState>) -> Answer {
+    let keys = st.ledger().call(|l| l.keys()).await?;
+    ok(json!({ "keys": keys }))
 }

@@ -15,6 +15,7 @@ pub mod error;
 mod events;
 mod extension_routes;
 pub mod observations;
+mod openai;
 pub mod pairing;
 pub mod routes;
 
@@ -49,6 +50,7 @@ struct Inner {
     pairing: Mutex<Pairing>,
     clock: Arc<dyn Clock>,
     observations: Mutex<observations::Tracker>,
+    live: openai::live::LiveFeed,
     /// Turns true when shutdown begins: long-lived answers (long-polls, event streams)
     /// end then, so graceful shutdown does not wait out its grace on them.
     closing: watch::Sender<bool>,
@@ -82,6 +84,7 @@ impl BridgeState {
             pairing: Mutex::new(Pairing::default()),
             clock,
             observations: Mutex::new(observations::Tracker::default()),
+            live: openai::live::LiveFeed::default(),
             closing: watch::Sender::new(false),
         })))
     }
@@ -112,6 +115,10 @@ impl BridgeState {
         lock(&self.0.extension)
             .as_ref()
             .is_some_and(|e| e.token_sha256 == token_hash(token))
+    }
+
+    pub(crate) fn live(&self) -> &openai::live::LiveFeed {
+        &self.0.live
     }
 
     pub(crate) fn observations(&self) -> std::sync::MutexGuard<'_, observations::Tracker> {
@@ -167,6 +174,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub fn router(state: BridgeState) -> Router {
     Router::new()
         .merge(client_routes::routes())
+        .merge(openai::routes())
         .merge(
             extension_routes::routes()
                 .layer(axum::extract::DefaultBodyLimit::max(body::DEFAULT_LIMIT)),

@@ -113,6 +113,90 @@ struct Track {
     accepted: bool,
     completed: bool,
     order: u64,
+    /// Length in bytes of the answer text last published to the live feed.
+    live_len: usize,
+}
+
+/// The answer so far when it grew: (op id, text, model slug).
+type LiveText = Option<(String, String, Option<String>)>;
+
+impl Track {
+    /// What `obs` newly shows: the receipt, the final answer (each once), the turn's
+    /// outcome, and the answer so far for the live feed.
+    fn facts_of(
+        &mut self,
+        obs: &crate::provider::chatgpt::stream::TurnObservation,
+    ) -> (Vec<Fact>, chatgpt::TurnOutcome, LiveText) {
+        let mut facts = Vec::new();
+        if !self.accepted {
+            if let Some(r) = chatgpt::receipt_for(&self.request, obs, &self.text) {
+                self.accepted = true;
+                facts.push(Fact::Receipt(
+                    self.op_id.clone(),
+                    Receipt {
+                        conversation_id: r.conversation_id,
+                        user_message_id: r.user_message_id,
+                        turn_id: r.turn_id,
+                    },
+                ));
+            }
+        }
+        let so_far = chatgpt::answer_so_far(obs, &self.request.user_message_id);
+        let outcome = chatgpt::answer_outcome(obs, &self.request.user_message_id);
+        if self.accepted && !self.completed {
+            if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
+                self.completed = true;
+                let model = so_far.as_ref().and_then(|(_, m)| m.clone());
+                facts.push(Fact::Answer(
+                    self.op_id.clone(),
+                    message_id.clone(),
+                    text.clone(),
+                    model,
+                ));
+            }
+        }
+        let live = so_far
+            .filter(|(text, _)| self.accepted && text.len() != self.live_len)
+            .map(|(text, model)| {
+                self.live_len = text.len();
+                (self.op_id.clone(), text, model)
+            });
+        (facts, outcome, live)
+    }
+    /// Decodes what arrived; returns (the stream ended, a WebSocket frame was unreadable).
+    fn take(&mut self, input: Input) -> (bool, bool) {
+        match input {
+            Input::Chunk(seq, chunk) => {
+                if seq >= self.next_seq {
+                    self.early.insert(seq, chunk);
+                }
+                while let Some(chunk) = self.early.remove(&self.next_seq) {
+                    self.decoder.feed(chunk.as_bytes());
+                    self.next_seq += 1;
+                }
+                (false, false)
+            }
+            Input::Websocket(message) => (
+                false,
+                !self.decoder.feed_websocket_frame(&message).understood(),
+            ),
+            Input::End => (true, false),
+        }
+    }
+
+    /// At the end of a turn with no answer: the page's own error (or moderation block)
+    /// ends an accepted send `page_error`; before the receipt it is a note.
+    fn refusal(&self, obs: &TurnObservation) -> Option<Fact> {
+        let message = obs.error.clone().or_else(|| obs.blocked.clone())?;
+        Some(if self.accepted {
+            Fact::PageError(self.op_id.clone(), message)
+        } else {
+            Fact::Note(
+                self.op_id.clone(),
+                format!("the page answered with an error before its receipt was seen: {message}"),
+            )
+        })
+    }
 }
 
 /// Streams being followed, by the extension's stream id (at most 16; the oldest is
@@ -131,6 +215,9 @@ pub struct Fed {
     pub facts: Vec<Fact>,
     /// At `stream_end`: (op id, the turn's outcome in a sentence).
     pub end: Option<(String, String)>,
+    /// The answer so far, when it grew: (op id, text, model slug). Not custody: a live
+    /// feed for the OpenAI door's streamed answers.
+    pub live: Option<(String, String, Option<String>)>,
 }
 
 /// A fact a stream showed about its send.
@@ -138,8 +225,8 @@ pub struct Fed {
 pub enum Fact {
     /// (op id, receipt): the page accepted the send.
     Receipt(String, Receipt),
-    /// (op id, message id, answer text): the final answer.
-    Answer(String, String, String),
+    /// (op id, message id, answer text, the page's model slug): the final answer.
+    Answer(String, String, String, Option<String>),
     /// The page ended the turn with its own error and no answer: (op id, message).
     PageError(String, String),
     /// A note for a person: (op id, note).
@@ -186,6 +273,7 @@ impl Tracker {
                 accepted: false,
                 completed: false,
                 order: self.counter,
+                live_len: 0,
             },
         );
     }
@@ -213,7 +301,7 @@ impl Tracker {
         } else {
             snapshot
         };
-        let (mut facts, outcome) = t.facts(&obs);
+        let (mut facts, outcome, live) = t.facts_of(&obs);
         if finishing && !t.completed {
             facts.extend(t.refusal(&obs));
         }
@@ -224,74 +312,7 @@ impl Tracker {
         if finishing {
             self.tracks.remove(stream_id);
         }
-        Ok(Fed { facts, end })
-    }
-}
-
-impl Track {
-    /// Decodes what arrived; returns (the stream ended, a WebSocket frame was unreadable).
-    fn take(&mut self, input: Input) -> (bool, bool) {
-        match input {
-            Input::Chunk(seq, chunk) => {
-                if seq >= self.next_seq {
-                    self.early.insert(seq, chunk);
-                }
-                while let Some(chunk) = self.early.remove(&self.next_seq) {
-                    self.decoder.feed(chunk.as_bytes());
-                    self.next_seq += 1;
-                }
-                (false, false)
-            }
-            Input::Websocket(message) => (
-                false,
-                !self.decoder.feed_websocket_frame(&message).understood(),
-            ),
-            Input::End => (true, false),
-        }
-    }
-
-    /// The receipt and the answer the observation newly shows, and the turn's outcome.
-    fn facts(&mut self, obs: &TurnObservation) -> (Vec<Fact>, chatgpt::TurnOutcome) {
-        let mut facts = Vec::new();
-        if !self.accepted {
-            if let Some(r) = chatgpt::receipt_for(&self.request, obs, &self.text) {
-                self.accepted = true;
-                facts.push(Fact::Receipt(
-                    self.op_id.clone(),
-                    Receipt {
-                        conversation_id: r.conversation_id,
-                        user_message_id: r.user_message_id,
-                        turn_id: r.turn_id,
-                    },
-                ));
-            }
-        }
-        let outcome = chatgpt::answer_outcome(obs, &self.request.user_message_id);
-        if self.accepted && !self.completed {
-            if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
-                self.completed = true;
-                facts.push(Fact::Answer(
-                    self.op_id.clone(),
-                    message_id.clone(),
-                    text.clone(),
-                ));
-            }
-        }
-        (facts, outcome)
-    }
-
-    /// At the end of a turn with no answer: the page's own error (or moderation block)
-    /// ends an accepted send `page_error`; before the receipt it is a note.
-    fn refusal(&self, obs: &TurnObservation) -> Option<Fact> {
-        let message = obs.error.clone().or_else(|| obs.blocked.clone())?;
-        Some(if self.accepted {
-            Fact::PageError(self.op_id.clone(), message)
-        } else {
-            Fact::Note(
-                self.op_id.clone(),
-                format!("the page answered with an error before its receipt was seen: {message}"),
-            )
-        })
+        Ok(Fed { facts, end, live })
     }
 }
 
@@ -328,39 +349,51 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         Kind::StreamEnd { stream_id } => (stream_id, Input::End),
     };
     let fed = st.observations().feed(&stream_id, input);
-    let Fed { facts, end } = fed.map_err(|op_id| {
+    let Fed { facts, end, live } = fed.map_err(|op_id| {
         refused(format!(
             "the page's stream of send {op_id} is not read: {}; the owner no longer follows \
              that stream, and the send keeps its state (see docs/bridge-api.md)",
             crate::json_depth::TooDeep
         ))
     })?;
+    if let Some((op_id, text, model)) = live {
+        st.live().publish_text(&op_id, text, model);
+    }
     let mut applied = Vec::new();
     for fact in facts {
-        applied.push(apply_fact(st, fact).await?);
+        applied.push(match fact {
+            Fact::Receipt(op_id, receipt) => {
+                let (id, r) = (op_id.clone(), receipt.clone());
+                st.ledger()
+                    .call(move |l| l.accept(&id, &r, "extension"))
+                    .await?;
+                Applied::Accepted { op_id, receipt }
+            }
+            Fact::Answer(op_id, message_id, text, model) => {
+                let (id, m) = (op_id.clone(), message_id.clone());
+                st.ledger()
+                    .call(move |l| {
+                        if let Some(model) = model {
+                            l.door_note_model(&id, &model)?;
+                        }
+                        l.complete(&id, &m, &text, "extension")
+                    })
+                    .await?;
+                Applied::Completed { op_id, message_id }
+            }
+            other => apply_fact(st, other).await?,
+        });
     }
     if let Some((op_id, outcome)) = end {
+        st.live().publish_end(&op_id, &outcome);
         applied.push(Applied::Outcome { op_id, outcome });
     }
     Ok(applied)
 }
 
+/// The facts beyond custody's receipt and answer: the page's error, a note.
 async fn apply_fact(st: &BridgeState, fact: Fact) -> Result<Applied, ApiError> {
     Ok(match fact {
-        Fact::Receipt(op_id, receipt) => {
-            let (id, r) = (op_id.clone(), receipt.clone());
-            st.ledger()
-                .call(move |l| l.accept(&id, &r, "extension"))
-                .await?;
-            Applied::Accepted { op_id, receipt }
-        }
-        Fact::Answer(op_id, message_id, text) => {
-            let (id, m) = (op_id.clone(), message_id.clone());
-            st.ledger()
-                .call(move |l| l.complete(&id, &m, &text, "extension"))
-                .await?;
-            Applied::Completed { op_id, message_id }
-        }
         Fact::PageError(op_id, message) => record_page_error(st, op_id, &message).await?,
         Fact::Note(op_id, note) => {
             let (id, n) = (op_id.clone(), note.clone());
@@ -369,6 +402,9 @@ async fn apply_fact(st: &BridgeState, fact: Fact) -> Result<Applied, ApiError> {
                 .await?;
             Applied::Noted { op_id, note }
         }
+        Fact::Receipt(op_id, _) | Fact::Answer(op_id, ..) => Applied::NotTracked {
+            reason: format!("send {op_id}: a receipt or an answer is applied by the stream"),
+        },
     })
 }
 

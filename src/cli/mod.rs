@@ -11,6 +11,7 @@ mod backend;
 pub mod client;
 mod gate;
 pub mod inspect;
+mod keys;
 mod mcp;
 mod output;
 mod sends;
@@ -58,6 +59,9 @@ pub enum Command {
     /// At-most-once tool-call receipts.
     #[command(subcommand)]
     Tool(tool::ToolCommand),
+    /// Named API keys for the OpenAI-compatible door (companions keep one across restarts).
+    #[command(subcommand)]
+    Keys(keys::KeysCommand),
     /// The profile at a glance: gate, epoch, counts, owner.
     Status,
     /// Checks the ledger's integrity, file permissions and owner.
@@ -105,6 +109,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Stop(a) => gate::stop(profile, json, a),
         Command::Resume(a) => gate::resume(profile, json, a),
         Command::Tool(t) => tool::run(profile, json, t),
+        Command::Keys(k) => keys::run(profile, json, k),
         Command::Status => status::status(profile, json),
         Command::Doctor => status::doctor(profile, json),
         Command::Salvage => status::salvage(profile, json),

@@ -61,6 +61,8 @@ pub enum LedgerError {
     ToolReceiptsFull,
     #[error("unknown tool call {0:?}: admit it first")]
     UnknownToolCall(String),
+    #[error("idempotency key reused: operation {0:?} was first asked with another body or by another client; use a new Idempotency-Key for a new send")]
+    IdempotencyKeyReused(String),
     #[error("ledger refused the change: {0}")]
     Refused(String),
     #[error("ledger error: {0}")]
@@ -95,6 +97,7 @@ impl LedgerError {
             Self::ToolUncertain => "tool_uncertain",
             Self::ToolReceiptsFull => "tool_receipts_full",
             Self::UnknownToolCall(_) => "unknown_tool_call",
+            Self::IdempotencyKeyReused(_) => "idempotency_key_reused",
             Self::Refused(_) => "refused",
             Self::Sqlite(_) => "sqlite",
         }

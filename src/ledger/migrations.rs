@@ -50,6 +50,11 @@ pub const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 6,
+        name: "0005_openai_door.sql",
+        sql: include_str!("../../migrations/0005_openai_door.sql"),
+    },
+    Migration {
+        version: 7,
         name: "0004_page_errors_limit_gate_tab_reports.sql",
         sql: include_str!("../../migrations/0004_page_errors_limit_gate_tab_reports.sql"),
     },

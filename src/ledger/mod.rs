@@ -5,6 +5,7 @@
 //! handle that works while another process owns the profile. The ledger knows nothing
 //! of HTTP, browsers or chat formats.
 
+mod door;
 mod epochs;
 mod error;
 mod expiry;
@@ -24,6 +25,7 @@ mod tool_calls;
 mod waiting;
 mod writer;
 
+pub use door::{fingerprint, ApiKey, DoorQueue, DoorRequest, KEY_PREFIX, MAX_LIVE_KEYS};
 pub use epochs::{
     canonical_binding, epoch_of, unbound_epoch, Lease, TabBinding, RELEASED_BEFORE_GRANT,
     STOPPED_EPOCHS_KEPT,

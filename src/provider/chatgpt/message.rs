@@ -40,6 +40,9 @@ pub struct ObservedMessage {
     pub create_time_ms: Option<i64>,
     /// `metadata.finish_details.type`: `stop`, `max_tokens`, `interrupted`.
     pub finish_type: Option<String>,
+    /// `metadata.model_slug`: the model the page answered with (assistant messages).
+    #[serde(default)]
+    pub model_slug: Option<String>,
 }
 
 impl std::fmt::Debug for ObservedMessage {
@@ -60,6 +63,7 @@ impl std::fmt::Debug for ObservedMessage {
             .field("turn_exchange_id", &self.turn_exchange_id)
             .field("create_time_ms", &self.create_time_ms)
             .field("finish_type", &self.finish_type)
+            .field("model_slug", &self.model_slug)
             .finish()
     }
 }
@@ -103,6 +107,7 @@ impl ObservedMessage {
                 .and_then(|x| x.pointer("/finish_details/type"))
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            model_slug: meta_str("model_slug"),
         })
     }
 
@@ -157,6 +162,7 @@ impl ObservedMessage {
         keep(&mut self.turn_exchange_id, later.turn_exchange_id);
         keep(&mut self.create_time_ms, later.create_time_ms);
         keep(&mut self.finish_type, later.finish_type);
+        keep(&mut self.model_slug, later.model_slug);
     }
 }
 

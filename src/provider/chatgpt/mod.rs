@@ -28,4 +28,6 @@ pub mod turn;
 
 pub use error::ParseError;
 pub use message::ObservedMessage;
-pub use turn::{answer_outcome, receipt_for, turn_messages, NativeReceipt, TurnOutcome};
+pub use turn::{
+    answer_outcome, answer_so_far, receipt_for, turn_messages, NativeReceipt, TurnOutcome,
+};

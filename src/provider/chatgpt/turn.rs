@@ -188,6 +188,29 @@ pub fn answer_outcome(obs: &TurnObservation, user_message_id: &str) -> TurnOutco
     TurnOutcome::NoAnswerYet
 }
 
+/// The answer as far as it has streamed: the text and model slug of the turn's last
+/// assistant message addressed to the user (recipient `all`, not hidden, channel `null`
+/// or `final`, a text content type), finished or not. For showing progress only: what
+/// settles a send is [`answer_outcome`].
+pub fn answer_so_far(
+    obs: &TurnObservation,
+    user_message_id: &str,
+) -> Option<(String, Option<String>)> {
+    turn_messages(obs, user_message_id)
+        .into_iter()
+        .rev()
+        .find(|m| {
+            m.role == "assistant"
+                && m.recipient.as_deref() == Some("all")
+                && !m.hidden
+                && matches!(m.channel.as_deref(), None | Some("final"))
+                && m.content_type
+                    .as_deref()
+                    .is_some_and(|t| super::message::TEXT_CONTENT_TYPES.contains(&t))
+        })
+        .map(|m| (m.text.clone(), m.model_slug.clone()))
+}
+
 /// The messages of the user message's turn, in parent-link order (pre-order from the
 /// user message; siblings in arrival order). The user message itself is excluded.
 pub fn turn_messages<'a>(

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Plays the browser extension against a real `sendledger serve` over its HTTP routes:
+pairs, leases a tab, takes the next send, asks for the dispatch grant (the one moment the
+real extension would click Send: each grant is counted as a POST of the page), then
+forwards page traffic of the project's own making in the formats of chatgpt.com (a
+conversation request carrying the send's text, and a delta-encoded v1 answer stream in
+pieces). No third-party code: urllib only.
+
+As a program (used by the node tests): `player.py PORT PROFILE ANSWER [MODEL]` answers
+one send, then prints `{"grants": N, "op_id": ...}`.
+"""
+import json
+import sys
+import threading
+import urllib.error
+import urllib.request
+import uuid
+
+ORIGIN = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
+URL = "https://chatgpt.com/backend-api/f/conversation"
+BOUND_S = 30
+
+
+def http(port, method, path, body=None, token=None, origin=None, timeout=BOUND_S):
+    """One request; returns (status, JSON body or None, headers)."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method)
+    req.add_header("content-type", "application/json")
+    if token:
+        req.add_header("authorization", f"Bearer {token}")
+    if origin:
+        req.add_header("origin", origin)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            raw = r.read()
+            return r.status, (json.loads(raw) if raw else None), dict(r.headers)
+    except urllib.error.HTTPError as e:
+        raw = e.read()
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            parsed = None
+        return e.code, parsed, dict(e.headers)
+
+
+def dumps(v):
+    return json.dumps(v, ensure_ascii=False)
+
+
+def delta(v):
+    return "event: delta\ndata: " + dumps(v) + "\n\n"
+
+
+def message(id, role, text, *, parent=None, turn=None, status="finished_successfully",
+            end_turn=None, model=None, hidden=False):
+    meta = {}
+    if hidden:
+        meta["is_visually_hidden_from_conversation"] = True
+    if parent:
+        meta["parent_id"] = parent
+    if turn:
+        meta["turn_exchange_id"] = turn
+    if model:
+        meta["model_slug"] = model
+    return {
+        "id": id, "author": {"role": role, "name": None, "metadata": {}},
+        "create_time": None, "update_time": None,
+        "content": {"content_type": "text", "parts": [text]},
+        "status": status, "end_turn": end_turn, "weight": 1.0, "metadata": meta,
+        "recipient": "all", "channel": None,
+    }
+
+
+class Turn:
+    """One page turn: the request body and the answer stream, cut in pieces."""
+
+    def __init__(self, text, answer, model, pieces):
+        self.conv = str(uuid.uuid4())
+        self.user = str(uuid.uuid4())
+        self.turn = str(uuid.uuid4())
+        self.assistant = str(uuid.uuid4())
+        self.text, self.answer, self.model = text, answer, model
+        self.pieces = pieces
+
+    def request_body(self):
+        return dumps({
+            "action": "next",
+            "messages": [{"id": self.user, "author": {"role": "user"},
+                          "content": {"content_type": "text", "parts": [self.text]},
+                          "metadata": {}}],
+            "parent_message_id": "client-created-root",
+            "model": "auto",
+        })
+
+    def head(self):
+        root = lambda m, **k: {"message": m, "conversation_id": self.conv, "error": None, **k}
+        system = message(str(uuid.uuid4()), "system", "", hidden=True, end_turn=True)
+        user = message(self.user, "user", self.text, turn=self.turn)
+        start = message(self.assistant, "assistant", "", parent=self.user, turn=self.turn,
+                        status="in_progress", model=self.model)
+        return ('event: delta_encoding\ndata: "v1"\n\n'
+                + delta({"p": "", "o": "add", "v": root(system), "c": 0})
+                + delta({"v": root(user), "c": 1})
+                + delta({"v": root(start), "c": 2}))
+
+    def answer_pieces(self):
+        n = max(1, self.pieces)
+        step = max(1, len(self.answer) // n + (1 if len(self.answer) % n else 0))
+        parts = [self.answer[i:i + step] for i in range(0, len(self.answer), step)]
+        out = [delta({"p": "/message/content/parts/0", "o": "append", "v": parts[0]})]
+        out += [delta({"v": p}) for p in parts[1:]]
+        return out
+
+    def tail(self):
+        patch = [{"p": "/message/status", "o": "replace", "v": "finished_successfully"},
+                 {"p": "/message/end_turn", "o": "replace", "v": True},
+                 {"p": "/message/metadata", "o": "append",
+                  "v": {"finish_details": {"type": "stop"}, "is_complete": True}}]
+        return (delta({"p": "", "o": "patch", "v": patch})
+                + "data: " + dumps({"type": "message_stream_complete", "conversation_id": self.conv})
+                + "\n\ndata: [DONE]\n\n")
+
+
+class Player:
+    """The test extension: pairs with `client_token`, then plays sends one at a time."""
+
+    def __init__(self, port, client_token):
+        self.port = port
+        self.grants = 0
+        self.granted = []
+        status, code, _ = http(port, "POST", "/v1/pairing-code", {}, token=client_token)
+        assert status == 200, code
+        status, paired, _ = http(port, "POST", "/v1/pair", {"code": code["code"]}, origin=ORIGIN)
+        assert status == 200, paired
+        self.token = paired["token"]
+        self.lease_id = None
+
+    def call(self, path, body, timeout=BOUND_S):
+        return http(self.port, "POST", path, body, token=self.token, origin=ORIGIN, timeout=timeout)
+
+    def lease(self, tab="tab-1"):
+        status, body, _ = self.call("/v1/ext/lease", {"tab_id": tab})
+        assert status == 200, body
+        self.lease_id = body["lease_id"]
+        return self.lease_id
+
+    def next(self, wait_ms=25_000):
+        """The next send claimed for this lease, or None."""
+        status, body, _ = self.call("/v1/ext/next", {"lease_id": self.lease_id, "wait_ms": wait_ms},
+                                    timeout=wait_ms / 1000 + BOUND_S)
+        assert status == 200, body
+        return body["send"]
+
+    def grant(self, op_id):
+        """Asks for the dispatch grant; a grant is where the page's POST happens."""
+        status, body, _ = self.call("/v1/ext/dispatch", {"lease_id": self.lease_id, "op_id": op_id})
+        assert status == 200 and body["granted"] is True, (status, body)
+        self.grants += 1
+        self.granted.append(op_id)
+
+    def observe(self, obs):
+        status, body, _ = self.call("/v1/ext/observations", {"lease_id": self.lease_id, **obs})
+        assert status == 200, body
+        return body
+
+    def page_turn(self, send, answer, model="gpt-sl-test", pieces=4, between=None):
+        """Forwards the page's request and its answer stream for `send`; `between(i)`
+        runs before answer piece i (a test's hook to pace the stream)."""
+        op, sid = send["op_id"], str(uuid.uuid4())
+        t = Turn(send["text"], answer, model, pieces)
+        self.observe({"op_id": op, "kind": "request", "stream_id": sid, "url": URL,
+                      "body": t.request_body()})
+        seq = 0
+        for i, chunk in enumerate([t.head()] + t.answer_pieces() + [t.tail()]):
+            if between and 1 <= i <= len(t.answer_pieces()):
+                between(i)
+            self.observe({"op_id": op, "kind": "stream_chunk", "stream_id": sid, "seq": seq,
+                          "chunk": chunk})
+            seq += 1
+        self.observe({"op_id": op, "kind": "stream_end", "stream_id": sid})
+
+    def answer_next(self, answer, model="gpt-sl-test", pieces=4, before_turn=None, between=None):
+        """Takes the next send, is granted it, and answers it; returns the send."""
+        send = self.next()
+        assert send is not None, "a send was handed out"
+        self.grant(send["op_id"])
+        if before_turn:
+            before_turn(send)
+        self.page_turn(send, answer, model, pieces, between)
+        return send
+
+    def in_thread(self, fn, *args, **kwargs):
+        """Runs `fn` in a thread; the thread's join() re-raises nothing, so read `.error`."""
+        box = {"error": None, "value": None}
+
+        def run():
+            try:
+                box["value"] = fn(*args, **kwargs)
+            except BaseException as e:  # reported by the test that joins
+                box["error"] = e
+        th = threading.Thread(target=run, daemon=True)
+        th.box = box
+        th.start()
+        return th
+
+
+def main(argv):
+    port, profile, answer = int(argv[1]), argv[2], argv[3]
+    model = argv[4] if len(argv) > 4 else "gpt-sl-test"
+    token = open(f"{profile}/client.token").read().strip()
+    p = Player(port, token)
+    p.lease()
+    print(json.dumps({"ready": True}), flush=True)
+    send = p.answer_next(answer, model=model, pieces=5)
+    print(json.dumps({"grants": p.grants, "op_id": send["op_id"]}), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,222 @@
+"""The OpenAI-compatible door driven by the official `openai` Python SDK (pinned in
+requirements.txt) against a real owner, the extension played over HTTP. Each test is
+named after the rule it pins; `player.grants` counts the page's POSTs (dispatch grants)."""
+import threading
+import time
+
+import openai
+import pytest
+
+from player import Player
+
+ANSWER = "Ledgers keep their word:\neach line once, no more,\nno line lost."
+MODEL = "gpt-sl-test"
+
+
+def ask(sdk, text="Write a haiku about ledgers.", **kw):
+    return sdk.chat.completions.with_raw_response.create(
+        model="chatgpt-tab", messages=[{"role": "user", "content": text}], **kw)
+
+
+def test_models_lists_the_tab_model(sdk):
+    assert [m.id for m in sdk.models.list()] == ["chatgpt-tab"]
+
+
+def test_a_completion_is_the_pages_final_answer_from_exactly_one_post(owner, sdk, player):
+    th = player.in_thread(player.answer_next, ANSWER, model=MODEL)
+    raw = ask(sdk)
+    done = raw.parse()
+    th.join(30)
+    assert th.box["error"] is None, th.box["error"]
+    op = raw.headers["x-sendledger-operation-id"]
+    assert done.object == "chat.completion"
+    assert done.choices[0].message.content == ANSWER
+    assert done.choices[0].finish_reason == "stop"
+    assert done.model == MODEL, "the model is the page's"
+    assert done.id == f"chatcmpl-{op}", "the id is tied to the operation id"
+    assert done.usage is None, "usage is unknown, never invented"
+    assert player.grants == 1
+    shown = owner.get(f"/v1/sends/{op}")
+    assert shown["send"]["state"] == "completed"
+    assert shown["timeline"][0]["actor"] == "openai:key:companion", "the key is the send's actor"
+    listed = owner.cli("keys", "list")["keys"]
+    assert listed[0]["name"] == "companion" and listed[0]["last_used_at"] is not None
+
+
+def test_streamed_deltas_arrive_while_the_page_streams_and_concatenate_to_the_answer(owner, sdk, player):
+    first_delta = threading.Event()
+    seen_mid_stream = []
+
+    def pace(i):
+        if i == 2:  # the rest of the answer waits (bounded) until the client saw a delta
+            seen_mid_stream.append(first_delta.wait(10))
+
+    th = player.in_thread(player.answer_next, ANSWER, model=MODEL, pieces=4, between=pace)
+    stream = sdk.chat.completions.create(
+        model="chatgpt-tab", messages=[{"role": "user", "content": "Stream a haiku."}], stream=True,
+        timeout=20)  # a read timeout: deltas must come while the page streams
+    deltas, finish, ids = [], None, set()
+    for chunk in stream:
+        ids.add(chunk.id)
+        c = chunk.choices[0]
+        if c.delta.content:
+            deltas.append(c.delta.content)
+            first_delta.set()
+        finish = c.finish_reason or finish
+    th.join(30)
+    assert th.box["error"] is None, th.box["error"]
+    assert seen_mid_stream == [True], "a delta reached the client while the page streamed"
+    assert "".join(deltas) == ANSWER
+    assert len(deltas) >= 2, "the answer came in pieces, as typed"
+    assert finish == "stop"
+    assert len(ids) == 1 and next(iter(ids)).startswith("chatcmpl-")
+    assert player.grants == 1
+    assert len(owner.sends()) == 1
+
+
+def test_sigkill_after_the_grant_ends_the_sdk_in_a_no_retry_error_with_one_uncertain_send(owner, sdk, player):
+    granted = threading.Event()
+
+    def take_and_grant():
+        send = player.next()
+        player.grant(send["op_id"])
+        granted.set()
+        return send["op_id"]
+
+    th = player.in_thread(take_and_grant)
+    result = {}
+
+    def call():
+        try:
+            result["value"] = ask(sdk)
+        except Exception as e:  # noqa: BLE001 - asserted below
+            result["error"] = e
+    caller = threading.Thread(target=call, daemon=True)
+    caller.start()
+    assert granted.wait(30), "the send was granted"
+    th.join(30)
+    op = th.box["value"]
+    owner.kill()
+    owner.start()  # same port and profile: the SDK's own retry reaches the new owner
+    caller.join(60)
+    err = result.get("error")
+    assert isinstance(err, openai.APIStatusError), f"the SDK ended in an API error: {result}"
+    assert err.status_code == 424
+    assert err.response.headers["x-should-retry"] == "false"
+    assert "do not retry" in err.message and op in err.message
+    assert err.body["code"] == "send_uncertain"
+    assert player.grants == 1, "the page saw exactly one POST"
+    sends = owner.sends()
+    assert [(s["op_id"], s["state"]) for s in sends] == [(op, "uncertain")]
+
+
+def test_a_client_timeout_shorter_than_the_answer_retries_into_the_same_send(owner, key, player):
+    sdk = openai.OpenAI(base_url=owner.base_url(), api_key=key, timeout=1.5)
+    th = player.in_thread(player.answer_next, ANSWER, model=MODEL,
+                          before_turn=lambda send: time.sleep(2.5))
+    raw = ask(sdk)
+    th.join(30)
+    assert th.box["error"] is None, th.box["error"]
+    assert raw.parse().choices[0].message.content == ANSWER
+    assert raw.headers["x-sendledger-attached"] == "true", "the answer came to a retry that attached"
+    assert player.grants == 1, "one click"
+    assert len(owner.sends()) == 1, "one send"
+
+
+def test_the_same_idempotency_key_twice_is_one_send_and_another_body_under_it_is_refused(owner, sdk, player):
+    th = player.in_thread(player.answer_next, ANSWER, model=MODEL)
+    first = ask(sdk, extra_headers={"Idempotency-Key": "companion-turn-7"})
+    th.join(30)
+    again = ask(sdk, extra_headers={"Idempotency-Key": "companion-turn-7"})
+    assert first.headers["x-sendledger-operation-id"] == "companion-turn-7"
+    assert again.headers["x-sendledger-operation-id"] == "companion-turn-7"
+    assert again.headers["x-sendledger-attached"] == "true"
+    assert again.parse().choices[0].message.content == ANSWER
+    with pytest.raises(openai.UnprocessableEntityError) as refused:
+        ask(sdk, text="Something else entirely.", extra_headers={"Idempotency-Key": "companion-turn-7"})
+    assert refused.value.body["code"] == "idempotency_key_reused"
+    assert refused.value.response.headers["x-should-retry"] == "false"
+    assert player.grants == 1
+    assert len(owner.sends()) == 1
+
+
+def test_a_first_attempt_is_always_a_new_send_yes_twice_is_two_messages(owner, sdk, player):
+    for _ in range(2):
+        th = player.in_thread(player.answer_next, "Noted.", model=MODEL)
+        assert ask(sdk, text="yes").parse().choices[0].message.content == "Noted."
+        th.join(30)
+    assert player.grants == 2
+    assert len(owner.sends()) == 2
+
+
+def test_stop_while_a_request_waits_ends_in_a_no_retry_error_and_nothing_is_clicked(owner, sdk, player):
+    result = {}
+
+    def call():
+        try:
+            result["value"] = ask(sdk)
+        except Exception as e:  # noqa: BLE001 - asserted below
+            result["error"] = e
+    caller = threading.Thread(target=call, daemon=True)
+    caller.start()
+    deadline = time.time() + 30
+    while not owner.sends() and time.time() < deadline:
+        time.sleep(0.05)
+    status, body, _ = owner.post("/v1/stop", {"by": "tester"})
+    assert status == 200, body
+    caller.join(30)
+    err = result.get("error")
+    assert isinstance(err, openai.APIStatusError), result
+    assert err.status_code == 423 and err.body["code"] == "stopped"
+    assert err.response.headers["x-should-retry"] == "false"
+    assert "do not retry" in err.message
+    assert player.grants == 0, "nothing was clicked"
+    assert [s["state"] for s in owner.sends()] == ["stopped"]
+
+
+def test_a_revoked_or_unknown_key_gets_401_with_no_retry(owner, key, sdk):
+    assert sdk.models.list().data
+    owner.cli("keys", "revoke", "companion", "--by", "tester")
+    for k in [key, "sk-sl-" + "0" * 64, "not-a-key"]:
+        c = openai.OpenAI(base_url=owner.base_url(), api_key=k, timeout=10, max_retries=0)
+        with pytest.raises(openai.AuthenticationError) as e:
+            ask(c)
+        assert e.value.response.headers["x-should-retry"] == "false"
+        assert e.value.body["code"] == "invalid_api_key"
+    assert owner.sends() == [], "nothing queued"
+
+
+def test_the_client_token_opens_the_door_too(owner, player):
+    c = openai.OpenAI(base_url=owner.base_url(), api_key=owner.client_token())
+    th = player.in_thread(player.answer_next, ANSWER, model=MODEL)
+    raw = ask(c)
+    th.join(30)
+    op = raw.headers["x-sendledger-operation-id"]
+    assert owner.get(f"/v1/sends/{op}")["timeline"][0]["actor"] == "openai:client-token"
+
+
+@pytest.mark.parametrize("messages,extra,code", [
+    ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,AA"}}]}], {}, "unsupported_content"),
+    ([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}], {}, "last_message_not_user"),
+    ([{"role": "user", "content": "hi"}], {"tools": [{"type": "function", "function": {"name": "f"}}]}, "tools_unsupported"),
+    ([{"role": "user", "content": "hi"}], {"n": 2}, "n_unsupported"),
+    ([{"role": "user", "content": "   "}], {}, "invalid_value"),
+])
+def test_what_the_tab_cannot_honour_is_refused_with_an_openai_error_and_nothing_queued(owner, sdk, messages, extra, code):
+    with pytest.raises(openai.BadRequestError) as e:
+        sdk.chat.completions.create(model="chatgpt-tab", messages=messages, **extra)
+    assert e.value.body["code"] == code
+    assert e.value.body["message"]
+    assert e.value.response.headers["x-should-retry"] == "false"
+    assert owner.sends() == []
+
+
+def test_a_system_message_is_not_typed_and_is_named_in_a_header(owner, sdk, player):
+    th = player.in_thread(player.answer_next, ANSWER, model=MODEL)
+    raw = sdk.chat.completions.with_raw_response.create(
+        model="gpt-4o", temperature=0.2,
+        messages=[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Only this is typed."}])
+    th.join(30)
+    assert th.box["value"]["text"] == "Only this is typed."
+    ignored = raw.headers["x-sendledger-ignored"]
+    assert "system_messages=1" in ignored and "temperature" in ignored and "model" in ignored

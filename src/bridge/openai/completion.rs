@@ -1,0 +1,140 @@
+//! `POST /v1/chat/completions`: admit the request (queue or attach), then answer —
+//! non-streamed once the send settles, or streamed at once with deltas as the page
+//! types. Shapes: docs/openai.md.
+
+use super::auth::Caller;
+use super::custody::{self, Admitted};
+use super::error::{OpenAiError, OPERATION_HEADER};
+use super::outcome::Outcome;
+use super::request::{self, ChatRequest};
+use super::stream;
+use super::wait::{Step, Waiter};
+use crate::bridge::BridgeState;
+use crate::ledger::Send;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use serde_json::{json, Value};
+
+/// Header listing what the request asked that the tab does not honour.
+pub(crate) const IGNORED_HEADER: &str = "x-sendledger-ignored";
+/// Header saying whether the request attached to an existing send (`true`) or queued one.
+pub(crate) const ATTACHED_HEADER: &str = "x-sendledger-attached";
+
+/// The `id` of every answer about send `op_id`.
+pub(crate) fn completion_id(op_id: &str) -> String {
+    format!("chatcmpl-{op_id}")
+}
+
+/// The headers every answer about an admitted send carries.
+pub(crate) fn door_headers(h: &mut HeaderMap, req: &ChatRequest, admitted: &Admitted) {
+    if let Ok(v) = HeaderValue::from_str(&admitted.op_id) {
+        h.insert(OPERATION_HEADER, v);
+    }
+    h.insert(
+        ATTACHED_HEADER,
+        HeaderValue::from_static(if admitted.attached { "true" } else { "false" }),
+    );
+    if !req.ignored.is_empty() {
+        if let Ok(v) = HeaderValue::from_str(&req.ignored.join(", ")) {
+            h.insert(IGNORED_HEADER, v);
+        }
+    }
+}
+
+/// The model to report: the page's slug as recorded, else as streamed, else `unknown`.
+pub(crate) async fn model_of(st: &BridgeState, op_id: &str, streamed: Option<&str>) -> String {
+    let id = op_id.to_string();
+    let recorded = st
+        .ledger()
+        .call(move |l| l.door_request(&id))
+        .await
+        .ok()
+        .flatten()
+        .and_then(|d| d.model);
+    recorded
+        .or_else(|| streamed.map(str::to_string))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn completion(send: &Send, text: &str, model: &str) -> Value {
+    json!({
+        "id": completion_id(&send.op_id),
+        "object": "chat.completion",
+        "created": send.created_at / 1000,
+        "model": model,
+        "choices": [{
+            "index": 0,
+            "message": { "role": "assistant", "content": text, "refusal": null },
+            "finish_reason": "stop",
+            "logprobs": null,
+        }],
+        "usage": null,
+        "system_fingerprint": null,
+    })
+}
+
+pub(crate) async fn create(
+    State(st): State<BridgeState>,
+    Extension(caller): Extension<Caller>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match body {
+        Ok(b) => b,
+        Err(r) => return too_large(r).into_response(),
+    };
+    let req = match request::parse(&body, &headers) {
+        Ok(r) => r,
+        Err(e) => return e.into_response(),
+    };
+    let admitted = match custody::admit(&st, &caller, &req, &headers).await {
+        Ok(a) => a,
+        Err(e) => return e.into_response(),
+    };
+    tracing::info!(op_id = %admitted.op_id, attached = admitted.attached, stream = req.stream, client = %caller.client(), "openai door request");
+    if req.stream {
+        return stream::answer(st, req, admitted);
+    }
+    let mut res = settle(&st, &admitted).await;
+    door_headers(res.headers_mut(), &req, &admitted);
+    res
+}
+
+fn too_large(r: BytesRejection) -> OpenAiError {
+    let mut e = OpenAiError::invalid(
+        "body_unreadable",
+        None,
+        format!("the body could not be read: keep it under {} bytes (only the last user message is typed)", super::COMPLETIONS_LIMIT),
+    );
+    e.status = r.status();
+    e
+}
+
+/// Waits for the send to settle and answers a `chat.completion` or a no-retry error.
+async fn settle(st: &BridgeState, admitted: &Admitted) -> Response {
+    let mut waiter = Waiter::new(st, &admitted.op_id);
+    let mut streamed_model = None;
+    loop {
+        match waiter.next().await {
+            Step::Text(_, model) => streamed_model = model.or(streamed_model),
+            Step::Settled(Outcome::Answered { text }, Some(send)) => {
+                let model = model_of(st, &send.op_id, streamed_model.as_deref()).await;
+                return Json(completion(&send, &text, &model)).into_response();
+            }
+            Step::Settled(Outcome::Failed(e), _) => return e.into_response(),
+            Step::Settled(_, _) => {
+                return OpenAiError::custody(
+                    axum::http::StatusCode::FAILED_DEPENDENCY,
+                    "internal",
+                    &admitted.op_id,
+                    "the door lost track of this send: do not retry; look at it in sendledger",
+                )
+                .into_response()
+            }
+        }
+    }
+}

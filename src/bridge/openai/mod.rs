@@ -1,0 +1,67 @@
+//! The OpenAI-compatible door on the loopback bridge: `GET /v1/models`,
+//! `GET /v1/models/{id}` and `POST /v1/chat/completions` (streamed or not), a thin
+//! translation onto the ledger's sends. Its rules (docs/openai.md): one send per request
+//! except an SDK's own retry, which attaches ([`custody`]); every outcome a retry could
+//! duplicate answers `x-should-retry: false` outside 408/409/429/5xx ([`outcome`]);
+//! refusals are OpenAI error objects ([`error`]). Auth: the client token or a named key
+//! ([`auth`]).
+
+pub(crate) mod auth;
+mod completion;
+mod custody;
+pub(crate) mod error;
+pub(crate) mod live;
+mod outcome;
+mod request;
+mod stream;
+mod wait;
+
+use crate::bridge::BridgeState;
+use axum::extract::{DefaultBodyLimit, Path};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use error::OpenAiError;
+use serde_json::{json, Value};
+
+/// Body limit of `POST /v1/chat/completions`, in bytes (2 MiB: companions resend the
+/// whole history; only the last user message is typed, within the 64 KiB text limit).
+pub const COMPLETIONS_LIMIT: usize = 2 * 1024 * 1024;
+
+pub(crate) fn routes() -> Router<BridgeState> {
+    Router::new()
+        .route("/v1/models", get(models))
+        .route("/v1/models/{id}", get(model))
+        .route(
+            "/v1/chat/completions",
+            post(completion::create).layer(DefaultBodyLimit::max(COMPLETIONS_LIMIT)),
+        )
+}
+
+fn model_object() -> Value {
+    json!({ "id": request::MODEL_ID, "object": "model", "created": 0, "owned_by": "sendledger" })
+}
+
+async fn models() -> Json<Value> {
+    Json(json!({ "object": "list", "data": [model_object()] }))
+}
+
+async fn model(Path(id): Path<String>) -> Response {
+    if id == request::MODEL_ID {
+        return Json(model_object()).into_response();
+    }
+    OpenAiError {
+        status: StatusCode::NOT_FOUND,
+        kind: "invalid_request_error",
+        code: "model_not_found",
+        param: Some("model"),
+        message: format!(
+            "the only model is {}: the tab answers with whatever model its page has selected",
+            request::MODEL_ID
+        ),
+        retry: Some(false),
+        op_id: None,
+    }
+    .into_response()
+}

@@ -1,0 +1,305 @@
+//! Reading a `POST /v1/chat/completions` body into the one thing the tab can do: type
+//! the last user message's text. Everything else is either refused (what the tab cannot
+//! honour as asked: images, audio, tools, several choices, a structured format, a last
+//! message that is not the user's) or named in the `x-sendledger-ignored` answer header
+//! (system messages, sampling parameters, the model name): nothing is dropped silently.
+//! Earlier messages are not typed again: the tab holds its own context.
+
+use super::error::OpenAiError;
+use axum::http::HeaderMap;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// Messages a request may carry at most.
+pub(crate) const MAX_MESSAGES: usize = 10_000;
+/// The one model id the door lists (the tab answers with whatever the page selected).
+pub(crate) const MODEL_ID: &str = "chatgpt-tab";
+/// Header naming the conversation to send into (else `metadata.conversation_id`).
+pub(crate) const CONVERSATION_HEADER: &str = "x-sendledger-conversation";
+/// Names listed at most in `x-sendledger-ignored`.
+const MAX_IGNORED_NAMES: usize = 24;
+
+/// What the door makes of a request.
+#[derive(Debug, Clone)]
+pub(crate) struct ChatRequest {
+    /// The last user message's text (checked and normalised by the ledger).
+    pub text: String,
+    /// The conversation it names, if any.
+    pub conversation_id: Option<String>,
+    /// `stream: true`.
+    pub stream: bool,
+    /// What was not honoured (for `x-sendledger-ignored`).
+    pub ignored: Vec<String>,
+    /// SHA-256 (hex) of the body as parsed JSON with sorted keys.
+    pub body_sha256: String,
+}
+
+fn bad(code: &'static str, param: &'static str, message: impl Into<String>) -> OpenAiError {
+    OpenAiError::invalid(code, Some(param), message)
+}
+
+/// Fields the tab cannot honour, read and named as ignored.
+const IGNORABLE: &[&str] = &[
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "max_completion_tokens",
+    "presence_penalty",
+    "frequency_penalty",
+    "seed",
+    "stop",
+    "logit_bias",
+    "user",
+    "logprobs",
+    "top_logprobs",
+    "reasoning_effort",
+    "service_tier",
+    "store",
+    "parallel_tool_calls",
+    "prediction",
+    "verbosity",
+    "web_search_options",
+    "prompt_cache_key",
+    "safety_identifier",
+    "stream_options",
+];
+
+/// Fields that carry meaning the door reads itself.
+const READ: &[&str] = &[
+    "messages",
+    "model",
+    "stream",
+    "metadata",
+    "n",
+    "tools",
+    "functions",
+    "tool_choice",
+    "function_call",
+    "response_format",
+    "modalities",
+    "audio",
+];
+
+/// Parses and checks a body. Errors: 400 OpenAI error objects naming the field.
+pub(crate) fn parse(bytes: &[u8], headers: &HeaderMap) -> Result<ChatRequest, OpenAiError> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        OpenAiError::invalid(
+            "invalid_json",
+            None,
+            format!(
+                "the body is not valid JSON (line {}, column {}): send a chat completions request",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    let body = value.as_object().ok_or_else(|| {
+        OpenAiError::invalid("invalid_json", None, "the body must be a JSON object")
+    })?;
+    refuse_unhonourable(body)?;
+    let messages = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .filter(|m| !m.is_empty())
+        .ok_or_else(|| {
+            bad(
+                "missing_messages",
+                "messages",
+                "messages must be a non-empty array ending with the user's message",
+            )
+        })?;
+    if messages.len() > MAX_MESSAGES {
+        return Err(bad("too_many_messages", "messages", format!("more than {MAX_MESSAGES} messages: send only the recent ones (only the last user message is typed)")));
+    }
+    let text = last_user_text(messages)?;
+    let mut ignored = ignored_fields(body);
+    let systems = messages
+        .iter()
+        .filter(|m| {
+            matches!(
+                m.get("role").and_then(Value::as_str),
+                Some("system" | "developer")
+            )
+        })
+        .count();
+    if systems > 0 {
+        ignored.insert(0, format!("system_messages={systems}"));
+    }
+    ignored.truncate(MAX_IGNORED_NAMES);
+    let stream = match body.get("stream") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            return Err(bad(
+                "invalid_type",
+                "stream",
+                "stream must be true or false",
+            ))
+        }
+    };
+    Ok(ChatRequest {
+        text,
+        conversation_id: conversation(body, headers)?,
+        stream,
+        ignored,
+        body_sha256: format!(
+            "{:x}",
+            Sha256::digest(serde_json::to_vec(&value).expect("serialises"))
+        ),
+    })
+}
+
+fn refuse_unhonourable(body: &Map<String, Value>) -> Result<(), OpenAiError> {
+    let present = |k: &str| body.get(k).is_some_and(|v| !v.is_null());
+    let non_empty = |k: &str| {
+        body.get(k)
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+    };
+    if non_empty("tools") || non_empty("functions") {
+        return Err(bad(
+            "tools_unsupported",
+            "tools",
+            "the tab cannot call tools: remove tools/functions (sendledger types one user message)",
+        ));
+    }
+    for k in ["tool_choice", "function_call"] {
+        if present(k) && body[k] != "none" && body[k] != "auto" {
+            return Err(bad(
+                "tools_unsupported",
+                "tool_choice",
+                "the tab cannot call tools: remove tool_choice",
+            ));
+        }
+    }
+    if body.get("n").is_some_and(|n| !n.is_null() && n != 1) {
+        return Err(bad(
+            "n_unsupported",
+            "n",
+            "the tab answers once: n must be 1",
+        ));
+    }
+    if body
+        .get("response_format")
+        .and_then(|f| f.get("type"))
+        .is_some_and(|t| t != "text")
+    {
+        return Err(bad(
+            "response_format_unsupported",
+            "response_format",
+            "the tab answers in text: remove response_format",
+        ));
+    }
+    let audio = body
+        .get("modalities")
+        .and_then(Value::as_array)
+        .is_some_and(|m| m.iter().any(|x| x != "text"));
+    if audio || present("audio") {
+        return Err(bad(
+            "modality_unsupported",
+            "modalities",
+            "the tab answers in text: remove audio and other modalities",
+        ));
+    }
+    Ok(())
+}
+
+fn last_user_text(messages: &[Value]) -> Result<String, OpenAiError> {
+    let last = messages.last().expect("non-empty");
+    let role = last.get("role").and_then(Value::as_str);
+    if role != Some("user") {
+        return Err(bad(
+            "last_message_not_user",
+            "messages",
+            format!("the last message is {}, not the user's: sendledger types the last user message into the tab, so end messages with it", role.unwrap_or("without a role")),
+        ));
+    }
+    match last.get("content") {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Array(parts)) => {
+            let mut texts = Vec::with_capacity(parts.len());
+            for p in parts {
+                match (p.get("type").and_then(Value::as_str), p.get("text").and_then(Value::as_str)) {
+                    (Some("text"), Some(t)) => texts.push(t),
+                    (kind, _) => {
+                        return Err(bad(
+                            "unsupported_content",
+                            "messages",
+                            format!("the last user message has a {} part: the tab is sent text only (no images, audio or files)", kind.unwrap_or("malformed")),
+                        ))
+                    }
+                }
+            }
+            Ok(texts.join("\n"))
+        }
+        _ => Err(bad(
+            "invalid_content",
+            "messages",
+            "the last user message needs content: a string or text parts",
+        )),
+    }
+}
+
+fn ignored_fields(body: &Map<String, Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    if body
+        .get("model")
+        .and_then(Value::as_str)
+        .is_some_and(|m| m != MODEL_ID)
+    {
+        out.push("model".to_string());
+    }
+    for (k, v) in body {
+        if v.is_null() || READ.contains(&k.as_str()) {
+            continue;
+        }
+        let name: String = k
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .take(40)
+            .collect();
+        if IGNORABLE.contains(&k.as_str()) || !name.is_empty() {
+            out.push(name);
+        }
+    }
+    out
+}
+
+fn conversation(
+    body: &Map<String, Value>,
+    headers: &HeaderMap,
+) -> Result<Option<String>, OpenAiError> {
+    let from_body = match body.get("metadata").and_then(|m| m.get("conversation_id")) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => {
+            return Err(bad(
+                "invalid_type",
+                "metadata",
+                "metadata.conversation_id must be a string",
+            ))
+        }
+    };
+    let from_header = match headers.get(CONVERSATION_HEADER) {
+        None => None,
+        Some(v) => Some(
+            v.to_str()
+                .map_err(|_| {
+                    bad(
+                        "invalid_conversation",
+                        "metadata",
+                        format!("{CONVERSATION_HEADER} must be printable ASCII"),
+                    )
+                })?
+                .to_string(),
+        ),
+    };
+    match (from_body, from_header) {
+        (Some(a), Some(b)) if a != b => Err(bad(
+            "conflicting_conversation",
+            "metadata",
+            format!("metadata.conversation_id and the {CONVERSATION_HEADER} header name different conversations: give one"),
+        )),
+        (a, b) => Ok(a.or(b)),
+    }
+}

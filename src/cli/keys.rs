@@ -1,0 +1,112 @@
+//! `keys create NAME`, `keys list`, `keys revoke NAME`: named API keys for the OpenAI
+//! door (docs/openai.md). A key is shown once, when made; the profile keeps its SHA-256.
+
+use super::backend;
+use super::client::BridgeClient;
+use super::output::{emit, CliError};
+use crate::clock::SystemClock;
+use crate::ledger::Ledger;
+use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The key commands.
+#[derive(Debug, clap::Subcommand)]
+pub enum KeysCommand {
+    /// Make a key for a companion; prints it once (store it in the companion's settings).
+    Create {
+        /// A name for it (1–64 letters, digits, . _ -), e.g. the companion's.
+        name: String,
+        /// Who makes it (default: the OS user).
+        #[arg(long)]
+        by: Option<String>,
+    },
+    /// List keys with their last use (never the keys themselves).
+    List,
+    /// Revoke a key: its next request gets 401.
+    Revoke {
+        /// The key's name.
+        name: String,
+        /// Who revokes it (default: the OS user).
+        #[arg(long)]
+        by: Option<String>,
+    },
+}
+
+pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<(), CliError> {
+    let v = through_owner_or_ledger(profile, &c)?;
+    emit(json, &v, || {
+        match &c {
+        KeysCommand::Create { name, .. } => format!(
+            "key {name}: {}\nshown once: put it in the companion's settings as its API key (base URL http://127.0.0.1:<port>/v1)",
+            v["secret"].as_str().unwrap_or_default()
+        ),
+        KeysCommand::Revoke { name, .. } => {
+            format!("key {name} revoked: its next request gets 401")
+        }
+        KeysCommand::List => list_text(&v),
+    }
+    });
+    Ok(())
+}
+
+/// The live owner's key routes, or the ledger itself when no owner runs.
+fn through_owner_or_ledger(profile: Option<&Path>, c: &KeysCommand) -> Result<Value, CliError> {
+    let profile = backend::profile(profile)?;
+    let who = |by: &Option<String>| by.clone().unwrap_or_else(backend::os_user);
+    if let Some(client) = BridgeClient::discover(&profile)? {
+        return match c {
+            KeysCommand::Create { name, by } => {
+                client.call("POST", "/v1/keys", &json!({ "name": name, "by": who(by) }))
+            }
+            KeysCommand::List => client.call("GET", "/v1/keys", &Value::Null),
+            KeysCommand::Revoke { name, by } => client.call(
+                "POST",
+                &format!(
+                    "/v1/keys/{}/revoke",
+                    utf8_percent_encode(name, NON_ALPHANUMERIC)
+                ),
+                &json!({ "by": who(by) }),
+            ),
+        };
+    }
+    let (mut ledger, _recovered) = Ledger::open(&profile, Arc::new(SystemClock))?;
+    Ok(match c {
+        KeysCommand::Create { name, by } => {
+            let (key, secret) = ledger.key_create(name, &who(by))?;
+            json!({ "key": key, "secret": secret })
+        }
+        KeysCommand::List => json!({ "keys": ledger.keys()? }),
+        KeysCommand::Revoke { name, by } => json!({ "key": ledger.key_revoke(name, &who(by))? }),
+    })
+}
+
+fn list_text(v: &serde_json::Value) -> String {
+    let keys = v["keys"].as_array().cloned().unwrap_or_default();
+    if keys.is_empty() {
+        return "no keys: make one with `sendledger keys create NAME`".into();
+    }
+    let at = |k: &serde_json::Value, f: &str| {
+        k[f].as_i64()
+            .map(|ms| format!("{ms}"))
+            .unwrap_or_else(|| "never".into())
+    };
+    keys.iter()
+        .map(|k| {
+            let state = if k["revoked_at"].is_null() {
+                "live"
+            } else {
+                "revoked"
+            };
+            format!(
+                "{}\t{state}\tmade {} by {}\tlast used {}",
+                k["name"].as_str().unwrap_or_default(),
+                at(k, "created_at"),
+                k["created_by"].as_str().unwrap_or_default(),
+                at(k, "last_used_at"),
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

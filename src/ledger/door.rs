@@ -1,0 +1,323 @@
+//! What the OpenAI-compatible door keeps (migration 0005): named API keys a person makes
+//! for companions (only their SHA-256 is stored), and one row per send the door queued —
+//! who asked, a hash of the body, and the fingerprint an SDK's automatic retry is matched
+//! by. The row is written in the transaction that queues the send, so a retry after an
+//! owner restart still finds it. The HTTP side is `crate::bridge::openai`.
+
+use super::error::{LedgerError, Result};
+use super::record::Send;
+use super::sends::{self, QueueRequest};
+use super::Ledger;
+use crate::clock::Millis;
+use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// Live (unrevoked) keys a profile holds at most.
+pub const MAX_LIVE_KEYS: i64 = 100;
+/// `last_used_at` is rewritten at most this often per key, in ms (a use is a disk write).
+pub const KEY_USE_RESOLUTION_MS: Millis = 60_000;
+/// Prefix of every named key (`sk-sl-` and 64 hex digits).
+pub const KEY_PREFIX: &str = "sk-sl-";
+
+/// A named API key, as listed (never the key itself).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiKey {
+    /// The name a person gave it (1–64 letters, digits, `._-`).
+    pub name: String,
+    /// When it was made (ms).
+    pub created_at: Millis,
+    /// Who made it.
+    pub created_by: String,
+    /// Last request it opened (ms, to the minute); `None`: never used.
+    pub last_used_at: Option<Millis>,
+    /// When it was revoked (ms); `None`: live.
+    pub revoked_at: Option<Millis>,
+}
+
+/// The door's record of one send it queued.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DoorRequest {
+    /// The send.
+    pub op_id: String,
+    /// Who asked: `client-token` or `key:<name>`.
+    pub client: String,
+    /// SHA-256 (hex) of the canonical request body.
+    pub body_sha256: String,
+    /// SHA-256 (hex) of client and body: the automatic-retry match.
+    pub fingerprint: String,
+    /// Whether the operation id is the request's `Idempotency-Key`.
+    pub keyed: bool,
+    /// When it was queued (ms).
+    pub created_at: Millis,
+    /// The page's model slug, once the answer was observed.
+    pub model: Option<String>,
+}
+
+/// The fingerprint of a request: SHA-256 of `client`, a NUL, and the body's hash.
+pub fn fingerprint(client: &str, body_sha256: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(client.as_bytes());
+    h.update([0u8]);
+    h.update(body_sha256.as_bytes());
+    format!("{:x}", h.finalize())
+}
+
+fn sha256_hex(s: &str) -> String {
+    format!("{:x}", Sha256::digest(s.as_bytes()))
+}
+
+fn validate_key_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        Err(LedgerError::Invalid(format!(
+            "key name {name:?} is malformed: use 1 to 64 letters, digits or . _ -"
+        )))
+    }
+}
+
+fn key_from_row(r: &Row) -> rusqlite::Result<ApiKey> {
+    Ok(ApiKey {
+        name: r.get(0)?,
+        created_at: r.get(1)?,
+        created_by: r.get(2)?,
+        last_used_at: r.get(3)?,
+        revoked_at: r.get(4)?,
+    })
+}
+
+const KEY_COLUMNS: &str = "name, created_at, created_by, last_used_at, revoked_at";
+
+fn door_from_row(r: &Row) -> rusqlite::Result<DoorRequest> {
+    Ok(DoorRequest {
+        op_id: r.get(0)?,
+        client: r.get(1)?,
+        body_sha256: r.get(2)?,
+        fingerprint: r.get(3)?,
+        keyed: r.get::<_, i64>(4)? == 1,
+        created_at: r.get(5)?,
+        model: r.get(6)?,
+    })
+}
+
+const DOOR_COLUMNS: &str = "op_id, client, body_sha256, fingerprint, keyed, created_at, model";
+
+fn create_key(tx: &Transaction, name: &str, by: &str, now: Millis) -> Result<(ApiKey, String)> {
+    validate_key_name(name)?;
+    sends::validate_note("who makes the key", by)?;
+    let live: i64 = tx.query_row(
+        "SELECT count(*) FROM api_keys WHERE revoked_at IS NULL",
+        [],
+        |r| r.get(0),
+    )?;
+    if live >= MAX_LIVE_KEYS {
+        return Err(LedgerError::Invalid(format!(
+            "{MAX_LIVE_KEYS} live keys already: revoke one (`sendledger keys revoke NAME`) first"
+        )));
+    }
+    let taken: bool = tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM api_keys WHERE name = ?1 AND revoked_at IS NULL)",
+        [name],
+        |r| r.get(0),
+    )?;
+    if taken {
+        return Err(LedgerError::Invalid(format!(
+            "a live key is already named {name:?}: revoke it first or choose another name"
+        )));
+    }
+    let bytes: [u8; 32] = rand::random();
+    let secret = format!(
+        "{KEY_PREFIX}{}",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    );
+    tx.execute(
+        "INSERT INTO api_keys(name, key_sha256, created_at, created_by) VALUES (?1, ?2, ?3, ?4)",
+        params![name, sha256_hex(&secret), now, by],
+    )?;
+    let key = ApiKey {
+        name: name.into(),
+        created_at: now,
+        created_by: by.into(),
+        last_used_at: None,
+        revoked_at: None,
+    };
+    Ok((key, secret))
+}
+
+fn revoke_key(tx: &Transaction, name: &str, by: &str, now: Millis) -> Result<ApiKey> {
+    sends::validate_note("who revokes the key", by)?;
+    let n = tx.execute(
+        "UPDATE api_keys SET revoked_at = ?2, revoked_by = ?3 WHERE name = ?1 AND revoked_at IS NULL",
+        params![name, now, by],
+    )?;
+    if n == 0 {
+        return Err(LedgerError::Invalid(format!(
+            "no live key named {name:?}: see `sendledger keys list`"
+        )));
+    }
+    Ok(tx.query_row(
+        &format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE name = ?1 ORDER BY seq DESC LIMIT 1"),
+        [name],
+        key_from_row,
+    )?)
+}
+
+/// The live key whose secret is `secret`, its use recorded (to the minute).
+fn use_key(tx: &Transaction, secret: &str, now: Millis) -> Result<Option<ApiKey>> {
+    if !secret.starts_with(KEY_PREFIX) {
+        return Ok(None);
+    }
+    let hash = sha256_hex(secret);
+    let found = tx
+        .query_row(
+            &format!(
+                "SELECT {KEY_COLUMNS} FROM api_keys WHERE key_sha256 = ?1 AND revoked_at IS NULL"
+            ),
+            [&hash],
+            key_from_row,
+        )
+        .optional()?;
+    let Some(mut key) = found else {
+        return Ok(None);
+    };
+    if key
+        .last_used_at
+        .is_none_or(|t| now - t >= KEY_USE_RESOLUTION_MS)
+    {
+        tx.execute(
+            "UPDATE api_keys SET last_used_at = ?2 WHERE key_sha256 = ?1",
+            params![hash, now],
+        )?;
+        key.last_used_at = Some(now);
+    }
+    Ok(Some(key))
+}
+
+/// What the door asks when it queues a send.
+#[derive(Debug, Clone)]
+pub struct DoorQueue {
+    /// The send (its `op_id` set: the Idempotency-Key or a new one).
+    pub send: QueueRequest,
+    /// Who asked (`client-token` or `key:<name>`): also the send's actor, prefixed `openai:`.
+    pub client: String,
+    /// SHA-256 (hex) of the canonical body.
+    pub body_sha256: String,
+    /// Whether `send.op_id` is the request's Idempotency-Key.
+    pub keyed: bool,
+}
+
+fn door_request(conn: &Connection, op_id: &str) -> Result<Option<DoorRequest>> {
+    Ok(conn
+        .query_row(
+            &format!("SELECT {DOOR_COLUMNS} FROM door_requests WHERE op_id = ?1"),
+            [op_id],
+            door_from_row,
+        )
+        .optional()?)
+}
+
+/// Queues the door's send and its record in one transaction. A keyed request whose key
+/// was already used: the same client and body is the same send (`false`), anything else
+/// is refused (`IdempotencyKeyReused`), and nothing is written.
+fn door_queue(tx: &Transaction, q: &DoorQueue, now: Millis) -> Result<(Send, bool)> {
+    let op_id = q
+        .send
+        .op_id
+        .clone()
+        .ok_or_else(|| LedgerError::Invalid("the door names its operation id".into()))?;
+    sends::validate_op_id(&op_id)?;
+    if let Some(seen) = door_request(tx, &op_id)? {
+        if seen.client != q.client || seen.body_sha256 != q.body_sha256 || !seen.keyed {
+            return Err(LedgerError::IdempotencyKeyReused(op_id));
+        }
+        return Ok((sends::load(tx, &op_id)?, false));
+    }
+    if super::read::get(tx, &op_id)?.is_some() {
+        return Err(LedgerError::IdempotencyKeyReused(op_id));
+    }
+    let actor = format!("openai:{}", q.client);
+    let (send, created) = sends::queue(tx, &q.send, &actor, None, now)?;
+    tx.execute(
+        "INSERT INTO door_requests(op_id, client, body_sha256, fingerprint, keyed, created_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            op_id,
+            q.client,
+            q.body_sha256,
+            fingerprint(&q.client, &q.body_sha256),
+            q.keyed as i64,
+            now
+        ],
+    )?;
+    Ok((send, created))
+}
+
+impl Ledger {
+    /// Makes a named key; returns it and its secret (shown once, never stored).
+    /// Errors: `Invalid` for a bad or taken name, or 100 live keys already.
+    pub fn key_create(&mut self, name: &str, by: &str) -> Result<(ApiKey, String)> {
+        self.write(|tx, now| create_key(tx, name, by, now))
+    }
+
+    /// Revokes the live key `name` (final). Errors: `Invalid` when none is live.
+    pub fn key_revoke(&mut self, name: &str, by: &str) -> Result<ApiKey> {
+        self.write(|tx, now| revoke_key(tx, name, by, now))
+    }
+
+    /// Every key ever made, newest first (revoked ones included).
+    pub fn keys(&self) -> Result<Vec<ApiKey>> {
+        let mut st = self.conn.prepare(&format!(
+            "SELECT {KEY_COLUMNS} FROM api_keys ORDER BY seq DESC"
+        ))?;
+        let rows = st.query_map([], key_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The live key with this secret, its use recorded; `None`: unknown or revoked.
+    pub fn key_use(&mut self, secret: &str) -> Result<Option<ApiKey>> {
+        self.write(|tx, now| use_key(tx, secret, now))
+    }
+
+    /// Queues a send for the door with its record (one transaction); see [`DoorQueue`].
+    pub fn door_queue(&mut self, q: &DoorQueue) -> Result<(Send, bool)> {
+        self.write(|tx, now| door_queue(tx, q, now))
+    }
+
+    /// The door's record of `op_id`, if the door queued it.
+    pub fn door_request(&self, op_id: &str) -> Result<Option<DoorRequest>> {
+        door_request(&self.conn, op_id)
+    }
+
+    /// The newest send the door queued with `fingerprint` at or after `since` (ms).
+    pub fn door_retry_of(&self, fingerprint: &str, since: Millis) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT op_id FROM door_requests WHERE fingerprint = ?1 AND created_at >= ?2 \
+                 ORDER BY created_at DESC, rowid DESC LIMIT 1",
+                params![fingerprint, since],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Records the page's model slug for a send the door queued (no-op for other sends).
+    pub fn door_note_model(&mut self, op_id: &str, model: &str) -> Result<()> {
+        if model.is_empty() || model.len() > 128 {
+            return Ok(());
+        }
+        self.write(|tx, _| {
+            tx.execute(
+                "UPDATE door_requests SET model = ?2 WHERE op_id = ?1 AND model IS NULL",
+                params![op_id, model],
+            )?;
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,184 @@
+//! The OpenAI door over raw loopback HTTP (issue 13), without any SDK: every refusal is
+//! an OpenAI error object with `x-should-retry: false` and writes nothing; a named key
+//! opens only the door; an automatic retry after a SIGKILL and restart attaches to the
+//! send recovery made uncertain (the fingerprint is durable) and answers a no-retry 424.
+//! The SDK-driven proof is e2e/openai (scripts/test-openai.sh).
+
+#[path = "support/bridge.rs"]
+mod harness;
+
+use harness::*;
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+
+/// One exchange; (status, lower-cased head, JSON body). Status 0: the connection ended
+/// before an answer (the owner died).
+fn door(port: u16, extra_headers: &[String], body: &[u8]) -> (u16, String, Value) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(BOUND)).unwrap();
+    let mut head = format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for h in extra_headers {
+        head.push_str(h);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    let _ = s.write_all(head.as_bytes()).and_then(|_| s.write_all(body));
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).to_string();
+    let Some((h, b)) = text.split_once("\r\n\r\n") else {
+        return (0, String::new(), Value::Null);
+    };
+    let status = h
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (
+        status,
+        h.to_ascii_lowercase(),
+        serde_json::from_str(b).unwrap_or(Value::Null),
+    )
+}
+
+fn chat(text: &str) -> Vec<u8> {
+    serde_json::to_vec(
+        &json!({"model": "chatgpt-tab", "messages": [{"role": "user", "content": text}]}),
+    )
+    .unwrap()
+}
+
+fn make_key(serve: &Serve) -> String {
+    let (code, v) = cli_json(
+        &serve.profile,
+        &["keys", "create", "companion", "--by", "tester"],
+    );
+    assert_eq!(code, 0, "{v}");
+    v["secret"]
+        .as_str()
+        .expect("the key, shown once")
+        .to_string()
+}
+
+fn bearer(token: &str) -> String {
+    format!("Authorization: Bearer {token}")
+}
+
+#[test]
+fn every_door_refusal_is_an_openai_error_with_no_retry_and_leaves_the_ledger_byte_identical() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let key = make_key(&serve);
+    let models = Http::new(serve.port, Some(key.clone()), None).get("/v1/models");
+    assert_eq!(
+        models.body["data"][0]["id"], "chatgpt-tab",
+        "{}",
+        models.body
+    );
+    let before = dump(&profile);
+    let ext_token = ext.http_token().unwrap();
+    let k = bearer(&key);
+    let big = vec![b' '; 2 * 1024 * 1024 + 1];
+    let cases: Vec<(Vec<String>, Vec<u8>, u16, &str)> = vec![
+        (vec![k.clone(), "Origin: https://evil.example".into()], chat("hi"), 403, "bad_origin"),
+        (vec![], chat("hi"), 401, "invalid_api_key"),
+        (vec![bearer(&format!("sk-sl-{}", "0".repeat(64)))], chat("hi"), 401, "invalid_api_key"),
+        (vec![bearer(&ext_token)], chat("hi"), 403, "wrong_scope"),
+        (vec![k.clone()], b"{not json".to_vec(), 400, "invalid_json"),
+        (vec![k.clone()], serde_json::to_vec(&json!({"model": "m", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]})).unwrap(), 400, "unsupported_content"),
+        (vec![k.clone()], serde_json::to_vec(&json!({"model": "m", "messages": [{"role": "assistant", "content": "hi"}]})).unwrap(), 400, "last_message_not_user"),
+        (vec![k.clone()], serde_json::to_vec(&json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function"}]})).unwrap(), 400, "tools_unsupported"),
+        (vec![k.clone(), "x-stainless-retry-count: many".into()], chat("hi"), 400, "invalid_header"),
+        (vec![k.clone()], big, 413, "body_unreadable"),
+    ];
+    for (headers, body, status, code) in cases {
+        let (got, head, v) = door(serve.port, &headers, &body);
+        assert_eq!(
+            (got, v["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{headers:?}: {v}"
+        );
+        assert!(
+            v["error"]["message"].as_str().is_some_and(|m| m.len() > 10),
+            "{v}"
+        );
+        assert!(
+            v["error"]["type"].is_string() && v["error"].get("param").is_some(),
+            "{v}"
+        );
+        assert!(head.contains("x-should-retry: false"), "{code}: {head}");
+    }
+    assert_eq!(dump(&profile), before, "no refusal wrote anything");
+}
+
+#[test]
+fn a_named_key_opens_only_the_openai_door() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let key = make_key(&serve);
+    let http = Http::new(serve.port, Some(key), None);
+    for path in ["/v1/sends", "/v1/status", "/v1/keys"] {
+        let a = http.get(path);
+        assert_eq!(
+            (a.status, a.code()),
+            (403, "wrong_scope"),
+            "{path}: {}",
+            a.body
+        );
+    }
+    let stop = http.post("/v1/stop", &json!({"by": "companion"}));
+    assert_eq!(
+        stop.status, 403,
+        "a companion's key cannot press Stop or Resume"
+    );
+}
+
+#[test]
+fn an_automatic_retry_after_sigkill_and_restart_attaches_to_the_send_recovery_made_uncertain() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    let key = make_key(&serve);
+    let port = serve.port;
+    let first = {
+        let headers = vec![bearer(&key), "x-stainless-retry-count: 0".to_string()];
+        std::thread::spawn(move || door(port, &headers, &chat("one message only")))
+    };
+    let handed = ext.next(&lease, 10_000).expect("the door queued the send");
+    let op = handed["op_id"].as_str().unwrap().to_string();
+    assert_eq!(ext.dispatch(&lease, &op).body["granted"], true);
+    serve.kill();
+    assert_eq!(
+        first.join().unwrap().0,
+        0,
+        "the first attempt lost its answer"
+    );
+
+    let serve = Serve::start(&profile, &[]);
+    let retry = vec![bearer(&key), "x-stainless-retry-count: 1".to_string()];
+    let (status, head, v) = door(serve.port, &retry, &chat("one message only"));
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (424, Some("send_uncertain")),
+        "{v}"
+    );
+    assert!(head.contains("x-should-retry: false"), "{head}");
+    assert!(
+        head.contains(&format!(
+            "x-sendledger-operation-id: {}",
+            op.to_ascii_lowercase()
+        )),
+        "{head}"
+    );
+    let msg = v["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("do not retry") && msg.contains(&op), "{msg}");
+    let sends = serve.client().get("/v1/sends").body["sends"].clone();
+    assert_eq!(sends.as_array().unwrap().len(), 1, "one send: {sends}");
+    assert_eq!(sends[0]["state"], "uncertain");
+}

@@ -1,0 +1,123 @@
+//! What the OpenAI door keeps in the ledger (issue 13, migration 0005): the retry
+//! fingerprint is durable and matches only the same client and body; an Idempotency-Key
+//! names one send; named keys are stored as SHA-256 only and a revocation is final, in SQL.
+
+mod support;
+
+use sendledger::ledger::{fingerprint, DoorQueue, LedgerError, QueueRequest};
+use support::*;
+
+fn door(op: &str, client: &str, body: &str, keyed: bool) -> DoorQueue {
+    DoorQueue {
+        send: QueueRequest {
+            op_id: Some(op.into()),
+            text: format!("text of {op}"),
+            conversation_id: None,
+        },
+        client: client.into(),
+        body_sha256: format!("{:0>64}", body),
+        keyed,
+    }
+}
+
+#[test]
+fn a_retry_fingerprint_survives_a_restart_and_matches_only_the_same_client_and_body() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let q = door("oai-1", "key:companion", "b1", false);
+    let (send, created) = ledger.door_queue(&q).unwrap();
+    assert!(created);
+    assert_eq!(
+        send.actor, "openai:key:companion",
+        "the key is the send's actor"
+    );
+    let (ledger, _) = fx.restart(ledger);
+    let fp = fingerprint("key:companion", &q.body_sha256);
+    assert_eq!(
+        ledger.door_retry_of(&fp, 0).unwrap().as_deref(),
+        Some("oai-1")
+    );
+    let other_client = fingerprint("key:other", &q.body_sha256);
+    let other_body = fingerprint("key:companion", &format!("{:0>64}", "b2"));
+    assert_eq!(ledger.door_retry_of(&other_client, 0).unwrap(), None);
+    assert_eq!(ledger.door_retry_of(&other_body, 0).unwrap(), None);
+    assert_eq!(
+        ledger.door_retry_of(&fp, fx.clock_now() + 1).unwrap(),
+        None,
+        "outside the window nothing attaches"
+    );
+}
+
+#[test]
+fn an_idempotency_key_is_one_send_and_another_body_under_it_is_refused_with_nothing_written() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let q = door("turn-7", "key:companion", "b1", true);
+    assert!(ledger.door_queue(&q).unwrap().1);
+    assert!(
+        !ledger.door_queue(&q).unwrap().1,
+        "the same key and body is the same send"
+    );
+    let before = dump(ledger.raw_connection());
+    for other in [
+        door("turn-7", "key:companion", "b2", true),
+        door("turn-7", "key:intruder", "b1", true),
+    ] {
+        let e = assert_refused(ledger.door_queue(&other), "idempotency key reused");
+        assert!(matches!(e, LedgerError::IdempotencyKeyReused(_)));
+    }
+    ledger
+        .queue(&request("native-1", "queued natively"), "client")
+        .unwrap();
+    let mid = dump(ledger.raw_connection());
+    assert_refused(
+        ledger.door_queue(&door("native-1", "key:companion", "b1", true)),
+        "idempotency key reused",
+    );
+    assert_eq!(
+        dump(ledger.raw_connection()),
+        mid,
+        "a refusal writes nothing"
+    );
+    assert_ne!(before, mid);
+}
+
+#[test]
+fn a_named_key_is_stored_only_as_its_sha256_and_its_revocation_is_final_in_sql() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let (_, secret) = ledger.key_create("companion", "alice").unwrap();
+    assert!(secret.starts_with("sk-sl-") && secret.len() == 70);
+    assert_eq!(ledger.key_use(&secret).unwrap().unwrap().name, "companion");
+    assert_refused(ledger.key_create("companion", "alice"), "already named");
+    ledger.key_revoke("companion", "alice").unwrap();
+    assert!(
+        ledger.key_use(&secret).unwrap().is_none(),
+        "a revoked key opens nothing"
+    );
+    let conn = ledger.raw_connection();
+    for sql in [
+        "UPDATE api_keys SET revoked_at = NULL",
+        "UPDATE api_keys SET revoked_by = 'mallory'",
+        "DELETE FROM api_keys",
+    ] {
+        let e = try_raw(conn, sql, []).expect_err(sql);
+        assert!(e.contains("api key"), "{sql}: {e}");
+    }
+    drop(ledger);
+    let bytes = std::fs::read(fx.ledger_path()).unwrap();
+    let wal = std::fs::read(fx.ledger_path().with_extension("sqlite3-wal")).unwrap_or_default();
+    let hex = &secret["sk-sl-".len()..];
+    for file in [&bytes, &wal] {
+        assert!(
+            !file.windows(hex.len()).any(|w| w == hex.as_bytes()),
+            "the key itself is never stored"
+        );
+    }
+    let (mut ledger, _) = fx.open_reporting();
+    let (_, again) = ledger.key_create("companion", "alice").unwrap();
+    assert_ne!(
+        again, secret,
+        "a revoked name can be made again, as a new key"
+    );
+}
