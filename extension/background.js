@@ -199,6 +199,13 @@ const handlers = {
     await session.set({ snapshot: { ...m.snapshot, tab_id: tabId } });
     return { ok: true };
   },
+  async tabReport(tabId, m) {
+    // A tab that cannot take a send (or, reason null, can again): kept by the owner so that
+    // status and a queued send can say why nothing goes out.
+    const body = { tab_id: String(tabId), reason: m.reason ?? null, path: m.path ?? null };
+    if (m.reason) await noteError(m.reason);
+    return bridgeRequest('POST', '/v1/ext/tab-report', body);
+  },
   async forgetLease(tabId, m) {
     await forgetLeaseIf(tabId, m.lease_id);
     return { ok: true };
@@ -235,7 +242,21 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
   return true; // the answer comes asynchronously
 });
 
+// After an install or update, chatgpt.com tabs that are already open get the content
+// scripts again (Chromium does not re-inject them): the copy that was there stands down
+// (content.js, "One copy per tab"), the page observer runs once per page.
+chrome.runtime.onInstalled.addListener(async () => {
+  const tabs = await chrome.tabs.query({ url: 'https://chatgpt.com/*' });
+  for (const tab of tabs) {
+    const target = { tabId: tab.id };
+    chrome.scripting.executeScript({ target, files: ['page-observer.js'], world: 'MAIN' }).catch(() => {});
+    chrome.scripting.executeScript({ target, files: ['selectors.js', 'content.js'] }).catch(() => {});
+  }
+});
+
 chrome.tabs.onRemoved.addListener(async (tabId) => {
+  const { token } = await pairing();
+  if (token) bridgeRequest('POST', '/v1/ext/tab-report', { tab_id: String(tabId), reason: null, path: null });
   const lease = await leaseOf(tabId);
   if (!lease) return;
   await forgetLeaseIf(tabId, lease.lease_id);

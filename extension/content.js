@@ -24,6 +24,9 @@
   const REMOTE_STOP_WAIT_MS = 5_000; // remote-stop long-poll while an answer is generating
   const STOP_CONFIRM_MS = 15_000; // how long a stopped answer may take to stop
   const MAX_OUTBOX = 5_000;
+  const RETRY_MS = 1_000; // while the owner is unreachable: a fixed, cheap loopback retry
+  const COMPOSER_WAIT_MS = 20_000; // how long a tab may show no composer before it says so
+  const STREAM_END_WAIT_MS = 10_000; // how long a page error waits for its stream's copy
 
   const SENTENCES = {
     otherConversation: 'this tab shows a different conversation than the send is for: open that conversation in the leased tab',
@@ -37,6 +40,7 @@
     grantLost: 'the answer to the dispatch request was lost (the extension restarted): the send button was not clicked',
     pageChanged: 'the page changed while the send was being typed: nothing was sent',
     moved: 'the tab moved to another conversation before the send was typed: nothing was sent',
+    composerNeverAppeared: `composer not found after ${COMPOSER_WAIT_MS / 1000} s: chatgpt.com layout changed, the page has not loaded, or you are logged out (reload the tab and log in; if it stays, the extension's selectors need an update)`,
   };
 
   let lease = null; // {lease_id, epoch, conversation_id}
@@ -60,6 +64,19 @@
     return { promise, cancel: () => leaseEvents.removeEventListener('released', listener) };
   }
   let alive = true;
+
+  // One copy per tab. When the scripts run again in this tab (an extension update or a
+  // re-injection while this copy still runs), the newer copy takes the tab and this one
+  // stands down for good: no more asks, no lease, no click. The mark is an attribute on
+  // <html>, which every copy's isolated world shares.
+  const COPY = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  const MARK = 'data-sendledger-copy';
+  document.documentElement.setAttribute(MARK, COPY);
+  new MutationObserver((_, observer) => {
+    if (document.documentElement.getAttribute(MARK) === COPY) return;
+    alive = false; // a newer copy runs here now
+    observer.disconnect();
+  }).observe(document.documentElement, { attributes: true, attributeFilter: [MARK] });
 
   /** Asks the service worker. A worker stopped before answering gives `{lost: true}`. */
   async function ask(type, payload = {}) {
@@ -92,7 +109,14 @@
     }
     const op = o.stream_id && streamOps.get(o.stream_id);
     if (op) o.op_id = op;
-    if (o.kind === 'stream_end') streamOps.delete(o.stream_id);
+    if (o.kind === 'page_error' && !o.op_id) return;
+    if (o.kind === 'stream_end') {
+      streamOps.delete(o.stream_id);
+      if (op && granted && granted.op_id === op) {
+        granted.streamEnded = true;
+        leaseEvents.dispatchEvent(new Event('stream-ended'));
+      }
+    }
     if (outbox.length >= MAX_OUTBOX) outbox.shift();
     outbox.push(o);
     flush();
@@ -281,6 +305,7 @@
       // 5. the one click
       granted = { op_id: send.op_id, requestSeen: false };
       grantedOps.add(send.op_id);
+      forgetPageErrors();
       button.click();
       await outcome(send, 'clicked');
       return;
@@ -346,6 +371,52 @@
     }
   }
 
+  // ---------------------------------------------------------------- the page saying no
+
+  const seenPageErrors = new WeakSet();
+  /** Marks the page's errors shown now as old: only one appearing after a click counts. */
+  const forgetPageErrors = () => S.pageErrors().forEach((el) => seenPageErrors.add(el));
+
+  /**
+   * When the page renders its error for a turn after a send was clicked here, forward the
+   * page's own words for that send (the owner ends it `page_error` once it is accepted).
+   */
+  async function watchPageErrors() {
+    const fresh = () => S.pageErrors().find((el) => !seenPageErrors.has(el) && S.pageErrorText(el));
+    while (alive) {
+      await until(() => !alive || !!fresh(), Infinity);
+      const el = fresh();
+      if (!el) continue;
+      seenPageErrors.add(el);
+      const g = granted;
+      if (!g) continue;
+      const message = S.pageErrorText(el);
+      // The page renders its error as soon as it has read its stream; our copy of that
+      // stream may still be on its way. The error goes after it (or after STREAM_END_WAIT_MS),
+      // so the owner sees the receipt first.
+      await streamEnded(g, STREAM_END_WAIT_MS);
+      accept({ kind: 'page_error', op_id: g.op_id, message });
+    }
+  }
+
+  /** Resolves when the granted send's stream was forwarded to its end, or after `ms`. */
+  function streamEnded(g, ms) {
+    if (g.streamEnded) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        if (!g.streamEnded) return;
+        leaseEvents.removeEventListener('stream-ended', done);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        leaseEvents.removeEventListener('stream-ended', done);
+        resolve();
+      }, ms);
+      leaseEvents.addEventListener('stream-ended', done);
+    });
+  }
+
   // ---------------------------------------------------------------- the tab moving
 
   let sending = false;
@@ -364,10 +435,10 @@
         if (sending) return; // the send's end runs the loop, which checks again
       }
       if (!lease || lease.conversation_id === S.conversationId()) return;
-      const old = lease;
+      // No release: the tab's new lease ends this one, and a send it had claimed that fits
+      // the conversation the tab now shows moves to the new lease (a release would reject it).
       lease = null;
       leaseEvents.dispatchEvent(new Event('released'));
-      await ask('release', { lease_id: old.lease_id, reason: 'the tab moved to another conversation' });
     };
     if (window.navigation) window.navigation.addEventListener('currententrychange', check);
     window.addEventListener('popstate', check);
@@ -375,19 +446,38 @@
 
   // ---------------------------------------------------------------- main loop
 
-  async function run() {
+  /**
+   * Waits for the composer. A tab that shows none within COMPOSER_WAIT_MS says so to the
+   * owner (with a layout snapshot, no text), so a queued send can say why it waits; the
+   * report is withdrawn when the composer appears.
+   */
+  async function composerReady() {
+    if (await until(() => !!S.composer(), COMPOSER_WAIT_MS)) return;
+    const reason = SENTENCES.composerNeverAppeared;
+    const snapshot = S.layoutSnapshot(reason);
+    await ask('snapshot', { snapshot });
+    await ask('tabReport', { reason, path: snapshot.path });
     await until(() => !!S.composer(), Infinity);
+    await ask('tabReport', { reason: null });
+  }
+
+  async function run() {
+    await composerReady();
     watchGeneration();
+    watchPageErrors();
     watchLocation();
     let backoff = 500;
-    const pause = async () => {
+    const pause = async (r) => {
+      // The owner down (or restarting) is retried every second, so a tab works again
+      // within a second or two of its return; other refusals back off up to 30 s.
+      if (r && (r.code === 'unreachable' || r.lost || r.status === 503)) return sleep(RETRY_MS);
       await sleep(backoff);
       backoff = Math.min(backoff * 2, 30_000);
     };
     while (alive) {
       if (lease && lease.conversation_id !== S.conversationId() && !S.generating()) {
-        // The tab moved to another conversation (a new chat got its id): bind it again.
-        await ask('release', { lease_id: lease.lease_id, reason: 'the tab moved to another conversation' });
+        // The tab moved to another conversation (a new chat got its id): bind it again. The
+        // new lease ends this one (and takes a claim that fits the conversation shown now).
         lease = null;
       }
       if (!lease) {
@@ -399,7 +489,7 @@
         if (r.code === 'not_paired' || r.code === 'unauthorized') await pairingSignal();
         else {
           if (r.code === 'epoch_stopped') await checkRemoteStops();
-          await pause();
+          await pause(r);
         }
         continue;
       }
@@ -411,8 +501,13 @@
       if (r === RELEASED) {
         // The tab moved on while this long-poll was open: lease again now. Should the old
         // poll still bring a send, it is failed before anything is typed.
+        // A send naming no conversation, or the one the tab now shows, moves to the new
+        // lease with it (the owner moves the claim) and comes again from its `next`.
         pending.then((late) => {
-          if (late.ok && late.body && late.body.send) failBefore(late.body.send, polled, SENTENCES.moved);
+          const s = late.ok && late.body && late.body.send;
+          if (!s || !alive) return;
+          const fits = !s.conversation_id || s.conversation_id === S.conversationId();
+          if (!fits) failBefore(s, polled, SENTENCES.moved);
         });
         continue;
       }
@@ -436,11 +531,11 @@
         stoppedLease = lease;
         await checkRemoteStops();
         await dropLease();
-        await pause();
+        await pause(r);
       } else if (r.code === 'not_paired' || r.code === 'unauthorized') {
         await dropLease();
         await pairingSignal();
-      } else await pause();
+      } else await pause(r);
     }
   }
 

@@ -3,7 +3,9 @@
 // sees, the raw traffic the owner needs:
 //   - a conversation POST's request body and its response stream, chunk by chunk;
 //   - a GET of a conversation (the listing used as evidence for uncertain sends);
-//   - WebSocket frames of a topic the page was told to follow by `stream_handoff`.
+//   - WebSocket frames of a topic the page was told to follow by `stream_handoff` (a frame
+//     is one envelope or a JSON array of envelopes; while a turn is handed off, a frame
+//     whose topic cannot be read is forwarded too, so the owner can say it was not understood).
 // Observations go to the isolated content script with window.postMessage, after a ready
 // handshake (anything posted before the content script listens would be lost, so it is
 // buffered here until the content script says it is ready). This script holds no token
@@ -163,26 +165,53 @@
   };
 
   const PageWebSocket = window.WebSocket;
+  const MAX_UNATTRIBUTED = 200; // frames without a readable topic forwarded per hand-off
+
+  /** The topic ids of a frame: one envelope, or a JSON array of envelopes; null: unreadable. */
+  function topicsOf(data) {
+    let frame;
+    try {
+      frame = JSON.parse(data);
+    } catch {
+      return null;
+    }
+    const envelopes = Array.isArray(frame) ? frame : [frame];
+    return envelopes.map((e) => e && typeof e === 'object' && e.topic_id).filter((t) => typeof t === 'string');
+  }
+
+  const unattributed = new Map(); // stream id → frames forwarded without a topic
+
+  function onFrame(data) {
+    const found = topicsOf(data);
+    if (found && found.length) {
+      const streams = new Set(found.map((t) => topics.get(t)).filter(Boolean));
+      if (!streams.size) {
+        for (const topic of new Set(found)) {
+          early.push({ topic, message: data });
+          if (early.length > MAX_EARLY) early.shift();
+        }
+      }
+      for (const streamId of streams) {
+        emit({ kind: 'websocket', stream_id: streamId, message: data });
+        if (data.includes('"conversation-turn-complete"')) endHandoff(streamId);
+      }
+      return;
+    }
+    // While a turn is handed off, a frame whose topic cannot be read goes to that turn's
+    // stream, so the owner can say "hand-off frames not understood" instead of nothing.
+    for (const streamId of new Set(topics.values())) {
+      const n = unattributed.get(streamId) || 0;
+      if (n >= MAX_UNATTRIBUTED) continue;
+      unattributed.set(streamId, n + 1);
+      emit({ kind: 'websocket', stream_id: streamId, message: data });
+    }
+  }
+
   class ObservedWebSocket extends PageWebSocket {
     constructor(...args) {
       super(...args);
       this.addEventListener('message', (ev) => {
-        if (typeof ev.data !== 'string' || !ev.data.includes('"topic_id"')) return;
-        let topic;
-        try {
-          topic = JSON.parse(ev.data).topic_id;
-        } catch {
-          return;
-        }
-        if (typeof topic !== 'string') return;
-        const streamId = topics.get(topic);
-        if (streamId) {
-          emit({ kind: 'websocket', stream_id: streamId, message: ev.data });
-          if (ev.data.includes('"conversation-turn-complete"')) endHandoff(streamId);
-        } else {
-          early.push({ topic, message: ev.data });
-          if (early.length > MAX_EARLY) early.shift();
-        }
+        if (typeof ev.data === 'string') onFrame(ev.data);
       });
     }
   }

@@ -18,6 +18,8 @@
     turn: '[data-testid^="conversation-turn-"]',
     /** One message with its backend id. */
     message: '[data-message-author-role][data-message-id]',
+    /** The page's own error for a turn ("Something went wrong", a usage limit). */
+    pageError: '[data-testid="conversation-error"]',
   });
 
   /** Paths: `/c/<conversation id>`, `/g/<gizmo or project id>/c/<conversation id>`. */
@@ -56,6 +58,12 @@
       const b = document.querySelector(SELECTORS.stopButton);
       return visible(b) ? b : null;
     },
+
+    /** Every error the page shows for a turn. */
+    pageErrors: () => [...document.querySelectorAll(SELECTORS.pageError)],
+
+    /** The page's own words in an error element, trimmed, at most 300 characters. */
+    pageErrorText: (el) => (el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 300),
 
     /** Whether an answer is being generated (the stop button is shown). */
     generating: () => visible(document.querySelector(SELECTORS.stopButton)),

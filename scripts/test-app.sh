@@ -53,6 +53,11 @@ if [[ $deb -eq 1 ]]; then
     [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
     tail -n 1 target/test-app-deb.log | grep -E '^[0-9]+ passed, [0-9]+ failed$' > target/test-app-deb.count || status=1
     count target/test-app-deb.count
+    echo "== app: the installed .deb's extension folder, in Chromium (browser suite, one scenario)"
+    SENDLEDGER_EXTENSION_DIR=/usr/share/sendledger/extension scripts/test-browser.sh a_send_completes_with_the_native 2>&1 | tee target/test-app-deb-extension.log
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+    tail -n 1 target/test-app-deb-extension.log | grep -E '^[0-9]+ passed, [0-9]+ failed$' > target/test-app-deb-extension.count || status=1
+    count target/test-app-deb-extension.count
   else
     echo "FAILED: the .deb could not be built or installed"; status=1; failed=$((failed + 1))
   fi

@@ -190,6 +190,27 @@ fn the_message_text_and_tokens_never_reach_the_owner_log_or_an_error() {
         "the log was captured: {log:?}"
     );
     assert!(!log.contains(secret), "a send's text never reaches the log");
+    // Issue 12: every transition, refusal and extension report is logged at info, ids only.
+    assert!(
+        log.contains("transition queued → claimed")
+            && log.contains("transition dispatched → uncertain")
+            && log.contains("op-1"),
+        "each transition is logged with its op id: {log}"
+    );
+    assert!(
+        log.contains(&format!("lease={lease}")),
+        "with the lease that holds it: {log}"
+    );
+    assert!(
+        log.contains("refusal")
+            && log.contains("route=/v1/sends")
+            && log.contains("payload_changed"),
+        "each refusal is logged with its route and code: {log}"
+    );
+    assert!(
+        log.contains("extension report"),
+        "each extension report is logged: {log}"
+    );
     assert!(
         !log.contains(&serve.client_token()) && !log.contains(&ext.http_token().unwrap()),
         "tokens never reach the log"

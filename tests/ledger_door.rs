@@ -1,4 +1,4 @@
-//! What the OpenAI door keeps in the ledger (issue 13, migration 0005): the retry
+//! What the OpenAI door keeps in the ledger (issue 13, migration 0006): the retry
 //! fingerprint is durable and matches only the same client and body; an Idempotency-Key
 //! names one send; named keys are stored as SHA-256 only and a revocation is final, in SQL.
 

@@ -48,17 +48,57 @@ fn a_send_claimed_by_a_lease_that_ends_is_rejected_at_once_and_the_next_send_goe
 }
 
 #[test]
-fn leasing_a_tab_again_ends_its_old_lease_and_frees_what_it_claimed() {
+fn leasing_a_tab_again_ends_its_old_lease_and_hands_a_fitting_claim_to_the_new_one() {
+    // Issue 12: a send naming no conversation goes into the conversation the tab shows
+    // now (the new-chat race), instead of being rejected with the old lease.
     let fx = Fixture::new();
     let mut ledger = fx.open();
     let old = claimed(&mut ledger, "tab-1", "op-held");
     let new = ledger.lease(&tab("tab-1")).unwrap().lease_id;
-    assert_eq!(state_of(&ledger, "op-held"), SendState::Rejected);
+    let held = ledger.get("op-held").unwrap().unwrap();
+    assert_eq!(
+        held.state,
+        SendState::Claimed,
+        "nothing was clicked: still claimed"
+    );
+    assert_eq!(
+        held.lease_id.as_deref(),
+        Some(new.as_str()),
+        "by the new lease"
+    );
     assert!(ledger.get_lease(&old).unwrap().ended_at.is_some());
     assert!(matches!(
         ledger.dispatch("op-held", &old),
         Err(LedgerError::NotGranted(_))
     ));
+    ledger
+        .dispatch("op-held", &new)
+        .expect("granted under the new lease");
+}
+
+#[test]
+fn leasing_a_tab_again_for_another_conversation_frees_a_claim_that_does_not_fit() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let bound = |c: &str| sendledger::ledger::TabBinding {
+        tab_id: "tab-1".into(),
+        conversation_id: Some(c.into()),
+        ..Default::default()
+    };
+    let old = ledger.lease(&bound("conv-a")).unwrap().lease_id;
+    ledger
+        .queue(
+            &sendledger::ledger::QueueRequest {
+                op_id: Some("op-held".into()),
+                text: "for conversation a".into(),
+                conversation_id: Some("conv-a".into()),
+            },
+            "test",
+        )
+        .unwrap();
+    assert_eq!(ledger.claim_next(&old).unwrap().unwrap().op_id, "op-held");
+    let new = ledger.lease(&bound("conv-b")).unwrap().lease_id;
+    assert_eq!(state_of(&ledger, "op-held"), SendState::Rejected);
     ledger.queue(&request("op-2", "second"), "test").unwrap();
     assert_eq!(ledger.claim_next(&new).unwrap().unwrap().op_id, "op-2");
 }

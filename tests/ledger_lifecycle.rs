@@ -22,12 +22,13 @@ enum Act {
     Complete,
     Confirm,
     Abandon,
+    PageError,
     Stop,
     Restart,
     Expire,
 }
 
-const ACTS: [Act; 10] = [
+const ACTS: [Act; 11] = [
     Act::Claim,
     Act::Dispatch,
     Act::Fail,
@@ -35,6 +36,7 @@ const ACTS: [Act; 10] = [
     Act::Complete,
     Act::Confirm,
     Act::Abandon,
+    Act::PageError,
     Act::Stop,
     Act::Restart,
     Act::Expire,
@@ -58,6 +60,7 @@ const API_EDGES: &[(SendState, Act, SendState)] = {
         (Dispatched, Act::Restart, Uncertain),
         (Dispatched, Act::Expire, Uncertain),
         (Accepted, Act::Complete, Completed),
+        (Accepted, Act::PageError, PageError),
         (Uncertain, Act::Accept, Accepted),
         (Uncertain, Act::Confirm, Confirmed),
         (Uncertain, Act::Abandon, Abandoned),
@@ -69,7 +72,13 @@ const API_EDGES: &[(SendState, Act, SendState)] = {
 fn targeted(act: Act) -> bool {
     matches!(
         act,
-        Act::Dispatch | Act::Fail | Act::Accept | Act::Complete | Act::Confirm | Act::Abandon
+        Act::Dispatch
+            | Act::Fail
+            | Act::Accept
+            | Act::Complete
+            | Act::Confirm
+            | Act::Abandon
+            | Act::PageError
     )
 }
 
@@ -92,6 +101,9 @@ fn perform(
             .map(drop),
         Act::Confirm => ledger.resolve(op, &decision(Decision::Confirmed)).map(drop),
         Act::Abandon => ledger.resolve(op, &decision(Decision::Abandoned)).map(drop),
+        Act::PageError => ledger
+            .page_error(op, &page_said("Something went wrong."), "extension")
+            .map(drop),
         Act::Stop => ledger.stop("alice").map(drop),
         Act::Restart => {
             let (l, _) = fx.restart(ledger);
@@ -151,9 +163,14 @@ fn api_makes_every_legal_edge_and_refuses_every_illegal_one() {
                     );
                     if targeted(act) {
                         let same_receipt_again = act == Act::Accept
-                            && matches!(from, SendState::Accepted | SendState::Completed);
+                            && matches!(
+                                from,
+                                SendState::Accepted | SendState::Completed | SendState::PageError
+                            );
+                        let same_page_error_again =
+                            act == Act::PageError && from == SendState::PageError;
                         assert!(
-                            result.is_err() || same_receipt_again,
+                            result.is_err() || same_receipt_again || same_page_error_again,
                             "{act:?} on a {from} send must be refused, got {result:?}"
                         );
                         assert_eq!(
@@ -572,7 +589,10 @@ fn requeue_of_a_rejected_or_stopped_send_queues_a_linked_operation_once() {
     let fx = Fixture::new();
     let mut ledger = fx.open();
     drive_to(&mut ledger, "op-3", SendState::Uncertain);
-    assert_refused(ledger.requeue("op-3", "alice"), "only stopped or rejected");
+    assert_refused(
+        ledger.requeue("op-3", "alice"),
+        "only stopped, rejected or page_error",
+    );
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! operations and restarts run against the real ledger and a small reference model.
 //! After every step: no send dispatched twice, no receipt on two sends, every transition
 //! event a legal edge, every state change exactly one transition event, at most one send
-//! in flight, and the model's bins equal the ledger's.
+//! in flight, the model's bins equal the ledger's, and the limit gate (a page's usage
+//! limit, issue 12) holds claims back exactly while the model's does.
 
 mod support;
 
@@ -22,6 +23,7 @@ enum Op {
     Fail { op: u8 },
     Accept { op: u8, receipt: u8 },
     Complete { op: u8 },
+    PageError { op: u8, limit: u8 },
     Resolve { op: u8, decision: u8 },
     Stop,
     Resume,
@@ -50,6 +52,7 @@ fn op_strategy() -> impl Strategy<Value = Op> {
         2 => target().prop_map(|op| Op::Fail { op }),
         4 => (target(), 0..4u8).prop_map(|(op, receipt)| Op::Accept { op, receipt }),
         3 => target().prop_map(|op| Op::Complete { op }),
+        2 => (target(), 0..3u8).prop_map(|(op, limit)| Op::PageError { op, limit }),
         2 => (target(), 0..3u8).prop_map(|(op, decision)| Op::Resolve { op, decision }),
         1 => Just(Op::Stop),
         2 => Just(Op::Resume),
@@ -113,6 +116,8 @@ struct Model {
     sends: BTreeMap<String, MSend>,
     order: Vec<String>,
     gate_closed: bool,
+    /// The limit gate: `Some(until)` while closed (`until` `None`: until a resume).
+    limit: Option<Option<Millis>>,
     leases: Vec<MLease>,
     now: Millis,
 }
@@ -138,6 +143,10 @@ impl Model {
     }
     fn in_flight(&self) -> bool {
         self.sends.values().any(MSend::in_flight)
+    }
+    fn limit_holds(&self) -> bool {
+        self.limit
+            .is_some_and(|until| until.is_none_or(|t| t > self.now))
     }
     fn lease_usable(&self, id: &str) -> bool {
         !self.gate_closed && self.leases.iter().any(|l| l.id == id && !l.ended)
@@ -259,8 +268,26 @@ impl Run {
                         .filter(|l| l.tab == tab && !l.ended)
                         .map(|l| l.id.clone())
                         .collect();
-                    for id in old {
-                        m.end_lease(&id);
+                    // Leasing the tab again ends its old lease but spares the claims that
+                    // fit the new binding: they move to the new lease (nothing was clicked;
+                    // every model send names no conversation, so each fits).
+                    for l in m.leases.iter_mut().filter(|l| old.contains(&l.id)) {
+                        l.ended = true;
+                    }
+                    let tab_leases: Vec<String> = m
+                        .leases
+                        .iter()
+                        .filter(|l| l.tab == tab)
+                        .map(|l| l.id.clone())
+                        .collect();
+                    let now = m.now;
+                    for s in m.sends.values_mut() {
+                        if s.state == SendState::Claimed
+                            && s.lease.as_ref().is_some_and(|l| tab_leases.contains(l))
+                        {
+                            s.lease = Some(lease.lease_id.clone());
+                            s.claimed_at = Some(now);
+                        }
                     }
                     m.leases.push(MLease {
                         id: lease.lease_id,
@@ -288,7 +315,7 @@ impl Run {
                 let got = self.ledger.as_mut().unwrap().claim_next(&lease_id);
                 let expect = if !m.lease_usable(&lease_id) {
                     None
-                } else if m.in_flight() {
+                } else if m.in_flight() || m.limit_holds() {
                     Some(None)
                 } else {
                     Some(
@@ -394,6 +421,31 @@ impl Run {
                     s.answered = true;
                 }
             }
+            Op::PageError { op, limit } => {
+                let Some(id) = m.target(op) else { return };
+                let until = [None, Some(Some(m.now + 60_000)), Some(None)][limit as usize];
+                let error = sendledger::ledger::PageError {
+                    message: "the page said no".into(),
+                    limit: until.map(|until_ms| sendledger::ledger::LimitHold { until_ms }),
+                };
+                let got = self
+                    .ledger
+                    .as_mut()
+                    .unwrap()
+                    .page_error(&id, &error, "model");
+                let state = m.sends.get(&id).map(|s| s.state);
+                assert_eq!(
+                    got.is_ok(),
+                    matches!(state, Some(SendState::Accepted | SendState::PageError)),
+                    "{op:?}: {got:?}"
+                );
+                if state == Some(SendState::Accepted) {
+                    m.sends.get_mut(&id).unwrap().go(SendState::PageError);
+                    if until.is_some() {
+                        m.limit = until;
+                    }
+                }
+            }
             Op::Resolve { op, decision } => {
                 let Some(id) = m.target(op) else { return };
                 let d =
@@ -444,9 +496,11 @@ impl Run {
             Op::Resume => {
                 let got = self.ledger.as_mut().unwrap().resume("alice").unwrap();
                 assert_eq!(
-                    got, m.gate_closed,
-                    "resume reports whether the gate was closed"
+                    got,
+                    m.gate_closed || m.limit_holds(),
+                    "resume reports whether a gate held sends back"
                 );
+                m.limit = None;
                 if m.gate_closed {
                     m.gate_closed = false;
                     m.leases.iter_mut().for_each(|l| l.ended = true);
@@ -604,6 +658,11 @@ impl Run {
             "after {op:?}: {in_flight} sends in flight ({reobserved} reobserved)"
         );
         assert_eq!(ledger.status().unwrap().gate_closed, self.model.gate_closed);
+        assert_eq!(
+            ledger.limit_gate().unwrap().holds_at(self.model.now),
+            self.model.limit_holds(),
+            "after {op:?}: the limit gate holds exactly when the model's does"
+        );
     }
 }
 

@@ -45,12 +45,63 @@ function renderStatus() {
   gate.textContent = status.gate_closed
     ? "Sends are stopped: nothing more is clicked until a person resumes."
     : "Sending allowed.";
+  // Why nothing goes out (a usage limit, no usable tab): said in the header, and on every
+  // queued row, from the first second.
+  const waiting = $("#waiting");
+  waiting.hidden = !status.waiting;
+  waiting.textContent = status.waiting || "";
+  for (const el of document.querySelectorAll('article.row[data-state="queued"] .waiting')) {
+    const row = rows.get(el.closest("article").dataset.op);
+    const why = (row && row.waiting) || status.waiting;
+    el.hidden = !why;
+    el.textContent = why ? `Waiting: ${why}` : "";
+  }
+  renderGuide();
   $("#stop").hidden = status.gate_closed;
   $("#resume").hidden = !status.gate_closed;
   // Queue again admits a new send: not while the gate is closed.
   for (const b of document.querySelectorAll("button[data-requeue]")) {
     b.disabled = status.gate_closed;
     b.title = status.gate_closed ? "Resume first: nothing is queued while sends are stopped" : "";
+  }
+}
+
+/** The first-run guide stands in for the empty queue while no chatgpt.com tab is leased. */
+let guideCode = null;
+function renderGuide() {
+  const guide = $("#first-run");
+  if (!guide || !status) return;
+  const empty = rows.size === 0;
+  guide.hidden = status.leased || !empty;
+  document.body.classList.toggle("first-run", !guide.hidden);
+  if (!guide.hidden && !guideCode) newGuideCode();
+}
+
+/** A pairing code shown inline in the guide (the same one-time code as "Pair extension…"). */
+async function newGuideCode() {
+  guideCode = "asked";
+  try {
+    const p = await invoke("pairing_code");
+    guideCode = p.code;
+    $("#guide-code").textContent = p.code;
+    $("#guide-expiry").textContent = `(valid until ${new Date(p.expires_at).toLocaleTimeString()}, once)`;
+  } catch (e) {
+    $("#guide-code").textContent = "—";
+    $("#guide-expiry").textContent = e.message || String(e);
+  }
+}
+
+async function copyExtensionDir() {
+  const text = $("#extension-dir").textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+    $("#copied").textContent = "copied";
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents($("#extension-dir"));
+    window.getSelection().removeAllRanges();
+    window.getSelection().addRange(range);
+    $("#copied").textContent = "selected: press Ctrl+C";
   }
 }
 
@@ -107,6 +158,20 @@ function build(row, previous) {
   t.title = `queued ${when(row.created_at)}`;
   t.textContent = `queued ${age(row.created_at)}`;
   $(".op", el).textContent = row.op_id;
+
+  if (row.waiting || (row.state === "queued" && status && status.waiting)) {
+    const w = $(".waiting", el);
+    w.hidden = false;
+    w.textContent = `Waiting: ${row.waiting || status.waiting}`;
+  }
+  if (row.state === "page_error") {
+    const said = [...row.timeline].reverse().find((s) => s.to === "page_error" && s.evidence);
+    if (said) {
+      const p = $(".page-said", el);
+      p.hidden = false;
+      p.textContent = said.evidence;
+    }
+  }
 
   const links = [];
   if (row.resend_of) links.push(`queued again from ${row.resend_of}`);
@@ -219,6 +284,7 @@ function refocus(el, focused) {
 function apply(update) {
   if (update.kind === "snapshot") {
     who = update.who;
+    if (update.extension_dir) $("#extension-dir").textContent = update.extension_dir;
     status = update.status;
     rows.clear();
     elements.clear();
@@ -390,6 +456,8 @@ async function saveSettings(e) {
 // ---- start ------------------------------------------------------------------------
 
 $("#stop").addEventListener("click", stopNow);
+$("#copy-dir").addEventListener("click", copyExtensionDir);
+$("#guide-new-code").addEventListener("click", newGuideCode);
 $("#resume").addEventListener("click", openResume);
 $("#resume-form").addEventListener("submit", submitResume);
 $("#pair").addEventListener("click", pairNow);

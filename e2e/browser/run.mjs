@@ -23,7 +23,9 @@ import { waitFor } from './lib/wait.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
-const EXTENSION = path.join(repo, 'extension');
+// SENDLEDGER_EXTENSION_DIR=/usr/share/sendledger/extension runs the suite against the
+// folder the installed .deb ships (scripts/test-app.sh --deb installs it).
+const EXTENSION = process.env.SENDLEDGER_EXTENSION_DIR || path.join(repo, 'extension');
 /** The id the manifest's `key` gives the extension (docs/extension.md). */
 const EXTENSION_ID = 'kpfmbaiknegibcaaopmjnbfkbmcdmhfi';
 const SHOTS = path.join(repo, 'target', 'e2e-screenshots', 'browser');
@@ -509,6 +511,141 @@ scenario('the_page_never_holds_the_token_and_logs_no_text', async (w) => {
   assert.ok(!w.console.some((line) => line.includes(text) || line.includes(token)), 'the console shows neither');
   const log = fs.readFileSync(w.ownerLog, 'utf8');
   assert.ok(!log.includes(text), "the owner's log does not carry the text");
+});
+
+// ---------------------------------------------------------------- when the page says no (issue 12)
+
+scenario('an_error_turn_ends_the_send_page_error_with_the_pages_words_and_the_next_goes_out', async (w) => {
+  await fakeConfig({ error: 'stream' });
+  const [page] = await ready(w);
+  const op = await w.queue('This turn ends in an error.', { conversation_id: CONV_A });
+  const { send, timeline } = await w.until(op, 'page_error');
+  assert.equal(send.evidence, 'the page answered with an error: Something went wrong while writing the reply. Ask again in a moment.');
+  assert.ok(send.receipt, 'received: the page gave it its ids');
+  assert.deepEqual([timeline.at(-1).from, timeline.at(-1).to], ['accepted', 'page_error']);
+  await page.waitForSelector('[data-testid="conversation-error"]');
+  await fakeConfig({ error: false });
+  const next = await w.queue('The next send goes out at once.', { conversation_id: CONV_A });
+  await w.until(next, 'completed');
+  const st = await fakeState();
+  assert.equal(st.clicks, 2, 'one click each, the errored one never again');
+});
+
+scenario('an_error_the_page_shows_only_in_the_tab_ends_the_send_page_error', async (w) => {
+  await fakeConfig({ error: 'dom' });
+  await ready(w);
+  const op = await w.queue('The page shows its error, the stream says nothing.', { conversation_id: CONV_A });
+  const { send } = await w.until(op, 'page_error');
+  assert.equal(send.evidence, 'the page answered with an error: Something went wrong. If this keeps happening, contact the test double.');
+  assert.equal((await fakeState()).clicks, 1);
+});
+
+scenario('a_usage_limit_holds_the_queue_says_until_when_and_a_resume_opens_it', async (w) => {
+  await fakeConfig({ error: 'limit' });
+  await ready(w);
+  const first = await w.queue('This one meets the usage limit.', { conversation_id: CONV_A });
+  const { send } = await w.until(first, 'page_error');
+  assert.match(send.evidence, /^the page answered with its usage limit: You have used up the usage limit/);
+  await fakeConfig({ error: false });
+  const second = await w.queue('This one waits for the limit.', { conversation_id: CONV_A });
+  await new Promise((r) => setTimeout(r, 2_000));
+  const shown = await w.send(second);
+  assert.equal(shown.send.state, 'queued', 'nothing more is clicked into the account');
+  assert.match(shown.waiting, /^ChatGPT usage limit: sending resumes at (\w+ )?23:59/);
+  const { body } = await w.owner.request('GET', '/v1/status');
+  assert.equal(body.status.waiting_sentence, shown.waiting, 'status says the same');
+  assert.equal((await fakeState()).clicks, 1);
+  const r = await w.owner.request('POST', '/v1/resume', { by: 'e2e' });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  await w.until(second, 'completed');
+  assert.equal((await fakeState()).clicks, 2);
+});
+
+scenario('a_hand_off_in_array_frames_completes_the_send', async (w) => {
+  await fakeConfig({ format: 'handoff', frames: 'array' });
+  await ready(w);
+  const op = await w.queue('A long answer in array frames.', { conversation_id: CONV_A });
+  const { send } = await w.until(op, 'completed');
+  const st = await fakeState();
+  assert.equal(st.requests[0].format, 'handoff');
+  assert.equal(send.answer.message_id, st.requests[0].assistant_id, 'the answer came over the WebSocket in arrays');
+  assert.match(send.answer.text, /\(websocket stream\)/);
+  assert.equal(st.clicks, 1);
+});
+
+scenario('a_page_without_a_composer_says_why_nothing_goes_out', async (w) => {
+  await fakeConfig({ layout: 'no-composer' });
+  await w.startOwner();
+  await w.startBrowser();
+  await w.pair();
+  const page = await w.context.newPage();
+  await page.goto(`https://chatgpt.com/c/${CONV_A}`);
+  await page.waitForSelector('html[data-fake-ready="true"]', { timeout: 15_000 });
+  w.pages.push(page);
+  const op = await w.queue('Waits for a usable tab.', { conversation_id: CONV_A });
+  const first = await w.send(op);
+  assert.match(first.waiting, /^no chatgpt\.com tab is leased/, 'from the first second');
+  const reported = await waitFor(
+    async () => {
+      const { body } = await w.owner.request('GET', '/v1/status');
+      return body.status.tab_reports.length ? body.status : null;
+    },
+    { what: 'the tab to report that it has no composer', ms: 40_000 },
+  );
+  assert.match(reported.waiting_sentence, /^no chatgpt\.com tab can take a send: tab \d+: composer not found after 20 s/);
+  assert.match((await w.send(op)).waiting, /composer not found after 20 s/);
+  await w.popup.reload();
+  await w.popup.waitForSelector('#snapshot-details:not([hidden])');
+  await w.screenshot(page, '.no-composer');
+  await fakeConfig({ layout: 'standard' });
+  await page.reload();
+  await w.until(op, 'completed', 30_000);
+  const { body } = await w.owner.request('GET', '/v1/status');
+  assert.deepEqual(body.status.tab_reports, [], 'the lease cleared the report');
+  assert.equal((await fakeState()).clicks, 1);
+});
+
+scenario('content_scripts_injected_twice_keep_one_copy_one_lease_and_one_click', async (w) => {
+  await ready(w);
+  const sw = await w.worker();
+  const leasesNow = async () => (await (await w.worker()).evaluate(() => chrome.storage.session.get('leases'))).leases || {};
+  const before = Object.values(await leasesNow())[0].lease_id;
+  // The scripts run a second time in the same tab while the first copy still runs.
+  const injected = await sw.evaluate(async () => {
+    const [tab] = await chrome.tabs.query({ url: 'https://chatgpt.com/*' });
+    await chrome.scripting.executeScript({ target: { tabId: tab.id }, files: ['page-observer.js'], world: 'MAIN' });
+    await chrome.scripting.executeScript({ target: { tabId: tab.id }, files: ['selectors.js', 'content.js'] });
+    return tab.id;
+  });
+  assert.ok(injected, 'the second copy was injected');
+  await stopServiceWorker(w);
+  await waitFor(async () => Object.values(await leasesNow())[0]?.lease_id !== before, { what: 'the newer copy to lease the tab' });
+  const settled = Object.values(await leasesNow())[0].lease_id;
+  await new Promise((r) => setTimeout(r, 5_000));
+  assert.equal(Object.values(await leasesNow())[0].lease_id, settled, 'one lease, not taken back and forth');
+  const { body } = await w.owner.request('GET', '/v1/status');
+  assert.equal(body.status.lease_epochs.length, 1, 'one active lease');
+  const op = await w.queue('Sent by exactly one copy.', { conversation_id: CONV_A });
+  await w.until(op, 'completed');
+  const st = await fakeState();
+  assert.equal(st.clicks, 1, 'one click');
+  assert.equal(st.posts, 1);
+});
+
+scenario('the_tab_works_within_2_s_of_the_owners_return_after_70_s_down', async (w) => {
+  await ready(w);
+  const port = w.owner.port;
+  await w.owner.kill('SIGKILL');
+  await new Promise((r) => setTimeout(r, 70_000));
+  const back = Date.now();
+  await w.startOwner(port);
+  await waitFor(async () => (await w.leaseCount()) > 0, { what: 'the tab to lease again', ms: 15_000 });
+  const took = Date.now() - back;
+  console.log(`     the tab leased again ${took} ms after the owner was back`);
+  assert.ok(took < 5_000, `the tab leased again within seconds of the owner's return (took ${took} ms; the design retries every second)`);
+  const op = await w.queue('After the owner came back.', { conversation_id: CONV_A });
+  await w.until(op, 'completed');
+  assert.equal((await fakeState()).clicks, 1);
 });
 
 /** Stops the extension's service worker through the DevTools protocol, as Chromium does when idle. */

@@ -164,6 +164,8 @@ fn apply(pieces: &[Piece]) {
                     match fact {
                         Fact::Receipt(..) => receipts += 1,
                         Fact::Answer(..) => answers += 1,
+                        // The page's own error, or a note for a person: no custody step.
+                        Fact::PageError(..) | Fact::Note(..) => {}
                     }
                 }
             }

@@ -109,6 +109,7 @@ impl Desk {
         self.status.send_replace(view.status.clone());
         Ok(Snapshot {
             who: self.who.clone(),
+            extension_dir: extension_dir(),
             view,
         })
     }
@@ -252,4 +253,23 @@ impl Desk {
             _ => self.who.clone(),
         }
     }
+}
+
+/// Where the package installs the browser extension (docs/app.md, "Packaging").
+pub const INSTALLED_EXTENSION_DIR: &str = "/usr/share/sendledger/extension";
+
+/// The extension's folder for the first-run guide: the package's, else the checkout's this
+/// app was built from (a development build), else `None`.
+pub fn extension_dir() -> Option<String> {
+    let built_from = concat!(env!("CARGO_MANIFEST_DIR"), "/../extension");
+    [INSTALLED_EXTENSION_DIR, built_from]
+        .into_iter()
+        .map(std::path::Path::new)
+        .find(|p| p.join("manifest.json").is_file())
+        .map(|p| {
+            p.canonicalize()
+                .unwrap_or_else(|_| p.to_path_buf())
+                .display()
+                .to_string()
+        })
 }

@@ -44,10 +44,14 @@ impl TrayStatus for Status {
         } else {
             "sending allowed"
         };
-        format!(
+        let mut line = format!(
             "{} pending · {} uncertain · {} stopped · {gate}",
             self.pending, self.uncertain, self.stopped
-        )
+        );
+        if let Some(why) = &self.waiting {
+            line.push_str(&format!(" · {why}"));
+        }
+        line
     }
 }
 
@@ -56,6 +60,8 @@ impl TrayStatus for Status {
 pub struct Snapshot {
     /// The OS user: the default "who" of a person's decision.
     pub who: String,
+    /// Where the browser extension's folder is (the first-run guide shows it), if found.
+    pub extension_dir: Option<String>,
     /// Counts, gate and every section, computed in the core (`sendledger::api::queue`).
     #[serde(flatten)]
     pub view: sendledger::api::queue::QueueView,

@@ -1,6 +1,7 @@
 //! The stale-uncertain sweep: an uncertain send left unresolved past the threshold (a
 //! setting, default 5 minutes) gets one desktop notification, recorded in the ledger
-//! (`mark_notified`) so a restart does not notify again.
+//! (`mark_notified`) so a restart does not notify again. A usage limit (the limit gate)
+//! gets one notification per closing, recorded the same way (`mark_limit_notified`).
 //!
 //! Order: show, then record. A failed show (no notification service) is recorded nowhere
 //! and tried again a minute later; the tray's attention icon shows the send meanwhile. The
@@ -80,6 +81,7 @@ async fn pass<R: Runtime>(
     desk: &Arc<Desk>,
     failed: &mut HashMap<String, Instant>,
 ) -> Duration {
+    notify_limit_once(desk).await;
     let threshold = desk.settings().stale_uncertain_ms;
     let api = desk.api();
     let read = match api.stale_uncertain(threshold).await {
@@ -114,6 +116,33 @@ async fn pass<R: Runtime>(
         .map(|at| RETRY_AFTER.saturating_sub(at.elapsed()))
         .min();
     wait_for(next, now, retry_in)
+}
+
+/// One notification per closing of the limit gate (a page's usage limit), recorded in the
+/// ledger (`mark_limit_notified`) after it was shown; a failed show is tried next pass.
+async fn notify_limit_once(desk: &Desk) {
+    let Ok(Some((gate, now))) = desk.api().limit_gate_to_notify().await else {
+        return;
+    };
+    let body = match gate.until_ms {
+        Some(t) => format!(
+            "ChatGPT usage limit: sending resumes at {}. Queued sends wait; Resume in the queue sends them now.",
+            sendledger::ledger::local_time(t, now)
+        ),
+        None => "ChatGPT usage limit: the page named no reset time. Queued sends wait until you resume.".into(),
+    };
+    let mut n = Notification::new();
+    n.appname("sendledger")
+        .summary("ChatGPT usage limit: sends are waiting")
+        .body(&body)
+        .icon("dialog-information");
+    match tokio::task::spawn_blocking(move || n.show()).await {
+        Ok(Ok(_)) => {
+            let _ = desk.api().mark_limit_notified().await;
+            log::info!("notified about the usage limit");
+        }
+        _ => log::warn!("cannot notify about the usage limit; trying again next pass"),
+    }
 }
 
 async fn notify_once<R: Runtime>(

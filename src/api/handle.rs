@@ -6,7 +6,7 @@
 use super::queue::{self, QueueStatus, QueueView, Row};
 use super::{apply, show, OperationId, Outcome, Request, SendView};
 use crate::clock::Millis;
-use crate::ledger::{Event, LedgerError, Send, SendState, Writer};
+use crate::ledger::{Event, LedgerError, LimitGate, Send, SendState, Writer};
 use std::collections::BTreeSet;
 use tokio::sync::{broadcast, watch};
 
@@ -68,6 +68,24 @@ impl Api {
         self.writer
             .call(move |l| l.next_stale_uncertain_at(threshold_ms))
             .await
+    }
+
+    /// The limit gate when it holds sends back and nobody was notified of this closing
+    /// yet, with the owner's clock now (ms); `None` otherwise.
+    pub async fn limit_gate_to_notify(&self) -> Result<Option<(LimitGate, Millis)>, LedgerError> {
+        self.writer
+            .call(|l| {
+                let gate = l.limit_gate()?;
+                let now = l.now_ms();
+                Ok((gate.holds_at(now) && gate.notified_at.is_none()).then_some((gate, now)))
+            })
+            .await
+    }
+
+    /// Records that a person was notified of the limit gate's current closing (the app's
+    /// own bookkeeping, offered to no door); `false` when already recorded or open.
+    pub async fn mark_limit_notified(&self) -> Result<bool, LedgerError> {
+        self.writer.call(|l| l.mark_limit_notified()).await
     }
 
     /// Waits until send `op_id` leaves `from`, or `timeout_ms` passes (see

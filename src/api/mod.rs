@@ -192,6 +192,9 @@ pub struct SendView {
     pub send: Send,
     /// Its audit trail, oldest first.
     pub timeline: Vec<Event>,
+    /// Why it waits, for a queued send something holds back (usage limit, no usable tab,
+    /// another send in flight, Stop), as a sentence.
+    pub waiting: Option<String>,
 }
 
 /// One send with its timeline, from the owner's ledger or a reader.
@@ -201,6 +204,7 @@ pub fn show(src: &impl queue::Source, op_id: &OperationId) -> Result<SendView, L
         .ok_or_else(|| LedgerError::UnknownSend(op_id.to_string()))?;
     Ok(SendView {
         timeline: src.events(op_id.as_str())?,
+        waiting: src.waiting(&send)?,
         send,
     })
 }

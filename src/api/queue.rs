@@ -99,6 +99,8 @@ pub struct Row {
     pub observed: Option<String>,
     /// When a person was notified that it is uncertain.
     pub notified_at: Option<i64>,
+    /// Why a queued send waits, as a sentence (usage limit, no usable tab, another send).
+    pub waiting: Option<String>,
     /// What a person may do now.
     pub actions: Vec<Action>,
     /// The audit trail, oldest first.
@@ -116,6 +118,10 @@ pub struct QueueStatus {
     pub uncertain: i64,
     /// Stopped or rejected sends not yet queued again.
     pub stopped: i64,
+    /// Why nothing goes out, as a sentence (usage limit, no usable tab), if anything.
+    pub waiting: Option<String>,
+    /// Whether a chatgpt.com tab is leased (else the window shows the first-run guide).
+    pub leased: bool,
 }
 
 /// Every section of the queue.
@@ -143,6 +149,8 @@ pub trait Source {
     fn events(&self, op_id: &str) -> crate::ledger::Result<Vec<Event>>;
     /// Counts, gate, the send in flight.
     fn counts(&self) -> crate::ledger::Result<Status>;
+    /// Why the queued send `send` waits now, as a sentence; `None` when nothing holds it.
+    fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>>;
 }
 
 impl Source for crate::ledger::Ledger {
@@ -157,6 +165,10 @@ impl Source for crate::ledger::Ledger {
     }
     fn counts(&self) -> crate::ledger::Result<Status> {
         self.status()
+    }
+    fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>> {
+        let now = self.now_ms();
+        Ok(crate::ledger::Ledger::waiting(self, send)?.map(|w| w.sentence(now)))
     }
 }
 
@@ -173,6 +185,11 @@ impl Source for crate::ledger::LedgerReader {
     fn counts(&self) -> crate::ledger::Result<Status> {
         self.status()
     }
+    fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>> {
+        use crate::clock::Clock;
+        let now = crate::clock::SystemClock.now_ms();
+        Ok(crate::ledger::LedgerReader::waiting(self, send)?.map(|w| w.sentence(now)))
+    }
 }
 
 /// Which section a send belongs to: the one rule, for every front end.
@@ -187,7 +204,8 @@ pub fn section_of(send: &Send) -> Section {
         SendState::Accepted
         | SendState::Completed
         | SendState::Confirmed
-        | SendState::Abandoned => Section::History,
+        | SendState::Abandoned
+        | SendState::PageError => Section::History,
     }
 }
 
@@ -277,6 +295,8 @@ fn status_of(status: &Status, pending: i64, stopped: i64) -> QueueStatus {
             .copied()
             .unwrap_or(0),
         stopped,
+        waiting: status.waiting_sentence.clone(),
+        leased: !status.lease_epochs.is_empty(),
     }
 }
 
@@ -308,8 +328,13 @@ fn row_of(
     let actions = match section {
         Section::Uncertain => vec![Action::Confirm, Action::Abandon, Action::Resend],
         Section::Stopped if queued_again_as.is_none() => vec![Action::QueueAgain],
+        // The page said no (an error turn): a person may queue it again.
+        Section::History if send.state == SendState::PageError && queued_again_as.is_none() => {
+            vec![Action::QueueAgain]
+        }
         _ => Vec::new(),
     };
+    let waiting = src.waiting(&send)?;
     Ok(Row {
         label: state_words(&send).to_string(),
         preview: preview(&send.text),
@@ -323,6 +348,7 @@ fn row_of(
         queued_again_as,
         observed,
         notified_at: send.notified_at,
+        waiting,
         actions,
         timeline: timeline.into_iter().map(Into::into).collect(),
     })
@@ -342,6 +368,7 @@ pub fn state_words(send: &Send) -> &'static str {
         SendState::Stopped => "stopped",
         SendState::Confirmed => "confirmed sent",
         SendState::Abandoned => "abandoned",
+        SendState::PageError => "the page said no",
     }
 }
 

@@ -5,6 +5,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
+/// The code of a refusal, carried on its response for the refusal log (ids and codes only).
+#[derive(Debug, Clone, Copy)]
+pub struct RefusalCode(pub &'static str);
+
 /// A refusal or failure, answered as JSON.
 #[derive(Debug, Clone)]
 pub struct ApiError {
@@ -30,7 +34,9 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = serde_json::json!({ "code": self.code, "message": self.message });
-        (self.status, Json(body)).into_response()
+        let mut res = (self.status, Json(body)).into_response();
+        res.extensions_mut().insert(RefusalCode(self.code));
+        res
     }
 }
 

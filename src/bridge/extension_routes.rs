@@ -8,7 +8,7 @@ use super::body::{Body, OBSERVATION_LIMIT};
 use super::error::ApiError;
 use super::observations::{self, Observation};
 use super::BridgeState;
-use crate::ledger::{FailStage, LedgerError, RemotePhase, Send, SendState, TabBinding};
+use crate::ledger::{FailStage, LedgerError, RemotePhase, Send, SendState, TabBinding, TabReport};
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
@@ -36,6 +36,41 @@ pub(super) fn routes() -> Router<BridgeState> {
         .route("/v1/ext/remote-stops", get(remote_stops))
         .route("/v1/ext/remote-stops/{op_id}", post(remote_stop_phase))
         .route("/v1/ext/release", post(release))
+        .route("/v1/ext/tab-report", post(tab_report))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TabReportBody {
+    tab_id: String,
+    /// Why the tab cannot take a send; absent or null: the tab is fine again (or closed).
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    path: Option<String>,
+}
+
+/// A tab that cannot take a send (no composer after the wait), or `reason: null` when it
+/// can again or closed. Kept in the ledger so every reader can say why nothing goes out.
+async fn tab_report(State(st): State<BridgeState>, Body(b): Body<TabReportBody>) -> Answer {
+    let kept = st
+        .ledger()
+        .call(move |l| match b.reason {
+            Some(reason) => {
+                tracing::info!(tab = %b.tab_id, %reason, "extension report: the tab cannot take a send");
+                l.report_tab(TabReport {
+                    tab_id: b.tab_id,
+                    reason,
+                    path: b.path,
+                    reported_at: 0,
+                })
+                .map(|()| true)
+            }
+            None => l.clear_tab_report(&b.tab_id).map(|_| false),
+        })
+        .await?;
+    st.ledger().poke();
+    Ok(Json(json!({ "kept": kept })))
 }
 
 #[derive(Deserialize)]
@@ -187,6 +222,7 @@ async fn fail(State(st): State<BridgeState>, Body(b): Body<FailBody>) -> Answer 
         FailStage::BeforeDispatch => format!("failed before dispatch: {}", b.reason),
         FailStage::AfterDispatch => format!("failed after dispatch: {}", b.reason),
     };
+    tracing::info!(op = %b.op_id, lease = %b.lease_id, stage = ?b.stage, "extension report: the send failed in the tab");
     let send = st
         .ledger()
         .call(move |l| {

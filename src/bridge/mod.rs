@@ -198,7 +198,28 @@ pub fn router(state: BridgeState) -> Router {
             state.clone(),
             auth::guard,
         ))
+        .layer(axum::middleware::from_fn(log_refusals))
         .with_state(state)
+}
+
+/// Logs every refusal at `info`: method, route path (ids only; never the query or the
+/// body) and code. Answers pass unchanged.
+async fn log_refusals(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let res = next.run(req).await;
+    let status = res.status();
+    if status.is_client_error() || status.is_server_error() {
+        let code = res
+            .extensions()
+            .get::<error::RefusalCode>()
+            .map_or("unknown", |c| c.0);
+        tracing::info!(%method, route = %path, status = status.as_u16(), code, "refusal");
+    }
+    res
 }
 
 /// Extractor rejections (a query string or path that does not parse) answer plain

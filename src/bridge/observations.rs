@@ -1,8 +1,10 @@
 //! Observations forwarded by the extension: the raw conversation request, its response
 //! stream in chunks, WebSocket frames after a hand-off, and conversation listings.
 //! The provider parser turns them into facts; only then does the ledger act:
-//! a receipt accepts the send, a final answer completes it, a listing yields evidence
-//! for a person (a note on the uncertain send, never a decision).
+//! a receipt accepts the send, a final answer completes it, the page's own error ends an
+//! accepted send `page_error` (a usage limit also closes the limit gate), a listing
+//! yields evidence for a person (a note on the uncertain send, never a decision), and
+//! hand-off frames that cannot be read are said so in the send's timeline.
 //!
 //! [`Tracker`] is the part without the ledger — which stream belongs to which send,
 //! chunks in `seq` order, the facts they newly show — public so that the fuzz target
@@ -10,8 +12,11 @@
 
 use super::error::ApiError;
 use super::BridgeState;
-use crate::ledger::{EvidenceKind, LedgerError, Receipt, SendState};
-use crate::provider::chatgpt::{self, conversation, evidence, request, stream::StreamDecoder};
+use crate::ledger::{EvidenceKind, LedgerError, LimitHold, PageError, Receipt, SendState};
+use crate::provider::chatgpt::{
+    self, conversation, evidence, refusal, request,
+    stream::{StreamDecoder, TurnObservation},
+};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -53,6 +58,11 @@ enum Kind {
         url: String,
         body: String,
     },
+    /// The page rendered its error for the turn (`[data-testid="conversation-error"]`):
+    /// its own message, for the send granted in this tab.
+    PageError {
+        message: String,
+    },
 }
 
 /// What an observation led to.
@@ -81,6 +91,15 @@ pub(crate) enum Applied {
         op_id: String,
         matching: usize,
         exactly_one: bool,
+    },
+    PageError {
+        op_id: String,
+        usage_limit: bool,
+        resets_at_ms: Option<i64>,
+    },
+    Noted {
+        op_id: String,
+        note: String,
     },
 }
 
@@ -144,6 +163,40 @@ impl Track {
             });
         (facts, outcome, live)
     }
+    /// Decodes what arrived; returns (the stream ended, a WebSocket frame was unreadable).
+    fn take(&mut self, input: Input) -> (bool, bool) {
+        match input {
+            Input::Chunk(seq, chunk) => {
+                if seq >= self.next_seq {
+                    self.early.insert(seq, chunk);
+                }
+                while let Some(chunk) = self.early.remove(&self.next_seq) {
+                    self.decoder.feed(chunk.as_bytes());
+                    self.next_seq += 1;
+                }
+                (false, false)
+            }
+            Input::Websocket(message) => (
+                false,
+                !self.decoder.feed_websocket_frame(&message).understood(),
+            ),
+            Input::End => (true, false),
+        }
+    }
+
+    /// At the end of a turn with no answer: the page's own error (or moderation block)
+    /// ends an accepted send `page_error`; before the receipt it is a note.
+    fn refusal(&self, obs: &TurnObservation) -> Option<Fact> {
+        let message = obs.error.clone().or_else(|| obs.blocked.clone())?;
+        Some(if self.accepted {
+            Fact::PageError(self.op_id.clone(), message)
+        } else {
+            Fact::Note(
+                self.op_id.clone(),
+                format!("the page answered with an error before its receipt was seen: {message}"),
+            )
+        })
+    }
 }
 
 /// Streams being followed, by the extension's stream id (at most 16; the oldest is
@@ -174,7 +227,14 @@ pub enum Fact {
     Receipt(String, Receipt),
     /// (op id, message id, answer text, the page's model slug): the final answer.
     Answer(String, String, String, Option<String>),
+    /// The page ended the turn with its own error and no answer: (op id, message).
+    PageError(String, String),
+    /// A note for a person: (op id, note).
+    Note(String, String),
 }
+
+/// The note when a handed-off turn's WebSocket frames could not be read.
+pub(crate) const FRAMES_NOT_UNDERSTOOD: &str = "hand-off frames not understood: the page's WebSocket frames for this turn could not be read, so its receipt and answer cannot be seen";
 
 fn refused(msg: impl Into<String>) -> ApiError {
     ApiError::new(StatusCode::BAD_REQUEST, "malformed", msg)
@@ -224,20 +284,7 @@ impl Tracker {
         let Some(t) = self.tracks.get_mut(stream_id) else {
             return Ok(Fed::default());
         };
-        let mut ended = false;
-        match input {
-            Input::Chunk(seq, chunk) => {
-                if seq >= t.next_seq {
-                    t.early.insert(seq, chunk);
-                }
-                while let Some(chunk) = t.early.remove(&t.next_seq) {
-                    t.decoder.feed(chunk.as_bytes());
-                    t.next_seq += 1;
-                }
-            }
-            Input::Websocket(message) => t.decoder.feed_websocket_item(&message),
-            Input::End => ended = true,
-        }
+        let (ended, not_understood) = t.take(input);
         if t.decoder.nests_too_deep() {
             let op_id = t.op_id.clone();
             self.tracks.remove(stream_id);
@@ -254,7 +301,13 @@ impl Tracker {
         } else {
             snapshot
         };
-        let (facts, outcome, live) = t.facts_of(&obs);
+        let (mut facts, outcome, live) = t.facts_of(&obs);
+        if finishing && !t.completed {
+            facts.extend(t.refusal(&obs));
+        }
+        if not_understood {
+            facts.push(Fact::Note(t.op_id.clone(), FRAMES_NOT_UNDERSTOOD.into()));
+        }
         let end = ended.then(|| (t.op_id.clone(), outcome.to_string()));
         if finishing {
             self.tracks.remove(stream_id);
@@ -284,6 +337,9 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
             body,
         } => return start(st, o.op_id, stream_id, &url, &body).await,
         Kind::Listing { url, body } => return listing(st, &url, &body).await,
+        Kind::PageError { message } => {
+            return page_error_shown(st, &o.lease_id, o.op_id, &message).await
+        }
         Kind::StreamChunk {
             stream_id,
             seq,
@@ -325,6 +381,7 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
                     .await?;
                 Applied::Completed { op_id, message_id }
             }
+            other => apply_fact(st, other).await?,
         });
     }
     if let Some((op_id, outcome)) = end {
@@ -332,6 +389,100 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         applied.push(Applied::Outcome { op_id, outcome });
     }
     Ok(applied)
+}
+
+/// The facts beyond custody's receipt and answer: the page's error, a note.
+async fn apply_fact(st: &BridgeState, fact: Fact) -> Result<Applied, ApiError> {
+    Ok(match fact {
+        Fact::PageError(op_id, message) => record_page_error(st, op_id, &message).await?,
+        Fact::Note(op_id, note) => {
+            let (id, n) = (op_id.clone(), note.clone());
+            st.ledger()
+                .call(move |l| l.note_evidence(&id, EvidenceKind::Observed, &n))
+                .await?;
+            Applied::Noted { op_id, note }
+        }
+        Fact::Receipt(op_id, _) | Fact::Answer(op_id, ..) => Applied::NotTracked {
+            reason: format!("send {op_id}: a receipt or an answer is applied by the stream"),
+        },
+    })
+}
+
+/// accepted → page_error with the page's message; a usage limit closes the limit gate
+/// until the time the page named (read in the machine's local time zone).
+async fn record_page_error(
+    st: &BridgeState,
+    op_id: String,
+    message: &str,
+) -> Result<Applied, ApiError> {
+    let refusal = refusal::read_refusal(message, &chrono::Local::now());
+    let error = PageError {
+        message: refusal.message.clone(),
+        limit: refusal.usage_limit.then_some(LimitHold {
+            until_ms: refusal.resets_at_ms,
+        }),
+    };
+    let id = op_id.clone();
+    st.ledger()
+        .call(move |l| l.page_error(&id, &error, "extension"))
+        .await?;
+    Ok(Applied::PageError {
+        op_id,
+        usage_limit: refusal.usage_limit,
+        resets_at_ms: refusal.resets_at_ms,
+    })
+}
+
+/// The page rendered its error after a send was granted in this tab: the send, when it
+/// was dispatched from the same tab, ends `page_error` (accepted) or gets a note
+/// (no receipt seen yet: whether it went out is still the receipt's to say).
+async fn page_error_shown(
+    st: &BridgeState,
+    lease_id: &str,
+    op_id: Option<String>,
+    message: &str,
+) -> Result<Vec<Applied>, ApiError> {
+    let message: String = message
+        .trim()
+        .chars()
+        .take(refusal::MAX_MESSAGE_CHARS)
+        .collect();
+    let Some(op_id) = op_id.filter(|_| !message.is_empty()) else {
+        return Ok(vec![Applied::NotTracked {
+            reason: "a page error with no granted send or no message".into(),
+        }]);
+    };
+    let (id, lease) = (op_id.clone(), lease_id.to_string());
+    let send = st
+        .ledger()
+        .call(move |l| -> Result<_, LedgerError> {
+            let send = l.get(&id)?.ok_or(LedgerError::UnknownSend(id))?;
+            let here = l.get_lease(&lease)?.binding.tab_id;
+            let same_tab = match send.lease_id.as_deref() {
+                Some(granted) => l.get_lease(granted)?.binding.tab_id == here,
+                None => false,
+            };
+            Ok(same_tab.then_some(send))
+        })
+        .await?;
+    let Some(send) = send.filter(|s| s.dispatched_at.is_some()) else {
+        return Ok(vec![Applied::NotTracked {
+            reason: format!("send {op_id} was not dispatched from this tab"),
+        }]);
+    };
+    let fact = match send.state {
+        SendState::Accepted => Fact::PageError(op_id, message),
+        SendState::Dispatched | SendState::Uncertain => Fact::Note(
+            op_id,
+            format!("the page showed an error before its receipt was seen: {message}"),
+        ),
+        state => {
+            return Ok(vec![Applied::NotTracked {
+                reason: format!("send {op_id} is {state}: the page's error changes nothing"),
+            }])
+        }
+    };
+    Ok(vec![apply_fact(st, fact).await?])
 }
 
 async fn start(

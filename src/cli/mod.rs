@@ -54,7 +54,7 @@ pub enum Command {
     Requeue(sends::RequeueArgs),
     /// Stop: fence the current epoch, stop every send not yet dispatched, close the gate.
     Stop(gate::StopArgs),
-    /// Resume after a Stop (a person's decision).
+    /// Resume after a Stop or a usage limit (a person's decision).
     Resume(gate::ResumeArgs),
     /// At-most-once tool-call receipts.
     #[command(subcommand)]

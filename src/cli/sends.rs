@@ -84,7 +84,7 @@ fn one_line(s: &Send) -> String {
     format!("{:<36}  {:<10}  {preview}{more}", s.op_id, s.state)
 }
 
-fn describe(s: &Send, timeline: &[Event]) -> String {
+fn describe(s: &Send, timeline: &[Event], waiting: Option<&str>) -> String {
     let mut out = format!(
         "operation {}\nstate      {}\nconversation {}\ntext       {}\n",
         s.op_id,
@@ -92,6 +92,14 @@ fn describe(s: &Send, timeline: &[Event]) -> String {
         s.conversation_id.as_deref().unwrap_or("(any leased tab)"),
         s.text.replace('\n', "\n           ")
     );
+    if let Some(why) = waiting {
+        out.push_str(&format!("waiting    {why}\n"));
+    }
+    if s.state == SendState::PageError {
+        if let Some(e) = &s.evidence {
+            out.push_str(&format!("page said  {e}\n"));
+        }
+    }
     if let Some(r) = &s.receipt {
         out.push_str(&format!(
             "receipt    conversation {} / user message {} / turn {}\n",
@@ -190,9 +198,13 @@ pub(crate) fn show(profile: Option<&Path>, json: bool, a: ShowArgs) -> Result<()
         .get(&a.id)?
         .ok_or_else(|| crate::ledger::LedgerError::UnknownSend(a.id.clone()))?;
     let timeline = reader.timeline(&a.id)?;
-    emit(json, &json!({ "send": send, "timeline": timeline }), || {
-        describe(&send, &timeline)
-    });
+    let now = crate::clock::Clock::now_ms(&crate::clock::SystemClock);
+    let waiting = reader.waiting(&send)?.map(|w| w.sentence(now));
+    emit(
+        json,
+        &json!({ "send": send, "timeline": timeline, "waiting": waiting }),
+        || describe(&send, &timeline, waiting.as_deref()),
+    );
     Ok(())
 }
 

@@ -22,7 +22,7 @@ pub(crate) fn status(profile: Option<&Path>, json: bool) -> Result<(), CliError>
             .filter(|(_, n)| **n > 0)
             .map(|(s, n)| format!("{s} {n}"))
             .collect();
-        format!(
+        let mut out = format!(
             "gate       {}\nepoch      {}\nsends      {}\nin flight  {}\nowner      {}\nprofile    {}",
             if status.gate_closed {
                 "closed (stopped: `sendledger resume --by WHO` to reopen)"
@@ -34,7 +34,14 @@ pub(crate) fn status(profile: Option<&Path>, json: bool) -> Result<(), CliError>
             status.in_flight.as_deref().unwrap_or("none"),
             owner.map(|o| o.to_string()).unwrap_or_else(|| "none running".into()),
             profile.dir().display()
-        )
+        );
+        if let Some(why) = &status.waiting_sentence {
+            out.push_str(&format!("\nwaiting    {why}"));
+        }
+        for r in &status.tab_reports {
+            out.push_str(&format!("\ntab {}     {}", r.tab_id, r.reason));
+        }
+        out
     });
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! What the OpenAI-compatible door keeps (migration 0005): named API keys a person makes
+//! What the OpenAI-compatible door keeps (migration 0006): named API keys a person makes
 //! for companions (only their SHA-256 is stored), and one row per send the door queued —
 //! who asked, a hash of the body, and the fingerprint an SDK's automatic retry is matched
 //! by. The row is written in the transaction that queues the send, so a retry after an

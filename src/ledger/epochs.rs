@@ -137,8 +137,11 @@ pub(crate) fn lease(tx: &Transaction, binding: &TabBinding, now: Millis) -> Resu
         .query_map([&binding.tab_id], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     drop(stmt);
+    // A claim that fits the new binding (names no conversation, or the one the tab now
+    // shows) is spared: `sends::move_claims_to` hands it to the new lease.
+    let fits = Some(binding.conversation_id.as_deref());
     for lease_id in old {
-        end_lease(tx, &lease_id, "the tab leased again", now)?;
+        end_lease_sparing(tx, &lease_id, "the tab leased again", now, fits)?;
     }
     let lease_id = uuid::Uuid::new_v4().to_string();
     let epoch = epoch_of(&canonical_binding(
@@ -214,16 +217,31 @@ pub(crate) fn end_lease(
     reason: &str,
     now: Millis,
 ) -> Result<Vec<String>> {
+    end_lease_sparing(tx, lease_id, reason, now, None)
+}
+
+/// [`end_lease`], sparing claims that fit `spare` (`Some(conversation)`: sends naming no
+/// conversation or that one), which the tab's next lease takes over.
+fn end_lease_sparing(
+    tx: &Transaction,
+    lease_id: &str,
+    reason: &str,
+    now: Millis,
+    spare: Option<Option<&str>>,
+) -> Result<Vec<String>> {
     get_lease(tx, lease_id)?;
     tx.execute(
         "UPDATE leases SET ended_at = ?1, ended_reason = ?2 WHERE lease_id = ?3 AND ended_at IS NULL",
         params![now, reason, lease_id],
     )?;
     let mut stmt = tx.prepare_cached(
-        "SELECT op_id FROM sends WHERE state = 'claimed' AND lease_id = ?1 ORDER BY seq",
+        "SELECT op_id FROM sends WHERE state = 'claimed' AND lease_id = ?1 \
+         AND NOT (?2 AND (conversation_id IS NULL OR conversation_id IS ?3)) ORDER BY seq",
     )?;
     let claimed: Vec<String> = stmt
-        .query_map([lease_id], |r| r.get(0))?
+        .query_map(params![lease_id, spare.is_some(), spare.flatten()], |r| {
+            r.get(0)
+        })?
         .collect::<rusqlite::Result<_>>()?;
     drop(stmt);
     let mut cut = reason.len().min(MAX_REASON_IN_EVIDENCE);

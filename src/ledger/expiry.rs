@@ -70,6 +70,25 @@ fn due(tx: &Transaction, sql: &str, cutoff: Millis) -> rusqlite::Result<Vec<Stri
     rows.collect()
 }
 
+/// Notes that say why no receipt came (the hand-off frames could not be read): the
+/// expiry says so first, instead of a bare "no receipt".
+const WHY_NO_RECEIPT: &[&str] = &["hand-off frames not understood"];
+
+fn latest_note_prefix(tx: &Transaction, op_id: &str) -> rusqlite::Result<String> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT evidence FROM events WHERE op_id = ?1 AND kind = 'note' ORDER BY id DESC",
+    )?;
+    let notes = stmt.query_map([op_id], |r| r.get::<_, Option<String>>(0))?;
+    for note in notes {
+        if let Some(note) = note? {
+            if let Some(why) = WHY_NO_RECEIPT.iter().find(|w| note.starts_with(**w)) {
+                return Ok(format!("{why}: "));
+            }
+        }
+    }
+    Ok(String::new())
+}
+
 pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis) -> Result<Expired> {
     let mut out = Expired::default();
     for op_id in due(
@@ -90,7 +109,8 @@ pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis) -> Result<Expired
         now - b.receipt_ms,
     )? {
         let why = format!(
-            "no receipt within {} ms of the dispatch grant: it may or may not have been sent",
+            "{}no receipt within {} ms of the dispatch grant: it may or may not have been sent",
+            latest_note_prefix(tx, &op_id)?,
             b.receipt_ms
         );
         sends::fail(tx, &op_id, &why, "owner", now)?;

@@ -40,18 +40,23 @@ pub const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 4,
-        name: "0008_evidence_kind.sql",
-        sql: include_str!("../../migrations/0008_evidence_kind.sql"),
+        name: "0004_evidence_kind.sql",
+        sql: include_str!("../../migrations/0004_evidence_kind.sql"),
     },
     Migration {
         version: 5,
-        name: "0009_in_flight_view.sql",
-        sql: include_str!("../../migrations/0009_in_flight_view.sql"),
+        name: "0005_in_flight_view.sql",
+        sql: include_str!("../../migrations/0005_in_flight_view.sql"),
     },
     Migration {
         version: 6,
-        name: "0005_openai_door.sql",
-        sql: include_str!("../../migrations/0005_openai_door.sql"),
+        name: "0006_openai_door.sql",
+        sql: include_str!("../../migrations/0006_openai_door.sql"),
+    },
+    Migration {
+        version: 7,
+        name: "0007_page_errors_limit_gate_tab_reports.sql",
+        sql: include_str!("../../migrations/0007_page_errors_limit_gate_tab_reports.sql"),
     },
 ];
 

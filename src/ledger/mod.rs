@@ -10,6 +10,7 @@ mod epochs;
 mod error;
 mod expiry;
 mod fence;
+mod limit_gate;
 pub mod migrations;
 mod read;
 mod record;
@@ -19,7 +20,9 @@ mod salvage;
 mod sends;
 mod state;
 mod store;
+mod tab_reports;
 mod tool_calls;
+mod waiting;
 mod writer;
 
 pub use door::{fingerprint, ApiKey, DoorQueue, DoorRequest, KEY_PREFIX, MAX_LIVE_KEYS};
@@ -30,20 +33,23 @@ pub use epochs::{
 pub use error::{LedgerError, Result};
 pub use expiry::{Bounds, Expired};
 pub use fence::StopReport;
+pub use limit_gate::LimitGate;
 pub use read::{ListFilter, Status};
 pub use record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
 pub use recovery::{RecoveryReport, IN_FLIGHT_AT_RESTART, QUEUED_AT_RESTART, RECOVERY_ACTOR};
 pub use remote_stop::{RemotePhase, RemoteStop};
 pub use salvage::{SalvageReport, TableSalvage, MAX_MISSES};
 pub use sends::{
-    prepare_text, Decision, FailStage, QueueRequest, Resolution, Resolved, MAX_NOTE_BYTES,
-    MAX_OP_ID_BYTES,
+    prepare_text, Decision, FailStage, LimitHold, PageError, QueueRequest, Resolution, Resolved,
+    MAX_NOTE_BYTES, MAX_OP_ID_BYTES,
 };
 pub use state::SendState;
+pub use tab_reports::{TabReport, MAX_TAB_REPORTS};
 pub use tool_calls::{Admission, ToolCall, ToolState, TOOL_RECEIPTS_CAP};
+pub use waiting::{local_time, Waiting};
 pub use writer::Writer;
 
-use crate::clock::{Clock, Millis};
+use crate::clock::{Clock, Millis, SystemClock};
 use crate::profile::{OwnerLock, Profile, Reserve};
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
@@ -238,7 +244,41 @@ impl Ledger {
 
     /// Takes a lease on a tab: a new epoch. Errors: `EpochStopped` while the gate is closed.
     pub fn lease(&mut self, binding: &TabBinding) -> Result<Lease> {
-        self.write(|tx, now| epochs::lease(tx, binding, now))
+        self.write(|tx, now| {
+            let lease = epochs::lease(tx, binding, now)?;
+            tab_reports::clear(tx, &binding.tab_id)?;
+            sends::move_claims_to(tx, &lease, now)?;
+            Ok(lease)
+        })
+    }
+
+    /// Records what the extension said about a tab that cannot take a send (its
+    /// `reported_at` is the ledger's time). Errors: `Invalid` (bounds in [`TabReport`]).
+    pub fn report_tab(&mut self, report: TabReport) -> Result<()> {
+        self.write(|tx, now| tab_reports::record(tx, &tab_reports::stamped(report, now)))
+    }
+
+    /// Forgets a tab's report (the tab closed or took a lease). Returns whether one was kept.
+    pub fn clear_tab_report(&mut self, tab_id: &str) -> Result<bool> {
+        self.write(|tx, _| tab_reports::clear(tx, tab_id))
+    }
+
+    /// The page ended the accepted send's turn with an error: accepted → page_error, with
+    /// the page's message as evidence; a usage limit also closes the limit gate — one
+    /// transaction. Repeating it is a no-op. Errors: `WrongState`, `Invalid`.
+    pub fn page_error(&mut self, op_id: &str, error: &PageError, actor: &str) -> Result<Send> {
+        self.write(|tx, now| sends::page_error(tx, op_id, error, actor, now))
+    }
+
+    /// The limit gate as stored (see [`LimitGate::holds_at`]).
+    pub fn limit_gate(&self) -> Result<LimitGate> {
+        Ok(limit_gate::get(&self.conn)?)
+    }
+
+    /// Records that a person was notified of the limit gate's current closing; `false`
+    /// when already notified or open.
+    pub fn mark_limit_notified(&mut self) -> Result<bool> {
+        self.write(limit_gate::mark_notified)
     }
 
     /// Ends a lease (the tab closed or navigated away). A send it had claimed is rejected
@@ -334,11 +374,14 @@ impl Ledger {
         }
     }
 
-    /// Resume: a person's decision. Opens the gate under a new generation and ends old
-    /// leases. Returns `false` when the gate was open already.
+    /// Resume: a person's decision. Opens the Stop gate under a new generation and ends
+    /// old leases, and opens the limit gate. Returns `false` when neither held sends back.
     pub fn resume(&mut self, by: &str) -> Result<bool> {
         sends::validate_note("who resumes (--by)", by)?;
-        self.write(|tx, now| epochs::resume(tx, by, now))
+        self.write(|tx, now| {
+            let limit = limit_gate::open(tx, by, now)?;
+            Ok(epochs::resume(tx, by, now)? || limit)
+        })
     }
 
     /// Open remote stops (pending or dispatched).
@@ -503,7 +546,12 @@ impl Ledger {
 
     /// The profile at a glance.
     pub fn status(&self) -> Result<Status> {
-        Ok(read::status(&self.conn)?)
+        Ok(read::status(&self.conn, self.clock.now_ms())?)
+    }
+
+    /// Why the queued send `send` waits now, if something holds it back.
+    pub fn waiting(&self, send: &Send) -> Result<Option<Waiting>> {
+        Ok(waiting::for_send(&self.conn, send, self.clock.now_ms())?)
     }
 
     /// `PRAGMA integrity_check` and `foreign_key_check`; empty when healthy.
@@ -573,7 +621,14 @@ impl LedgerReader {
 
     /// The profile at a glance.
     pub fn status(&self) -> Result<Status> {
-        read::status(&self.conn).map_err(|e| error::from_sqlite(e, &self.path))
+        read::status(&self.conn, SystemClock.now_ms())
+            .map_err(|e| error::from_sqlite(e, &self.path))
+    }
+
+    /// Why the queued send `send` waits now, if something holds it back.
+    pub fn waiting(&self, send: &Send) -> Result<Option<Waiting>> {
+        waiting::for_send(&self.conn, send, SystemClock.now_ms())
+            .map_err(|e| error::from_sqlite(e, &self.path))
     }
 
     /// Reads a tool call.

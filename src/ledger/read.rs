@@ -1,8 +1,11 @@
 //! Queries shared by the owner and read-only readers.
 
 use super::epochs;
+use super::limit_gate::{self, LimitGate};
 use super::record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
 use super::state::SendState;
+use super::tab_reports::{self, TabReport};
+use super::waiting::{self, Waiting};
 use crate::clock::Millis;
 use rusqlite::{Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
@@ -184,9 +187,17 @@ pub struct Status {
     pub tool_receipts_retained: i64,
     /// Remote stops not yet confirmed or uncertain.
     pub remote_stops_open: i64,
+    /// The limit gate while it holds sends back (a page's usage limit).
+    pub limit_gate: Option<LimitGate>,
+    /// Tabs that said they cannot take a send, newest first.
+    pub tab_reports: Vec<TabReport>,
+    /// Why nothing goes out, if something holds every send back.
+    pub waiting: Option<Waiting>,
+    /// [`Status::waiting`] as the sentence a person reads (local times).
+    pub waiting_sentence: Option<String>,
 }
 
-pub(crate) fn status(conn: &Connection) -> rusqlite::Result<Status> {
+pub(crate) fn status(conn: &Connection, now: Millis) -> rusqlite::Result<Status> {
     let (closed, generation): (i64, i64) = conn.query_row(
         "SELECT closed, generation FROM gate WHERE id = 1",
         [],
@@ -198,6 +209,7 @@ pub(crate) fn status(conn: &Connection) -> rusqlite::Result<Status> {
         let (s, n) = row?;
         counts.insert(s, n);
     }
+    let waiting = waiting::for_profile(conn, now)?;
     let mut stmt = conn.prepare_cached(
         "SELECT epoch FROM leases WHERE ended_at IS NULL ORDER BY created_at DESC, rowid DESC",
     )?;
@@ -222,6 +234,10 @@ pub(crate) fn status(conn: &Connection) -> rusqlite::Result<Status> {
             [],
             |r| r.get(0),
         )?,
+        limit_gate: Some(limit_gate::get(conn)?).filter(|g| g.holds_at(now)),
+        tab_reports: tab_reports::list(conn)?,
+        waiting_sentence: waiting.as_ref().map(|w| w.sentence(now)),
+        waiting,
     })
 }
 

@@ -69,7 +69,7 @@ pub struct Send {
 impl Send {
     /// Whether this send holds the profile's one browser-send slot: claimed, dispatched, or
     /// accepted with its answer still awaited. The same rule as the `sends_in_flight` view
-    /// (migration 0009), for code that already holds the row.
+    /// (migration 0005), for code that already holds the row.
     pub fn holds_slot(&self) -> bool {
         match self.state {
             SendState::Claimed | SendState::Dispatched => true,
@@ -108,7 +108,7 @@ pub struct Event {
     pub actor: String,
     /// What it rests on.
     pub evidence: Option<String>,
-    /// What kind of evidence it is, where the owner classified it (migration 0008).
+    /// What kind of evidence it is, where the owner classified it (migration 0004).
     pub evidence_kind: Option<EvidenceKind>,
 }
 

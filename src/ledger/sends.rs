@@ -2,7 +2,7 @@
 //! Each function runs inside the caller's immediate transaction; the triggers of
 //! migration 0001 re-check the same rules in SQL.
 
-use super::epochs;
+use super::epochs::{self, Lease};
 use super::error::{LedgerError, Result};
 use super::read;
 use super::record::{EvidenceKind, Receipt, Send};
@@ -264,7 +264,7 @@ pub(crate) fn queue(
 /// profile's one-at-a-time slot. `Ok(None)`: nothing to do now.
 pub(crate) fn claim_next(tx: &Transaction, lease_id: &str, now: Millis) -> Result<Option<Send>> {
     let lease = epochs::usable_lease(tx, lease_id)?;
-    if read::in_flight(tx)?.is_some() {
+    if read::in_flight(tx)?.is_some() || super::limit_gate::get(tx)?.holds_at(now) {
         return Ok(None);
     }
     let next: Option<String> = read::cached_row(
@@ -287,6 +287,39 @@ pub(crate) fn claim_next(tx: &Transaction, lease_id: &str, now: Millis) -> Resul
         &op_id,
     )?;
     Ok(Some(send))
+}
+
+/// A tab that leases again (its new chat got its id, or the page moved) takes over the
+/// claims its ended leases hold that fit the new binding: sends naming no conversation, or
+/// naming the one the tab now shows. Claimed means no grant was asked, so nothing was
+/// clicked: the claim moves (a note says so) and `next` hands it to the new lease, instead
+/// of the late answer of the old lease's long-poll failing it. Returns the moved op ids.
+pub(crate) fn move_claims_to(tx: &Transaction, lease: &Lease, now: Millis) -> Result<Vec<String>> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT s.op_id FROM sends s JOIN leases l ON l.lease_id = s.lease_id \
+         WHERE s.state = 'claimed' AND l.tab_id = ?1 AND l.ended_at IS NOT NULL \
+           AND (s.conversation_id IS NULL OR s.conversation_id IS ?2) ORDER BY s.seq",
+    )?;
+    let moved: Vec<String> = stmt
+        .query_map(
+            params![lease.binding.tab_id, lease.binding.conversation_id],
+            |r| r.get(0),
+        )?
+        .collect::<rusqlite::Result<_>>()?;
+    for op_id in &moved {
+        exec(
+            tx,
+            "UPDATE sends SET lease_id = ?1, claimed_at = ?2 WHERE op_id = ?3",
+            params![lease.lease_id, now, op_id],
+        )?;
+        let send = load(tx, op_id)?;
+        let why = format!(
+            "claim moved to lease {} (the tab leased again for the conversation it now shows; nothing was clicked)",
+            lease.lease_id
+        );
+        note(tx, &send, "extension", (&why, None), now)?;
+    }
+    Ok(moved)
 }
 
 /// The dispatch grant: claimed by this lease → dispatched, only once, only while the
@@ -444,6 +477,51 @@ pub(crate) fn complete(
     )
 }
 
+/// How long a usage limit holds the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LimitHold {
+    /// When sending may resume (ms since the Unix epoch), as the page named it; `None`:
+    /// the page named no time, so only a person's resume opens the gate.
+    pub until_ms: Option<Millis>,
+}
+
+/// What the page said when it ended a send's turn with an error.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageError {
+    /// The page's own message (1 to [`MAX_NOTE_BYTES`] bytes; never the send's text).
+    pub message: String,
+    /// Set when the error is the account's usage limit: close the limit gate.
+    pub limit: Option<LimitHold>,
+}
+
+/// accepted → page_error (terminal), evidence the page's message; a usage limit closes
+/// the limit gate in the same transaction. Already page_error: returned as it is.
+pub(crate) fn page_error(
+    tx: &Transaction,
+    op_id: &str,
+    error: &PageError,
+    actor: &str,
+    now: Millis,
+) -> Result<Send> {
+    validate_note("the page's error message", &error.message)?;
+    let send = load(tx, op_id)?;
+    if send.state == SendState::PageError {
+        return Ok(send);
+    }
+    if send.state != SendState::Accepted {
+        return Err(wrong(&send, "ended with a page error"));
+    }
+    let evidence = match error.limit {
+        Some(_) => format!("the page answered with its usage limit: {}", error.message),
+        None => format!("the page answered with an error: {}", error.message),
+    };
+    transition(tx, op_id, SendState::PageError, actor, Some(&evidence), now)?;
+    if let Some(hold) = error.limit {
+        super::limit_gate::close(tx, hold.until_ms, &error.message, op_id, now)?;
+    }
+    load(tx, op_id)
+}
+
 /// A person's decision on an uncertain send.
 pub(crate) fn resolve(
     tx: &Transaction,
@@ -476,15 +554,18 @@ pub(crate) fn resolve(
     })
 }
 
-/// "Queue again" for a stopped or rejected send: a new operation linked to the old one.
-/// Asking twice returns the same new operation.
+/// "Queue again" for a stopped, rejected or page-refused send: a new operation linked to
+/// the old one (a person's decision). Asking twice returns the same new operation.
 pub(crate) fn requeue(tx: &Transaction, op_id: &str, by: &str, now: Millis) -> Result<Send> {
     validate_note("who decided (--by)", by)?;
     let send = load(tx, op_id)?;
-    if !matches!(send.state, SendState::Stopped | SendState::Rejected) {
+    if !matches!(
+        send.state,
+        SendState::Stopped | SendState::Rejected | SendState::PageError
+    ) {
         return Err(wrong(
             &send,
-            "queued again (only stopped or rejected sends are)",
+            "queued again (only stopped, rejected or page_error sends are)",
         ));
     }
     queue_again_unchecked(tx, &send, by, now)

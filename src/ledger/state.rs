@@ -1,5 +1,6 @@
 //! A send's states and the legal edges between them (DESIGN.md, "A send's states").
-//! The same edges are enforced by the `sends_legal_edges_only` trigger (migration 0001).
+//! The same edges are enforced by the `sends_legal_edges_only` trigger (migration 0001;
+//! 0004 adds `page_error` and its edge from `accepted`).
 
 use serde::{Deserialize, Serialize};
 
@@ -27,11 +28,16 @@ pub enum SendState {
     Confirmed,
     /// A person abandoned it.
     Abandoned,
+    /// The page answered the send's turn with an error (usage limit, "Something went
+    /// wrong", a blocked message): it was received, the page said no. Terminal; the
+    /// page's own message is the evidence.
+    #[serde(rename = "page_error")]
+    PageError,
 }
 
 impl SendState {
     /// Every state, in lifecycle order.
-    pub const ALL: [SendState; 10] = [
+    pub const ALL: [SendState; 11] = [
         Self::Queued,
         Self::Claimed,
         Self::Dispatched,
@@ -42,10 +48,11 @@ impl SendState {
         Self::Stopped,
         Self::Confirmed,
         Self::Abandoned,
+        Self::PageError,
     ];
 
     /// The legal edges (from, to); any other change of state is refused.
-    pub const EDGES: [(SendState, SendState); 13] = [
+    pub const EDGES: [(SendState, SendState); 14] = [
         (Self::Queued, Self::Claimed),
         (Self::Queued, Self::Rejected),
         (Self::Queued, Self::Stopped),
@@ -56,6 +63,7 @@ impl SendState {
         (Self::Dispatched, Self::Accepted),
         (Self::Dispatched, Self::Uncertain),
         (Self::Accepted, Self::Completed),
+        (Self::Accepted, Self::PageError),
         (Self::Uncertain, Self::Accepted),
         (Self::Uncertain, Self::Confirmed),
         (Self::Uncertain, Self::Abandoned),
@@ -74,6 +82,7 @@ impl SendState {
             Self::Stopped => "stopped",
             Self::Confirmed => "confirmed",
             Self::Abandoned => "abandoned",
+            Self::PageError => "page_error",
         }
     }
 

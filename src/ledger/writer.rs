@@ -25,6 +25,22 @@ pub struct Writer {
     writes: watch::Sender<u64>,
 }
 
+/// Logs a committed audit event at `info`: operation id, from → to, actor, and the lease
+/// that holds the send — ids only, never the evidence (a person's note may quote the text).
+fn log_event(ledger: &Ledger, e: &Event) {
+    let lease = ledger.get(&e.op_id).ok().flatten().and_then(|s| s.lease_id);
+    let lease = lease.as_deref().unwrap_or("-");
+    let from = e.from.map_or("-", SendState::as_str);
+    match e.kind {
+        super::EventKind::Transition => tracing::info!(
+            op = %e.op_id, from, to = e.to.as_str(), actor = %e.actor, lease, "transition {from} → {}", e.to
+        ),
+        super::EventKind::Note => {
+            tracing::info!(op = %e.op_id, state = e.to.as_str(), actor = %e.actor, lease, "note")
+        }
+    }
+}
+
 impl Writer {
     pub(crate) fn new(ledger: Ledger) -> crate::ledger::Result<Self> {
         let last_event = ledger
@@ -67,6 +83,7 @@ impl Writer {
             if let Some(last) = new.last() {
                 g.last_event = last.id;
                 for e in new {
+                    log_event(&g.ledger, &e);
                     let _ = self.events.send(e);
                 }
             }

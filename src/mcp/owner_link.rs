@@ -7,7 +7,6 @@
 
 use crate::bridge::discovery::{self, CLIENT_TOKEN_FILE};
 use crate::profile::Profile;
-use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -15,17 +14,9 @@ use std::time::Duration;
 /// `SENDLEDGER_CLIENT_TIMEOUT_MS` overrides it, as for the CLI.
 pub const CALL_TIMEOUT_MS: u64 = 30_000;
 
-/// Everything but unreserved characters (RFC 3986) is escaped in a path segment.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
-
-/// `id` as one URL path segment (`a/b` stays one id).
-pub fn segment(id: &str) -> String {
-    utf8_percent_encode(id, SEGMENT).to_string()
-}
+/// `id` as one URL path segment (`a/b` stays one id), encoded as the bridge's route table
+/// encodes it.
+pub use crate::bridge::routes::segment;
 
 /// Why a call to the owner did not give an answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -31,7 +31,7 @@ pub const T0: Millis = 1_700_000_000_000;
 
 /// The legal edges, copied from DESIGN.md's diagram (deliberately not from the code, so
 /// a rule removed from the code cannot also remove it from the expectation).
-pub const DESIGN_EDGES: [(SendState, SendState); 13] = {
+pub const DESIGN_EDGES: [(SendState, SendState); 14] = {
     use SendState::*;
     [
         (Queued, Claimed),
@@ -44,11 +44,20 @@ pub const DESIGN_EDGES: [(SendState, SendState); 13] = {
         (Dispatched, Accepted),
         (Dispatched, Uncertain),
         (Accepted, Completed),
+        (Accepted, PageError),
         (Uncertain, Accepted),
         (Uncertain, Confirmed),
         (Uncertain, Abandoned),
     ]
 };
+
+/// The page's error for a turn, not a usage limit.
+pub fn page_said(message: &str) -> sendledger::ledger::PageError {
+    sendledger::ledger::PageError {
+        message: message.into(),
+        limit: None,
+    }
+}
 
 /// Whether `from → to` is an edge of DESIGN.md's diagram.
 pub fn design_allows(from: SendState, to: SendState) -> bool {
@@ -178,7 +187,7 @@ pub fn drive_to(ledger: &mut Ledger, op: &str, target: SendState) -> Option<Stri
             ledger.dispatch(op, &lease).expect("dispatch");
             match target {
                 Dispatched => {}
-                Accepted | Completed => {
+                Accepted | Completed | PageError => {
                     ledger
                         .accept(op, &receipt(op), "extension")
                         .expect("accept");
@@ -186,6 +195,11 @@ pub fn drive_to(ledger: &mut Ledger, op: &str, target: SendState) -> Option<Stri
                         ledger
                             .complete(op, &format!("answer-{op}"), "the answer", "extension")
                             .expect("complete");
+                    }
+                    if target == PageError {
+                        ledger
+                            .page_error(op, &page_said("Something went wrong."), "extension")
+                            .expect("page error");
                     }
                 }
                 Uncertain | Confirmed | Abandoned => {

@@ -76,6 +76,15 @@ function clearComposer() {
   view.dispatch(tr);
 }
 
+/** The page's own error for a turn, as chatgpt.com renders it. */
+function showError(message) {
+  const div = document.createElement('div');
+  div.dataset.testid = 'conversation-error';
+  div.className = 'text-token-text-error';
+  div.textContent = message;
+  thread.appendChild(div);
+}
+
 function addTurn(role, id, text, extra = {}) {
   turnCounter += 1;
   const section = document.createElement('section');
@@ -171,9 +180,12 @@ async function openUserSocket() {
   const { websocket_url: url } = await r.json();
   socket = new WebSocket(url);
   socket.addEventListener('message', (ev) => {
-    const frame = JSON.parse(ev.data);
-    const handler = topicHandlers.get(frame.topic_id);
-    if (handler) handler(frame);
+    // A frame is one envelope or a JSON array of envelopes (config frames: "array").
+    const parsed = JSON.parse(ev.data);
+    for (const frame of Array.isArray(parsed) ? parsed : [parsed]) {
+      const handler = topicHandlers.get(frame.topic_id);
+      if (handler) handler(frame);
+    }
   });
   await new Promise((resolve) => socket.addEventListener('open', resolve, { once: true }));
 }
@@ -227,11 +239,16 @@ async function submit(kind) {
   };
   const decode = deltaDecoder(render);
   let handedOff = null;
+  let pageSaidNo = false;
   let conversationId = currentConversation;
   const onEvent = ({ event, data }) => {
     if (data === '[DONE]' || event === 'delta_encoding') return;
     const obj = JSON.parse(data);
     if (event === 'delta') return decode(obj);
+    if (obj.type === 'error') {
+      pageSaidNo = true;
+      showError(obj.error.message);
+    }
     if (obj.type === 'stream_handoff') handedOff = obj;
     if (obj.conversation_id) conversationId = obj.conversation_id;
     if (obj.type === 'input_message') leafId = obj.input_message.id;
@@ -273,6 +290,7 @@ async function submit(kind) {
       });
       topicHandlers.delete(topic);
     }
+    if (config.error === 'dom' && !pageSaidNo) showError(config.errors.dom.message);
   } finally {
     generating = false;
     refreshButtons();

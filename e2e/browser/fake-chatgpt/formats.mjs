@@ -255,6 +255,40 @@ export function deltaStream(t) {
   return { head: [...out, ...first], tail: [...rest, DONE], answer };
 }
 
+/**
+ * A v1 turn the page ends with its own error: the user message echo, then an `error`
+ * event and `[DONE]`, no answer. `message` is the page's words.
+ */
+export function errorStream(t, message, code) {
+  const { out } = v1Opening(t, 'conduit');
+  out.push(data({ type: 'error', conversation_id: t.conversationId, error: { message, code } }));
+  out.push(DONE);
+  return { head: out, tail: [], answer: null };
+}
+
+/** The error words the fake uses: a usage limit naming its reset time, or a failure. */
+export const ERRORS = {
+  stream: { message: 'Something went wrong while writing the reply. Ask again in a moment.', code: 'server_hiccup' },
+  limit: { message: 'You have used up the usage limit of this plan. Sending works again at 23:59.', code: 'usage_limit_reached' },
+  dom: { message: 'Something went wrong. If this keeps happening, contact the test double.', code: null },
+};
+
+/**
+ * Groups hand-off frames (JSON texts of one envelope each) into frames that are JSON
+ * arrays of envelopes: the first alone (an array of one), then pairs, and the first item
+ * of each pair replayed in the next frame (catch-up: deduped by stream_item_id).
+ */
+export function asArrayFrames(frames) {
+  const envelopes = frames.map((f) => JSON.parse(f));
+  const out = [JSON.stringify([envelopes[0]])];
+  for (let i = 1; i < envelopes.length; i += 2) {
+    const group = envelopes.slice(i, i + 2);
+    if (i > 1) group.unshift(envelopes[i - 1]);
+    out.push(JSON.stringify(group));
+  }
+  return out;
+}
+
 export const topicOf = (t) => `conversation-turn-${t.turnExchangeId}`;
 
 /**

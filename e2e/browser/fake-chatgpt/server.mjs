@@ -9,8 +9,13 @@
 //   GET  /__test/state    → {clicks, enter_submits, posts, stop_clicks, stop_requests, held,
 //                            requests: [{text, message_id, conversation_id, turn_exchange_id, assistant_id, format, concurrent}]}
 //        (`concurrent`: answers still being written when that POST arrived)
-//   POST /__test/config   {format?: "delta"|"legacy"|"handoff", layout?: "standard"|"no-send-button",
-//                          hold?: false|"answer"|"response"} → config
+//   POST /__test/config   {format?: "delta"|"legacy"|"handoff", layout?: "standard"|"no-send-button"|"no-composer",
+//                          hold?: false|"answer"|"response", error?: false|"stream"|"limit"|"dom",
+//                          frames?: "single"|"array"} → config
+//        error "stream"/"limit": the turn ends with the page's error event and [DONE], no
+//        answer (the page renders [data-testid="conversation-error"]); "dom": the stream is
+//        cut without an answer and only the page renders its error. frames "array": the
+//        hand-off's WebSocket frames are JSON arrays of envelopes.
 //        hold "answer": the stream opens (ids, the user message echo, the answer's first
 //        words) and waits; hold "response": the POST gets no response at all until released.
 //   POST /__test/release  releases every held answer → {released: n}
@@ -47,6 +52,8 @@ const IMPORTS = {
 };
 
 function page(config) {
+  // A page whose composer never appears (still loading, logged out, a changed layout).
+  const editor = config.layout === 'no-composer' ? '<div id="login-wall">Log in to continue</div>' : '<div id="editor-mount"></div>';
   const send =
     config.layout === 'no-send-button'
       ? // A layout change: the send control lost the attributes the extension knows.
@@ -77,7 +84,7 @@ function page(config) {
 <header>ChatGPT <small>local test double — sendledger e2e</small></header>
 <main><div id="thread"></div>
 <form data-type="unified-composer" id="composer-form">
-  <div id="editor-mount"></div>
+  ${editor}
   <span id="send-slot">${send}</span>
   <button type="button" id="composer-stop-button" data-testid="stop-button" aria-label="Stop streaming" hidden>Stop</button>
 </form></main>
@@ -87,7 +94,8 @@ function page(config) {
 
 /** Starts the fake. Returns `{port, origin, close()}`. */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const config = { format: 'delta', layout: 'standard', hold: false };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single' };
+  const config = { ...DEFAULTS };
   const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, requests: [] });
   let state = counts();
   let holds = [];
@@ -147,8 +155,20 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     const conv = conversation(turn.conversationId);
     let answer;
     try {
+      if (config.error && format !== 'legacy') {
+        const e = formats.ERRORS[config.error];
+        const s = config.error === 'dom' ? formats.deltaStream(turn) : formats.errorStream(turn, e.message, e.code);
+        for (const ev of s.head) res.write(ev);
+        res.end(); // no answer: the page says no
+        conv.messages.push(...formats.turnMessages(turn, '').slice(0, -1));
+        return;
+      }
       if (format === 'handoff') {
         const s = formats.handoffStream(turn);
+        if (config.frames === 'array') {
+          s.wsHead = formats.asArrayFrames(s.wsHead);
+          s.wsTail = formats.asArrayFrames(s.wsTail);
+        }
         answer = s.answer;
         handoffs.set(formats.topicOf(turn), { turn, s });
         for (const e of s.http) res.write(e);
@@ -204,7 +224,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       res.writeHead(200, { 'content-type': 'text/javascript' });
       return res.end(fs.readFileSync(path.join(nodeModules, vendor[1], vendor[2])));
     }
-    if (req.method === 'GET' && p === '/__fake/config') return json(res, 200, config);
+    if (req.method === 'GET' && p === '/__fake/config') return json(res, 200, { ...config, errors: formats.ERRORS });
     if (req.method === 'POST' && p === '/__fake/event') {
       const { kind } = JSON.parse(await readBody(req));
       if (kind === 'click') state.clicks += 1;
@@ -247,7 +267,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     if (req.method === 'POST' && p === '/__test/reset') {
       for (const release of holds.splice(0)) release();
       state = counts();
-      Object.assign(config, { format: 'delta', layout: 'standard', hold: false });
+      Object.assign(config, DEFAULTS);
       return json(res, 200, {});
     }
     return json(res, 404, { detail: 'Not Found' });

@@ -57,6 +57,14 @@ pub(crate) fn of(send: &Send) -> Outcome {
                 send.evidence.as_deref().unwrap_or("rejected")
             ),
         ),
+        SendState::PageError => fail(
+            StatusCode::FAILED_DEPENDENCY,
+            "page_error",
+            format!(
+                "the chat page answered send {op} with an error ({}): it was received, the page said no; do not retry this request — a person may queue it again in sendledger",
+                send.evidence.as_deref().unwrap_or("page error")
+            ),
+        ),
         SendState::Abandoned => fail(
             StatusCode::UNPROCESSABLE_ENTITY,
             "send_abandoned",

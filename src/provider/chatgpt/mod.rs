@@ -6,6 +6,7 @@
 //!   [`stream::TurnObservation`];
 //! - [`receipt_for`]: the native receipt (conversation, user message, turn);
 //! - [`answer_outcome`]: the answer that completes a send, or why there is none;
+//! - [`refusal`]: whether the page's error is the usage limit, and when it resets;
 //! - [`conversation`] and [`evidence`]: a listing, and what it suggests about an
 //!   uncertain send (for a person, never applied).
 //!
@@ -19,6 +20,7 @@ pub mod error;
 pub mod evidence;
 pub mod ids;
 pub mod message;
+pub mod refusal;
 pub mod request;
 pub mod sse;
 pub mod stream;

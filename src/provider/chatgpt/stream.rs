@@ -13,7 +13,8 @@
 //!   `title_generation`, `conversation_detail_metadata`, `moderation`, `error`);
 //! - SSE comments, empty `data:` lines and `data: [DONE]`;
 //! - WebSocket frames whose `encoded_item` slices concatenate into delta v1 text,
-//!   deduplicated by `stream_item_id` (`websocket_handoff.jsonl`).
+//!   deduplicated by `stream_item_id` across frames; a frame is one envelope or a JSON
+//!   array of envelopes (`websocket_handoff.jsonl`, `websocket_handoff_arrays.jsonl`).
 //!
 //! Unknown event types and fields are passed over (counted in
 //! [`TurnObservation::warnings`]); nothing here fails or panics on input. JSON nesting
@@ -33,6 +34,28 @@ use std::collections::{BTreeMap, HashSet};
 const MAX_ERROR_CHARS: usize = 300;
 /// Most warnings kept (further ones are counted in the last).
 const MAX_WARNINGS: usize = 50;
+/// Most envelopes read from one WebSocket frame that is a JSON array.
+pub const MAX_FRAME_ENVELOPES: usize = 256;
+
+/// What one WebSocket frame held (see [`StreamDecoder::feed_websocket_frame`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameReading {
+    /// New stream items decoded.
+    pub items: usize,
+    /// Stream items skipped as already seen (same `stream_item_id`).
+    pub duplicates: usize,
+    /// Envelopes of a known shape without a stream item (turn complete, updates).
+    pub other: usize,
+    /// Frames or envelopes that could not be read at all.
+    pub unreadable: usize,
+}
+
+impl FrameReading {
+    /// Whether nothing in the frame was unreadable.
+    pub fn understood(&self) -> bool {
+        self.unreadable == 0
+    }
+}
 
 /// How the response was encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -195,20 +218,49 @@ impl StreamDecoder {
         }
     }
 
-    /// Takes one WebSocket text frame (JSON) received after a `stream_handoff`:
-    /// `{"type":"message","topic_id":…,"payload":{"type":"conversation-turn-stream",
-    /// "payload":{"type":"stream-item","encoded_item":"<delta v1 SSE text>",
-    /// "stream_item_id":…,"turn_id":…,"conversation_id":…}}}`. A stream item already
-    /// seen (same `stream_item_id`) is skipped; other frames are passed over, except
-    /// `conversation-turn-complete`, which ends the turn. An inner `[DONE]` ends one
-    /// slice, not the turn.
+    /// Takes one WebSocket text frame (JSON) received after a `stream_handoff`; see
+    /// [`StreamDecoder::feed_websocket_frame`].
     pub fn feed_websocket_item(&mut self, raw_json: &str) {
-        let frame = match self.parse_json(raw_json) {
-            Some(Ok(frame)) => frame,
-            Some(Err(_)) => return self.warn("a WebSocket frame is not JSON"),
-            None => return,
-        };
-        let mut at = &frame;
+        self.feed_websocket_frame(raw_json);
+    }
+
+    /// Takes one WebSocket text frame (JSON) received after a `stream_handoff`: one
+    /// envelope `{"type":"message","topic_id":…,"payload":{"type":"conversation-turn-stream",
+    /// "payload":{"type":"stream-item","encoded_item":"<delta v1 SSE text>",
+    /// "stream_item_id":…,"turn_id":…,"conversation_id":…}}}`, or a JSON array of such
+    /// envelopes (several in one frame, or one; at most [`MAX_FRAME_ENVELOPES`] read).
+    /// A stream item already seen (same `stream_item_id`, in this frame or an earlier
+    /// one) is skipped; other envelopes are passed over, except
+    /// `conversation-turn-complete`, which ends the turn. An inner `[DONE]` ends one
+    /// slice, not the turn. Returns what the frame held; a frame that is not JSON, or an
+    /// envelope with no `type` anywhere, is counted as unreadable.
+    pub fn feed_websocket_frame(&mut self, raw_json: &str) -> FrameReading {
+        let mut out = FrameReading::default();
+        match self.parse_json(raw_json) {
+            // Nested deeper than the bound: passed over, and the owner stops following.
+            None => {}
+            Some(Ok(Value::Array(envelopes))) => {
+                if envelopes.len() > MAX_FRAME_ENVELOPES {
+                    self.warn(
+                        "a WebSocket frame held too many envelopes; the rest were passed over",
+                    );
+                    out.unreadable += envelopes.len() - MAX_FRAME_ENVELOPES;
+                }
+                for e in envelopes.iter().take(MAX_FRAME_ENVELOPES) {
+                    self.websocket_envelope(e, &mut out);
+                }
+            }
+            Some(Ok(frame)) => self.websocket_envelope(&frame, &mut out),
+            Some(Err(_)) => {
+                self.warn("a WebSocket frame is not JSON");
+                out.unreadable += 1;
+            }
+        }
+        out
+    }
+
+    fn websocket_envelope(&mut self, frame: &Value, out: &mut FrameReading) {
+        let mut at = frame;
         let mut kinds = Vec::new();
         for _ in 0..4 {
             if let Some(t) = at.get("type").and_then(Value::as_str) {
@@ -224,17 +276,26 @@ impl StreamDecoder {
         }
         if kinds.iter().any(|k| k == "conversation-turn-complete") {
             self.turn_complete = true;
+            out.other += 1;
             return;
         }
         let Some(encoded) = at.get("encoded_item").and_then(Value::as_str) else {
-            self.warn("a WebSocket frame without a stream item was passed over");
+            if kinds.is_empty() {
+                self.warn("a WebSocket envelope of unknown shape was passed over");
+                out.unreadable += 1;
+            } else {
+                self.warn("a WebSocket frame without a stream item was passed over");
+                out.other += 1;
+            }
             return;
         };
         if let Some(id) = at.get("stream_item_id").and_then(id_string) {
             if !self.seen_items.insert(id) {
+                out.duplicates += 1;
                 return;
             }
         }
+        out.items += 1;
         self.note_conversation(at.get("conversation_id"));
         if self.turn_exchange_id.is_none() {
             self.turn_exchange_id = at

@@ -1,4 +1,4 @@
--- 0005: the OpenAI-compatible door (docs/openai.md).
+-- 0006: the OpenAI-compatible door (docs/openai.md).
 -- Named API keys a person makes for companions (stored as SHA-256, never the key), and
 -- the door's record of each send it queued: who asked, a hash of the request body and
 -- the fingerprint an SDK's automatic retry is matched by — durable, so a retry that

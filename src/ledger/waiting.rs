@@ -1,0 +1,152 @@
+//! Why nothing goes out: for the profile (`status`, the tray, the window's header) and
+//! for one queued send (`show`, the window's row) — from the first second, read from the
+//! ledger alone, so a read-only reader says the same as the owner.
+
+use super::limit_gate;
+use super::read;
+use super::record::Send;
+use super::state::SendState;
+use super::tab_reports;
+use crate::clock::Millis;
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+
+/// Why sends are held back. `Display` is the sentence a person reads, with what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "why", rename_all = "snake_case")]
+pub enum Waiting {
+    /// Stop closed the gate.
+    Stopped,
+    /// The page answered with the account's usage limit.
+    UsageLimit {
+        /// When sending resumes by itself (ms); `None`: when a person resumes.
+        until_ms: Option<Millis>,
+        /// The page's own message.
+        message: Option<String>,
+    },
+    /// Another send holds the one-at-a-time slot.
+    InFlight {
+        /// That send.
+        op_id: String,
+    },
+    /// No tab is leased, and a chatgpt.com tab said why it cannot take a send.
+    TabCannotTakeSends {
+        /// The tab.
+        tab_id: String,
+        /// What it said.
+        reason: String,
+    },
+    /// No chatgpt.com tab is leased at all.
+    NoTab,
+    /// Tabs are leased, but none shows the conversation the send is for.
+    NoTabForConversation {
+        /// The conversation.
+        conversation_id: String,
+    },
+}
+
+/// A time of day in the machine's local time zone: `15:40`, or `Tue 15:40` when it is
+/// not today.
+pub fn local_time(ms: Millis, now: Millis) -> String {
+    use chrono::{Local, TimeZone};
+    let (Some(at), Some(today)) = (
+        Local.timestamp_millis_opt(ms).single(),
+        Local.timestamp_millis_opt(now).single(),
+    ) else {
+        return format!("{ms} ms");
+    };
+    if at.date_naive() == today.date_naive() {
+        at.format("%H:%M").to_string()
+    } else {
+        at.format("%a %H:%M").to_string()
+    }
+}
+
+impl Waiting {
+    /// The sentence, with local times relative to `now`.
+    pub fn sentence(&self, now: Millis) -> String {
+        match self {
+            Waiting::Stopped => {
+                "stopped: nothing is sent until a person resumes (`sendledger resume --by WHO`)"
+                    .into()
+            }
+            Waiting::UsageLimit { until_ms: Some(t), .. } => format!(
+                "ChatGPT usage limit: sending resumes at {} (or now: `sendledger resume --by WHO`)",
+                local_time(*t, now)
+            ),
+            Waiting::UsageLimit { until_ms: None, .. } => {
+                "ChatGPT usage limit: the page named no reset time; sending resumes when a person resumes (`sendledger resume --by WHO`)".into()
+            }
+            Waiting::InFlight { op_id } => {
+                format!("waiting for send {op_id}, which holds the one in-flight slot")
+            }
+            Waiting::TabCannotTakeSends { tab_id, reason } => {
+                format!("no chatgpt.com tab can take a send: tab {tab_id}: {reason}")
+            }
+            Waiting::NoTab => "no chatgpt.com tab is leased: open chatgpt.com in the browser where the sendledger extension is paired (`sendledger pair` gives a code)".into(),
+            Waiting::NoTabForConversation { conversation_id } => format!(
+                "no leased tab shows conversation {conversation_id}: open https://chatgpt.com/c/{conversation_id} in the browser with the extension"
+            ),
+        }
+    }
+}
+
+fn leased_conversations(conn: &Connection) -> rusqlite::Result<Vec<Option<String>>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT conversation_id FROM leases WHERE ended_at IS NULL")?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    rows.collect()
+}
+
+/// Why nothing can go out for the whole profile at `now`, if anything holds it back.
+pub(crate) fn for_profile(conn: &Connection, now: Millis) -> rusqlite::Result<Option<Waiting>> {
+    let closed: i64 = conn.query_row("SELECT closed FROM gate WHERE id = 1", [], |r| r.get(0))?;
+    if closed == 1 {
+        return Ok(Some(Waiting::Stopped));
+    }
+    let gate = limit_gate::get(conn)?;
+    if gate.holds_at(now) {
+        return Ok(Some(Waiting::UsageLimit {
+            until_ms: gate.until_ms,
+            message: gate.reason,
+        }));
+    }
+    if leased_conversations(conn)?.is_empty() {
+        let report = tab_reports::list(conn)?.into_iter().next();
+        return Ok(Some(match report {
+            Some(r) => Waiting::TabCannotTakeSends {
+                tab_id: r.tab_id,
+                reason: r.reason,
+            },
+            None => Waiting::NoTab,
+        }));
+    }
+    Ok(None)
+}
+
+/// Why the queued send `send` waits at `now`; `None` when it is not queued or nothing
+/// holds it back (it is about to be claimed).
+pub(crate) fn for_send(
+    conn: &Connection,
+    send: &Send,
+    now: Millis,
+) -> rusqlite::Result<Option<Waiting>> {
+    if send.state != SendState::Queued {
+        return Ok(None);
+    }
+    if let Some(w) = for_profile(conn, now)? {
+        return Ok(Some(w));
+    }
+    if let Some(op_id) = read::in_flight(conn)? {
+        return Ok(Some(Waiting::InFlight { op_id }));
+    }
+    if let Some(c) = &send.conversation_id {
+        let leased = leased_conversations(conn)?;
+        if !leased.iter().any(|l| l.as_deref() == Some(c.as_str())) {
+            return Ok(Some(Waiting::NoTabForConversation {
+                conversation_id: c.clone(),
+            }));
+        }
+    }
+    Ok(None)
+}

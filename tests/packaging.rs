@@ -1,0 +1,32 @@
+//! The .deb ships the browser extension (issue 12): every file of `extension/` is in
+//! `src-tauri/tauri.conf.json`'s `bundle.linux.deb.files` under
+//! `/usr/share/sendledger/extension/`, so a person who installed the package has the
+//! folder to load (docs/app.md, "Packaging"; the first-run guide shows that path).
+
+use std::path::Path;
+
+#[test]
+fn every_extension_file_is_shipped_in_the_deb_under_usr_share() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let conf: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("src-tauri/tauri.conf.json")).unwrap(),
+    )
+    .unwrap();
+    let files = conf["bundle"]["linux"]["deb"]["files"]
+        .as_object()
+        .expect("bundle.linux.deb.files");
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(root.join("extension")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let dest = format!("/usr/share/sendledger/extension/{name}");
+        match files.get(&dest).and_then(|v| v.as_str()) {
+            Some(src) if src == format!("../extension/{name}") => {}
+            _ => missing.push(dest),
+        }
+    }
+    assert!(missing.is_empty(), "not shipped in the .deb: {missing:?}");
+    assert!(
+        files.contains_key("/usr/bin/sendledger"),
+        "the CLI is shipped too"
+    );
+}
