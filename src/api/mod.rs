@@ -101,40 +101,6 @@ pub enum Outcome {
     Admitted(Admission),
 }
 
-impl Outcome {
-    /// Decodes a door's JSON answer to `req` (what the CLI's bridge client reads back).
-    pub fn decode(req: &Request, v: serde_json::Value) -> Result<Outcome, serde_json::Error> {
-        use serde::de::Error;
-        #[derive(Deserialize)]
-        struct S {
-            send: Send,
-        }
-        Ok(match req {
-            Request::Queue { .. } | Request::Resolve { .. } | Request::Stop { .. } => {
-                serde_json::from_value(v)?
-            }
-            Request::Resume { .. } => match serde_json::from_value(v)? {
-                o @ Outcome::Resumed { .. } => o,
-                _ => return Err(serde_json::Error::custom("expected {\"resumed\": bool}")),
-            },
-            Request::Requeue { .. } => Outcome::Requeued {
-                send: serde_json::from_value::<S>(v)?.send,
-            },
-            Request::ToolAdmit { .. } => Outcome::Admitted(serde_json::from_value(v)?),
-            Request::MarkNotified { .. } => match serde_json::from_value(v)? {
-                o @ Outcome::Notified { .. } => o,
-                _ => return Err(serde_json::Error::custom("expected {\"notified\": bool}")),
-            },
-            Request::ToolStart { .. }
-            | Request::ToolSettle { .. }
-            | Request::ToolArchive { .. } => match serde_json::from_value(v)? {
-                o @ Outcome::Tool { .. } => o,
-                _ => return Err(serde_json::Error::custom("expected {\"tool_call\": ...}")),
-            },
-        })
-    }
-}
-
 /// Applies `req` to the owner's ledger; the outcome is committed before it is returned.
 /// The same as [`apply_as`] with [`Caller::Owner`].
 pub fn apply(ledger: &mut Ledger, req: &Request) -> Result<Outcome, LedgerError> {

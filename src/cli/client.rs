@@ -62,7 +62,7 @@ impl BridgeClient {
     pub fn apply(&self, req: &Request) -> Result<Outcome, CliError> {
         let (method, path, body) = routes::route(req);
         let v = self.call(method, &path, &body)?;
-        Outcome::decode(req, v).map_err(|e| {
+        decode(req, v).map_err(|e| {
             CliError::Unreachable(format!(
                 "the owner answered a shape this sendledger does not know ({e}): are the app and the CLI the same version?"
             ))
@@ -100,4 +100,37 @@ impl BridgeClient {
             ))),
         }
     }
+}
+
+/// Decodes the bridge's JSON answer to `req` into its typed outcome (the JSON stays at
+/// this boundary: the API itself answers typed values).
+fn decode(req: &Request, v: Value) -> Result<Outcome, serde_json::Error> {
+    use serde::de::Error;
+    #[derive(serde::Deserialize)]
+    struct S {
+        send: crate::ledger::Send,
+    }
+    Ok(match req {
+        Request::Queue { .. } | Request::Resolve { .. } | Request::Stop { .. } => {
+            serde_json::from_value(v)?
+        }
+        Request::Resume { .. } => match serde_json::from_value(v)? {
+            o @ Outcome::Resumed { .. } => o,
+            _ => return Err(serde_json::Error::custom("expected {\"resumed\": bool}")),
+        },
+        Request::Requeue { .. } => Outcome::Requeued {
+            send: serde_json::from_value::<S>(v)?.send,
+        },
+        Request::ToolAdmit { .. } => Outcome::Admitted(serde_json::from_value(v)?),
+        Request::MarkNotified { .. } => match serde_json::from_value(v)? {
+            o @ Outcome::Notified { .. } => o,
+            _ => return Err(serde_json::Error::custom("expected {\"notified\": bool}")),
+        },
+        Request::ToolStart { .. } | Request::ToolSettle { .. } | Request::ToolArchive { .. } => {
+            match serde_json::from_value(v)? {
+                o @ Outcome::Tool { .. } => o,
+                _ => return Err(serde_json::Error::custom("expected {\"tool_call\": ...}")),
+            }
+        }
+    })
 }
