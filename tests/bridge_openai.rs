@@ -15,10 +15,20 @@ use std::net::TcpStream;
 /// One exchange; (status, lower-cased head, JSON body). Status 0: the connection ended
 /// before an answer (the owner died).
 fn door(port: u16, extra_headers: &[String], body: &[u8]) -> (u16, String, Value) {
+    exchange(port, "POST /v1/chat/completions", extra_headers, body)
+}
+
+/// One exchange on `request_line` ("METHOD /path"); as [`door`].
+fn exchange(
+    port: u16,
+    request_line: &str,
+    extra_headers: &[String],
+    body: &[u8],
+) -> (u16, String, Value) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     s.set_read_timeout(Some(BOUND)).unwrap();
     let mut head = format!(
-        "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        "{request_line} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
     );
     for h in extra_headers {
@@ -114,6 +124,26 @@ fn every_door_refusal_is_an_openai_error_with_no_retry_and_leaves_the_ledger_byt
         assert!(head.contains("x-should-retry: false"), "{code}: {head}");
     }
     assert_eq!(dump(&profile), before, "no refusal wrote anything");
+}
+
+#[test]
+fn a_door_path_asked_with_another_method_answers_an_openai_error_with_no_retry() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let k = bearer(&make_key(&serve));
+    for line in [
+        "GET /v1/chat/completions",
+        "DELETE /v1/models",
+        "POST /v1/models/chatgpt-tab",
+    ] {
+        let (status, head, v) = exchange(serve.port, line, std::slice::from_ref(&k), b"");
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (405, Some("method_not_allowed")),
+            "{line}: {v}"
+        );
+        assert!(head.contains("x-should-retry: false"), "{line}: {head}");
+    }
 }
 
 #[test]

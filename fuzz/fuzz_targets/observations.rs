@@ -169,7 +169,7 @@ fn apply(pieces: &[Piece]) {
                     }
                 }
             }
-            Err(op) => {
+            Err((op, _why)) => {
                 assert_eq!(op, "op-1");
                 assert!(!refused, "a stream is refused once, then no longer followed");
                 refused = true;

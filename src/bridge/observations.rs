@@ -23,6 +23,39 @@ use std::collections::{BTreeMap, HashMap};
 
 /// Streams tracked at once at most (oldest dropped first).
 const MAX_TRACKS: usize = 16;
+/// Most bytes one followed stream may bring (HTTP chunks and WebSocket frames together):
+/// 32 MiB. chatgpt.com's longest captured turn is under 1 MiB.
+pub const MAX_STREAM_BYTES: usize = 32 * 1024 * 1024;
+/// Most chunks held ahead of a gap in `seq` order: 256.
+pub const MAX_EARLY_CHUNKS: usize = 256;
+
+/// Why the owner stopped following a stream: the send keeps its state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unfollowed {
+    /// Its JSON nested past [`crate::json_depth::MAX_DEPTH`].
+    TooDeep,
+    /// It brought more than [`MAX_STREAM_BYTES`].
+    TooLarge,
+    /// More than [`MAX_EARLY_CHUNKS`] chunks arrived ahead of a missing one.
+    TooManyEarly,
+}
+
+impl std::fmt::Display for Unfollowed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::TooDeep => write!(f, "{}", crate::json_depth::TooDeep),
+            Self::TooLarge => write!(
+                f,
+                "it brought more than {} MiB, the most one stream may bring",
+                MAX_STREAM_BYTES / (1024 * 1024)
+            ),
+            Self::TooManyEarly => write!(
+                f,
+                "more than {MAX_EARLY_CHUNKS} of its chunks arrived ahead of a missing one"
+            ),
+        }
+    }
+}
 
 /// One observation from the page.
 #[derive(Debug, Deserialize)]
@@ -110,6 +143,8 @@ struct Track {
     decoder: StreamDecoder,
     next_seq: u64,
     early: BTreeMap<u64, String>,
+    /// Bytes taken so far (chunks, early ones included, and frames).
+    taken: usize,
     accepted: bool,
     completed: bool,
     order: u64,
@@ -163,6 +198,28 @@ impl Track {
             });
         (facts, outcome, live)
     }
+    /// Counts `input` against the stream's bounds.
+    fn within_bounds(&mut self, input: &Input) -> Result<(), Unfollowed> {
+        let bytes = match input {
+            Input::Chunk(seq, _) if *seq < self.next_seq => 0,
+            Input::Chunk(_, chunk) => chunk.len(),
+            Input::Websocket(message) => message.len(),
+            Input::End => 0,
+        };
+        self.taken = self.taken.saturating_add(bytes);
+        if self.taken > MAX_STREAM_BYTES {
+            return Err(Unfollowed::TooLarge);
+        }
+        match input {
+            Input::Chunk(seq, _)
+                if *seq > self.next_seq && self.early.len() >= MAX_EARLY_CHUNKS =>
+            {
+                Err(Unfollowed::TooManyEarly)
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Decodes what arrived; returns (the stream ended, a WebSocket frame was unreadable).
     fn take(&mut self, input: Input) -> (bool, bool) {
         match input {
@@ -270,6 +327,7 @@ impl Tracker {
                 decoder: StreamDecoder::new(),
                 next_seq: 0,
                 early: BTreeMap::new(),
+                taken: 0,
                 accepted: false,
                 completed: false,
                 order: self.counter,
@@ -278,17 +336,27 @@ impl Tracker {
         );
     }
 
-    /// Feeds what arrived and returns the facts it newly shows. Input nesting past the
-    /// depth bound ends the track with no facts at all: `Err(op id)`.
-    pub fn feed(&mut self, stream_id: &str, input: Input) -> Result<Fed, String> {
+    /// Feeds what arrived and returns the facts it newly shows. Input past a stream's
+    /// bounds (depth, [`MAX_STREAM_BYTES`], [`MAX_EARLY_CHUNKS`]) ends the track with no
+    /// facts at all: `Err((op id, why))`.
+    pub fn feed(&mut self, stream_id: &str, input: Input) -> Result<Fed, (String, Unfollowed)> {
         let Some(t) = self.tracks.get_mut(stream_id) else {
             return Ok(Fed::default());
         };
-        let (ended, not_understood) = t.take(input);
-        if t.decoder.nests_too_deep() {
+        let bounded = t.within_bounds(&input);
+        let (ended, not_understood) = match bounded {
+            Ok(()) => t.take(input),
+            Err(_) => (false, false),
+        };
+        let why = match bounded {
+            Err(why) => Some(why),
+            Ok(()) if t.decoder.nests_too_deep() => Some(Unfollowed::TooDeep),
+            Ok(()) => None,
+        };
+        if let Some(why) = why {
             let op_id = t.op_id.clone();
             self.tracks.remove(stream_id);
-            return Err(op_id);
+            return Err((op_id, why));
         }
         // At the end of the HTTP stream the decoder is finished (an unterminated last line
         // counts, a cut stream says so) — unless the turn was handed off and its answer
@@ -349,11 +417,10 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         Kind::StreamEnd { stream_id } => (stream_id, Input::End),
     };
     let fed = st.observations().feed(&stream_id, input);
-    let Fed { facts, end, live } = fed.map_err(|op_id| {
+    let Fed { facts, end, live } = fed.map_err(|(op_id, why)| {
         refused(format!(
-            "the page's stream of send {op_id} is not read: {}; the owner no longer follows \
-             that stream, and the send keeps its state (see docs/bridge-api.md)",
-            crate::json_depth::TooDeep
+            "the page's stream of send {op_id} is not read: {why}; the owner no longer follows \
+             that stream, and the send keeps its state (see docs/bridge-api.md)"
         ))
     })?;
     if let Some((op_id, text, model)) = live {

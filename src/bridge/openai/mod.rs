@@ -31,12 +31,27 @@ pub const COMPLETIONS_LIMIT: usize = 2 * 1024 * 1024;
 
 pub(crate) fn routes() -> Router<BridgeState> {
     Router::new()
-        .route("/v1/models", get(models))
-        .route("/v1/models/{id}", get(model))
+        .route("/v1/models", get(models).fallback(method_not_allowed))
+        .route("/v1/models/{id}", get(model).fallback(method_not_allowed))
         .route(
             "/v1/chat/completions",
-            post(completion::create).layer(DefaultBodyLimit::max(COMPLETIONS_LIMIT)),
+            post(completion::create)
+                .layer(DefaultBodyLimit::max(COMPLETIONS_LIMIT))
+                .fallback(method_not_allowed),
         )
+}
+
+/// A door path asked with another method: 405 in the door's error shape, never retried.
+async fn method_not_allowed() -> OpenAiError {
+    OpenAiError {
+        retry: Some(false),
+        ..OpenAiError::from(crate::bridge::error::ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            "this path of the OpenAI door does not take that method: `GET /v1/models`, \
+             `GET /v1/models/{id}` and `POST /v1/chat/completions` (see docs/openai.md)",
+        ))
+    }
 }
 
 fn model_object() -> Value {
