@@ -185,7 +185,8 @@ fn a_stop_committed_beside_the_owner_wakes_what_waits_on_the_owner() {
     assert_eq!(report.stopped, ["op-1"]);
     let (a, took) = waiter.join().unwrap();
     assert_eq!(a.status, 200, "{}", a.body);
-    // Woken, not answered at its 20 s deadline (the owner looks at least once a second).
+    // Woken, not answered at its 20 s deadline: the owner watches the ledger's files, it
+    // does not poll them.
     assert!(
         took < Duration::from_secs(15),
         "the wait ran to its deadline: {took:?}"

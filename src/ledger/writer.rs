@@ -91,8 +91,8 @@ impl Writer {
         // Wake long-polls after every call that wrote rows: some changes write no audit
         // event (a lease, a remote stop request). Never after a read — a long-poll's own
         // check is a call, and waking itself would make it spin until its deadline. A
-        // commit by another process counts once, at the next call (the expiry sweep makes
-        // one every second).
+        // commit by another process counts once, at the next call (the owner's watch on
+        // the ledger's files makes one when such a commit lands: `owner::outside`).
         if wrote {
             self.changed.notify_waiters();
             self.writes.send_modify(|n| *n += 1);

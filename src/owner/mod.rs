@@ -3,8 +3,10 @@
 //! Start-up order is the custody order: take the profile (owner lock), open and migrate
 //! the ledger, run recovery, and only then bind the loopback bridge and write
 //! `bridge.json`. An expiry sweep applies the [`Bounds`] when the next one falls due
-//! ([`sweep`]).
+//! ([`sweep`]); a watch on the profile folder notices a Stop committed beside the owner
+//! ([`outside`]).
 
+pub mod outside;
 pub mod sweep;
 
 use crate::bridge::{self, discovery, pairing::PairingCode, BridgeState};
@@ -65,6 +67,7 @@ pub struct Owner {
     stop_tx: watch::Sender<bool>,
     server: JoinHandle<()>,
     sweeper: JoinHandle<()>,
+    watcher: JoinHandle<()>,
     profile: Profile,
 }
 
@@ -121,6 +124,11 @@ impl Owner {
         let (stop_tx, stop_rx) = watch::channel(false);
         let cap = bridge::connections::connection_cap(open_files);
         let server = tokio::spawn(bridge::serve(listener, state.clone(), cap, stop_rx.clone()));
+        let watcher = tokio::spawn(outside::run(
+            profile.clone(),
+            ledger.clone(),
+            stop_rx.clone(),
+        ));
         let sweeper = tokio::spawn(sweep::run(ledger.clone(), cfg.bounds, stop_rx));
         tracing::info!(%address, open_files, connections = cap, rejected = recovered.rejected.len(), uncertain = recovered.uncertain.len(), "owner started");
         Ok(Owner {
@@ -131,6 +139,7 @@ impl Owner {
             stop_tx,
             server,
             sweeper,
+            watcher,
             profile,
         })
     }
@@ -167,6 +176,7 @@ impl Owner {
         let grace = std::time::Duration::from_millis(SHUTDOWN_GRACE_MS);
         let _ = tokio::time::timeout(grace, self.server).await;
         let _ = self.sweeper.await;
+        let _ = self.watcher.await;
         discovery::remove_bridge_json(&self.profile);
         drop(self.state);
         drop(self.ledger);

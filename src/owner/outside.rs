@@ -1,0 +1,72 @@
+//! Commits made beside the owner are noticed when they land, not by polling. The one
+//! supported writer beside a running owner is `sendledger stop` committing the fence in
+//! the ledger file when the bridge did not answer ([`Ledger::stop_from_outside`]). A watch
+//! on the profile folder (inotify on Linux) pokes the owner on any write to the ledger's
+//! files; after [`SETTLE_MS`] it makes one writer call, which compares
+//! `PRAGMA data_version` and, when another connection committed, publishes its events and
+//! wakes long-polls ([`Writer::call`]). The owner's own commits write those files too: a
+//! burst of them costs one empty call per [`SETTLE_MS`]; with nothing written, nothing wakes.
+//!
+//! [`Ledger::stop_from_outside`]: crate::ledger::Ledger::stop_from_outside
+
+use crate::ledger::Writer;
+use crate::profile::{Profile, LEDGER_FILE};
+use notify::event::{AccessKind, AccessMode, EventKind};
+use notify::{RecursiveMode, Watcher};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{watch, Notify};
+
+/// How long a poke waits for the writes around it before the owner looks, in ms.
+pub const SETTLE_MS: u64 = 50;
+
+/// Whether `event` wrote one of the ledger's files (`ledger.sqlite3`, its `-wal`, `-shm`).
+fn writes_the_ledger(event: &notify::Event) -> bool {
+    let wrote = matches!(
+        event.kind,
+        EventKind::Create(_)
+            | EventKind::Modify(_)
+            | EventKind::Access(AccessKind::Close(AccessMode::Write))
+    );
+    wrote
+        && event.paths.iter().any(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(LEDGER_FILE))
+        })
+}
+
+/// Watches the profile folder until `stop` turns true. When the folder cannot be watched
+/// (no inotify left), says so: outside commits are then noticed at the owner's next call.
+pub(super) async fn run(profile: Profile, ledger: Writer, mut stop: watch::Receiver<bool>) {
+    let poke = Arc::new(Notify::new());
+    let on_event = {
+        let poke = poke.clone();
+        move |e: notify::Result<notify::Event>| {
+            if e.is_ok_and(|e| writes_the_ledger(&e)) {
+                poke.notify_one();
+            }
+        }
+    };
+    let _watcher = match notify::recommended_watcher(on_event).and_then(|mut w| {
+        w.watch(profile.dir(), RecursiveMode::NonRecursive)?;
+        Ok(w)
+    }) {
+        Ok(w) => w,
+        Err(e) => {
+            tracing::warn!(error = %e, "the profile folder cannot be watched: a Stop committed by `sendledger stop` beside this owner is noticed at its next request");
+            return;
+        }
+    };
+    loop {
+        tokio::select! {
+            _ = poke.notified() => {}
+            _ = stop.changed() => return,
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(SETTLE_MS)) => {}
+            _ = stop.changed() => return,
+        }
+        ledger.call(|_| ()).await;
+    }
+}
