@@ -15,17 +15,18 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use support::*;
 
-const TABLES: [&str; 9] = [
-    "gate",
-    "gate_events",
-    "leases",
-    "stopped_epochs",
-    "sends",
-    "receipts",
-    "events",
-    "remote_stops",
-    "tool_calls",
-];
+/// Every table of the ledger's schema whose rows are history: all of them but the
+/// schema's own (read from the file, so a table a migration adds is checked too).
+fn tables(conn: &Connection) -> Vec<String> {
+    let mut stmt = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .unwrap();
+    let names = stmt.query_map([], |r| r.get::<_, String>(0)).unwrap();
+    names
+        .map(Result::unwrap)
+        .filter(|n| !["send_states", "send_edges", "schema_migrations"].contains(&n.as_str()))
+        .collect()
+}
 
 type Rows = BTreeMap<String, BTreeMap<i64, Vec<Value>>>;
 
@@ -33,7 +34,7 @@ type Rows = BTreeMap<String, BTreeMap<i64, Vec<Value>>>;
 fn rows(path: &Path) -> Rows {
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     let mut out = Rows::new();
-    for t in TABLES {
+    for t in tables(&conn) {
         let mut stmt = conn.prepare(&format!("SELECT rowid, * FROM {t}")).unwrap();
         let n = stmt.column_count();
         let table = stmt
@@ -46,7 +47,7 @@ fn rows(path: &Path) -> Rows {
             .unwrap()
             .collect::<rusqlite::Result<BTreeMap<_, _>>>()
             .unwrap();
-        out.insert(t.into(), table);
+        out.insert(t, table);
     }
     out
 }
@@ -86,6 +87,29 @@ fn written(fx: &Fixture) {
         ledger.claim_next(&lease).unwrap().unwrap().op_id,
         "op-in-flight"
     );
+    // The OpenAI door's keys and retry fingerprints, and a tab's report.
+    for i in 0..5 {
+        ledger
+            .key_create(&format!("companion-{i}"), "alice")
+            .unwrap();
+        let send = request(&format!("door-{i}"), "asked through the door");
+        ledger
+            .door_queue(&sendledger::ledger::DoorQueue {
+                send,
+                client: format!("key:companion-{i}"),
+                body_sha256: format!("{i:064}"),
+                keyed: false,
+            })
+            .unwrap();
+    }
+    ledger
+        .report_tab(sendledger::ledger::TabReport {
+            tab_id: "tab-loading".into(),
+            reason: "the composer did not appear: reload the tab".into(),
+            path: Some("/".into()),
+            reported_at: 1,
+        })
+        .unwrap();
 }
 
 /// (page number, cells) of pages of `name` of `kind` (`leaf`, `internal`), from dbstat.
@@ -229,8 +253,9 @@ fn salvage_brings_back_every_row_on_an_undamaged_page_and_keeps_the_damaged_file
         );
         let back = rows(&profile.join("ledger.sqlite3"));
         let mut lost = BTreeMap::new();
-        for t in TABLES {
-            for (rowid, row) in &original[t] {
+        for (t, table) in &original {
+            let t = t.as_str();
+            for (rowid, row) in table {
                 let placeholder = |r: &Vec<Value>| r.get(6) == Some(&Value::Text("salvage".into()));
                 match back[t]
                     .get(rowid)

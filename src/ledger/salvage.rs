@@ -20,18 +20,24 @@ use std::path::{Path, PathBuf};
 /// largest rowid cannot be read.
 pub const MAX_MISSES: i64 = 10_000;
 
-/// The tables copied, parents first. The state and edge tables are the migration's own.
-const TABLES: [&str; 9] = [
-    "gate",
-    "gate_events",
-    "leases",
-    "stopped_epochs",
-    "sends",
-    "receipts",
-    "events",
-    "remote_stops",
-    "tool_calls",
-];
+/// Tables whose rows are the schema's own (written by the migrations), not history.
+const SCHEMA_OWN: [&str; 3] = ["send_states", "send_edges", "schema_migrations"];
+
+/// The tables salvage copies: every table of the migrated schema in `conn` but the
+/// schema's own, in the order the migrations made them (parents first). Read from the
+/// schema, so a table a migration adds is salvaged without being named here.
+pub fn salvaged_tables(conn: &Connection) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' \
+         ORDER BY rowid",
+    )?;
+    let names = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    let names: Vec<String> = names.collect::<rusqlite::Result<_>>()?;
+    Ok(names
+        .into_iter()
+        .filter(|n| !SCHEMA_OWN.contains(&n.as_str()))
+        .collect())
+}
 
 /// What salvage read out of one table.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,7 +161,7 @@ pub(crate) fn check_schema(damaged: &Connection, aside: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Copies every readable row of [`TABLES`] from `damaged` into the freshly migrated
+/// Copies every readable row of the [`salvaged_tables`] from `damaged` into the freshly migrated
 /// `fresh`, with its triggers set aside for the copy (rows are history, not transitions)
 /// and put back before the commit. The fresh ledger's own gate row gives way to the
 /// damaged one's when that is readable.
@@ -172,8 +178,8 @@ pub(crate) fn copy_rows(damaged: &Connection, fresh: &mut Connection) -> Result<
         tx.execute_batch(&format!("DROP TRIGGER \"{name}\""))?;
     }
     let mut out = Vec::new();
-    for table in TABLES {
-        out.push(copy_table(damaged, &tx, table)?);
+    for table in salvaged_tables(&tx)? {
+        out.push(copy_table(damaged, &tx, &table)?);
     }
     if let Some(events) = out.iter().find(|t| t.table == "events") {
         mark_lost_events(&tx, events.highest)?;
