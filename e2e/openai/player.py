@@ -179,6 +179,19 @@ class Player:
             seq += 1
         self.observe({"op_id": op, "kind": "stream_end", "stream_id": sid})
 
+    def error_turn(self, send, error):
+        """Forwards the page's request for `send` and a stream the page ends with its own
+        error event and no answer (the shape of tests/fixtures/chatgpt/stream_delta_error.sse)."""
+        op, sid = send["op_id"], str(uuid.uuid4())
+        t = Turn(send["text"], "", "gpt-sl-test", 1)
+        self.observe({"op_id": op, "kind": "request", "stream_id": sid, "url": URL,
+                      "body": t.request_body()})
+        chunk = (t.head() + "data: " + dumps({"type": "error", "error": {"message": error}})
+                 + "\n\ndata: [DONE]\n\n")
+        self.observe({"op_id": op, "kind": "stream_chunk", "stream_id": sid, "seq": 0,
+                      "chunk": chunk})
+        self.observe({"op_id": op, "kind": "stream_end", "stream_id": sid})
+
     def answer_next(self, answer, model="gpt-sl-test", pieces=4, before_turn=None, between=None):
         """Takes the next send, is granted it, and answers it; returns the send."""
         send = self.next()

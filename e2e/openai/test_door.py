@@ -110,6 +110,31 @@ def test_sigkill_after_the_grant_ends_the_sdk_in_a_no_retry_error_with_one_uncer
     assert [(s["op_id"], s["state"]) for s in sends] == [(op, "uncertain")]
 
 
+def test_an_error_turn_ends_the_sdk_in_a_no_retry_error_with_the_pages_words_from_one_post(owner, sdk, player):
+    page_says = "Something went wrong while generating the response."
+
+    def take_grant_and_fail():
+        send = player.next()
+        player.grant(send["op_id"])
+        player.error_turn(send, page_says)
+        return send["op_id"]
+
+    th = player.in_thread(take_grant_and_fail)
+    with pytest.raises(openai.APIStatusError) as raised:
+        ask(sdk)
+    th.join(30)
+    assert th.box["error"] is None, th.box["error"]
+    op, err = th.box["value"], raised.value
+    assert err.status_code == 424, "outside the statuses the SDK retries"
+    assert err.response.headers["x-should-retry"] == "false"
+    assert err.body["code"] == "page_error"
+    assert "do not retry" in err.message and op in err.message
+    assert player.grants == 1, "the page saw exactly one POST"
+    shown = owner.get(f"/v1/sends/{op}")
+    assert shown["send"]["state"] == "page_error"
+    assert page_says in shown["send"]["evidence"], "the page's own words are the evidence"
+
+
 def test_a_client_timeout_shorter_than_the_answer_retries_into_the_same_send(owner, key, player):
     sdk = openai.OpenAI(base_url=owner.base_url(), api_key=key, timeout=1.5)
     th = player.in_thread(player.answer_next, ANSWER, model=MODEL,

@@ -270,8 +270,8 @@ pub struct Tracker {
 pub struct Fed {
     /// Facts the ledger is to commit, in order.
     pub facts: Vec<Fact>,
-    /// At `stream_end`: (op id, the turn's outcome in a sentence).
-    pub end: Option<(String, String)>,
+    /// At `stream_end`: (op id, the turn's outcome).
+    pub end: Option<(String, chatgpt::TurnOutcome)>,
     /// The answer so far, when it grew: (op id, text, model slug). Not custody: a live
     /// feed for the OpenAI door's streamed answers.
     pub live: Option<(String, String, Option<String>)>,
@@ -376,7 +376,7 @@ impl Tracker {
         if not_understood {
             facts.push(Fact::Note(t.op_id.clone(), FRAMES_NOT_UNDERSTOOD.into()));
         }
-        let end = ended.then(|| (t.op_id.clone(), outcome.to_string()));
+        let end = ended.then(|| (t.op_id.clone(), outcome));
         if finishing {
             self.tracks.remove(stream_id);
         }
@@ -453,6 +453,7 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
     }
     if let Some((op_id, outcome)) = end {
         st.live().publish_end(&op_id, &outcome);
+        let outcome = outcome.to_string();
         applied.push(Applied::Outcome { op_id, outcome });
     }
     Ok(applied)

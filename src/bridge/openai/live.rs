@@ -3,6 +3,7 @@
 //! broadcast, lost at a restart): it is not custody — the ledger's completion is what a
 //! client's answer rests on; the feed only lets a streamed answer arrive as it is typed.
 
+use crate::provider::chatgpt::TurnOutcome;
 use std::sync::Arc;
 use tokio::sync::broadcast;
 
@@ -18,9 +19,14 @@ pub(crate) enum Live {
         text: Arc<str>,
         model: Option<Arc<str>>,
     },
-    /// The page's stream for `op_id` ended: `answered`, `no answer yet`, `blocked`,
-    /// `error: …` (never message text).
-    Ended { op_id: Arc<str>, outcome: Arc<str> },
+    /// The page's stream for `op_id` ended: whether the page refused the turn (its error,
+    /// or moderation), and the outcome in words (`answered`, `no answer yet`,
+    /// `blocked`, `error: …`; never message text).
+    Ended {
+        op_id: Arc<str>,
+        refused: bool,
+        outcome: Arc<str>,
+    },
 }
 
 impl Live {
@@ -52,10 +58,15 @@ impl LiveFeed {
     }
 
     /// Publishes how the page's stream of `op_id` ended.
-    pub(crate) fn publish_end(&self, op_id: &str, outcome: &str) {
+    pub(crate) fn publish_end(&self, op_id: &str, outcome: &TurnOutcome) {
+        let refused = matches!(
+            outcome,
+            TurnOutcome::Error { .. } | TurnOutcome::Blocked { .. }
+        );
         let _ = self.0.send(Live::Ended {
             op_id: op_id.into(),
-            outcome: outcome.into(),
+            refused,
+            outcome: outcome.to_string().into(),
         });
     }
 

@@ -106,8 +106,8 @@ impl Waiter {
                 l = self.live.recv() => match l {
                     Ok(l) if l.op_id() != self.op_id => {}
                     Ok(Live::Text { text, model, .. }) => return Step::Text(text, model),
-                    Ok(Live::Ended { outcome, .. }) => {
-                        if outcome.starts_with("error") || outcome.starts_with("blocked") {
+                    Ok(Live::Ended { refused, outcome, .. }) => {
+                        if refused {
                             return self.fail("page_error", format!(
                                 "the page answered send {} with an error ({outcome}): it was sent once; do not retry, read the tab", self.op_id));
                         }
