@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { createKey, mcpClient, OpenAI, openaiClient, settle } from './lib/doors.mjs';
+import { createKey, mcpClient, OpenAI, openaiClient, settle, within } from './lib/doors.mjs';
 import { waitFor } from './lib/wait.mjs';
 
 /** The fake's final answer to a text of `chars` characters in the delta v1 stream. */
@@ -41,6 +41,14 @@ export function doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRele
       metadata: { conversation_id: conversation() },
       ...extra,
     });
+
+  /** The held first answer is stopped by the tab (the page's stop button) and the owner records it. */
+  const remoteStopConfirmed = async (w) => {
+    await waitFor(async () => (await fakeState()).stop_clicks === 1, { what: "the page's stop button to be clicked" });
+    await waitFor(async () => (await w.owner.request('GET', '/v1/status')).body.status.remote_stops_open === 0, {
+      what: "the first send's remote stop to be confirmed",
+    });
+  };
 
   // ------------------------------------------------------------ OpenAI (issue 13)
 
@@ -77,14 +85,15 @@ export function doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRele
       finish = c.finish_reason ?? finish;
     };
     while (!text) {
-      const { value, done } = await chunks.next();
+      const { value, done } = await within(chunks.next(), 20_000, 'a delta while the page holds its answer');
       assert.ok(!done, 'the stream went on until the first words');
       take(value);
     }
     const early = text;
     assert.equal((await fakeState()).held, 1, 'the first delta came while the page still holds the rest of its answer');
     await fakeRelease();
-    for (let n = await chunks.next(); !n.done; n = await chunks.next()) take(n.value);
+    const next = () => within(chunks.next(), 20_000, 'the rest of the stream');
+    for (let n = await next(); !n.done; n = await next()) take(n.value);
     const { send } = await w.until(op, 'completed');
     assert.equal(text, send.answer.text, "the deltas concatenate to the ledger's answer");
     assert.match(text, ANSWER);
@@ -109,11 +118,12 @@ export function doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRele
     assert.equal(state, 'dispatched', 'the click came after the dispatch commit');
     await w.owner.kill('SIGKILL');
     await w.startOwner(port);
-    const e = assertNoRetryError(await call, 424, 'send_uncertain');
+    const outcome = await call;
+    assert.deepEqual(await ledger(w), [[op, 'uncertain']], "the ledger holds one send, uncertain: the SDK's retry made none");
+    const e = assertNoRetryError(outcome, 424, 'send_uncertain');
     assert.ok(e.message.includes(op), 'the error names the send');
     assert.equal(e.headers.get('x-sendledger-operation-id'), op);
     assert.equal(e.headers.get('x-sendledger-attached'), 'true', "the SDK's retry attached to the one send");
-    assert.deepEqual(await ledger(w), [[op, 'uncertain']], 'the ledger holds one send, uncertain');
     assert.equal((await fakeState()).posts, 1, 'the page saw exactly one POST');
     // The page answers now: the send is reobserved, never clicked again.
     await fakeConfig({ hold: false });
@@ -141,11 +151,7 @@ export function doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRele
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
     assert.deepEqual(stop.body.stop.stopped, [waiting[0]], "Stop caught the SDK's send");
     assertNoRetryError(await call, 423, 'stopped');
-    await fakeConfig({ hold: false });
-    await fakeRelease();
-    await waitFor(async () => (await w.owner.request('GET', '/v1/status')).body.status.remote_stops_open === 0, {
-      what: "the first send's remote stop to be confirmed",
-    });
+    await remoteStopConfirmed(w);
     const st = await fakeState();
     assert.equal(st.clicks, 1, "the SDK's send was never clicked");
     assert.deepEqual(st.requests.map((r) => r.text), ['The one the page is answering.'], 'it never reached the page');
@@ -218,11 +224,7 @@ export function doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRele
       assert.equal(stopped.isError, false, stopped.text);
       assert.deepEqual([...stopped.result.stopped].sort(), ['mcp-item-1', 'mcp-item-2'], 'the queued two are stopped');
       assert.deepEqual(stopped.result.already_sent, ['mcp-item-0'], 'the clicked one is named as sent');
-      await fakeConfig({ hold: false });
-      await fakeRelease();
-      await waitFor(async () => (await w.owner.request('GET', '/v1/status')).body.status.remote_stops_open === 0, {
-        what: "the first send's remote stop to be confirmed",
-      });
+      await remoteStopConfirmed(w);
       for (const id of ['mcp-item-1', 'mcp-item-2']) {
         const r = await mcp.call('get_send', { send_id: id });
         assert.deepEqual([r.result.status, r.result.retry_safe], ['stopped', false]);

@@ -56,9 +56,24 @@ export async function mcpClient(profile, logFile) {
   };
 }
 
-/** Settles `promise` into `{value}` or `{error}`, so a test can start it and look later. */
-export function settle(promise) {
-  return promise.then(
+/**
+ * `promise`, or a rejection saying that `what` did not happen within `ms` (a bound on a
+ * wait, not a timing assertion: the SDKs' own timeout is 600 s).
+ */
+export function within(promise, ms, what) {
+  let timer;
+  const bound = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Settles `promise` into `{value}` or `{error}`, so a test can start it and look later;
+ * still unsettled after `ms`, it settles into `{error}` saying so.
+ */
+export function settle(promise, ms = 60_000) {
+  return within(promise, ms, 'the client to end').then(
     (value) => ({ value }),
     (error) => ({ error }),
   );
