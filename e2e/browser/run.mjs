@@ -2,6 +2,8 @@
 // profile each scenario) against the local chatgpt.com fake, with a real
 // `sendledger serve` child process as the owner. Each scenario is named after what it
 // pins; a screenshot of the chat tab is saved after each into target/e2e-screenshots/browser/.
+// The scenarios through the OpenAI and MCP doors, with their official SDKs, are in
+// door-scenarios.mjs.
 //
 //   node run.mjs                 every scenario
 //   node run.mjs two_tabs text   the scenarios whose name contains one of the words
@@ -15,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { doorScenarios } from './door-scenarios.mjs';
 import { startFake } from './fake-chatgpt/server.mjs';
 import { selfSignedCert } from './lib/cert.mjs';
 import { launch } from './lib/browser.mjs';
@@ -647,6 +650,10 @@ scenario('the_tab_works_within_2_s_of_the_owners_return_after_70_s_down', async 
   await w.until(op, 'completed');
   assert.equal((await fakeState()).clicks, 1);
 });
+
+// ---------------------------------------------------------------- the OpenAI and MCP doors (issues 13, 14)
+
+doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversation: () => CONV_A });
 
 /** Stops the extension's service worker through the DevTools protocol, as Chromium does when idle. */
 async function stopServiceWorker(w) {
