@@ -470,6 +470,12 @@ for (const b of document.querySelectorAll("dialog [data-close]")) {
   b.addEventListener("click", () => b.closest("dialog").close());
 }
 
+// The header stays on top (Stop is always in reach): whatever the focus or a scroll brings
+// into view lands below it, however many rows it wraps to.
+new ResizeObserver(() => {
+  document.documentElement.style.scrollPaddingTop = `${$(".top").offsetHeight + 8}px`;
+}).observe($(".top"));
+
 // Ages are re-formatted once a minute from what is already on the page; nothing is asked
 // of the app (changes arrive over the channel).
 setInterval(() => {

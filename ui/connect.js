@@ -178,6 +178,11 @@ $("#open-connect").addEventListener("click", () =>
 $("#close-connect").addEventListener("click", closeConnect);
 $("#key-form").addEventListener("submit", makeKey);
 $("#revoke-form").addEventListener("submit", submitRevoke);
+// A key used meanwhile (its last use) or made with the CLI shows when the person comes back
+// to the window: read on focus, never polled.
+window.addEventListener("focus", () => {
+  if (!$("#connect").hidden) loadConnect();
+});
 $("#connect").addEventListener("keydown", (e) => {
   if (e.key === "Escape" && !document.querySelector("dialog[open]")) closeConnect();
 });

@@ -558,6 +558,7 @@ def test_a_key_made_in_the_connect_panel_opens_the_door_until_it_is_revoked_ther
         listed = p.cli("keys", "list")["keys"]
         assert [(k["name"], k["created_by"], k["last_used_at"] is not None) for k in listed] == \
             [("my-companion", os_user(), True)], listed
+        app.js("window.scrollTo(0, 0)")
         app.shot("15-connect-key-made")
 
         # Refusals are the core's sentences, and write nothing.
