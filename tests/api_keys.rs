@@ -118,4 +118,11 @@ fn a_cli_with_no_owner_may_make_and_revoke_keys_which_admit_no_send() {
     assert!(!req.admits_send());
     api::apply_as(Caller::Offline, &mut ledger, &req).unwrap();
     assert_eq!(api::keys(&ledger).unwrap().len(), 1);
+    let revoke = Request::KeyRevoke {
+        name: "bot".into(),
+        by: "ann".into(),
+    };
+    assert!(!revoke.admits_send());
+    api::apply_as(Caller::Offline, &mut ledger, &revoke).unwrap();
+    assert!(api::keys(&ledger).unwrap()[0].revoked_at.is_some());
 }

@@ -573,6 +573,15 @@ def test_a_key_made_in_the_connect_panel_opens_the_door_until_it_is_revoked_ther
         assert "1 to 64 letters" in bad, bad
         assert len(p.cli("keys", "list")["keys"]) == 1, "a refused name writes nothing"
 
+        # Shown once: back to the queue and into the panel again, the secret is nowhere.
+        app.click("#close-connect")
+        app.wait_js("return document.querySelector('#connect').hidden", "the queue again")
+        app.click("#open-connect")
+        app.wait_js("return !!document.querySelector(\"tr[data-key='my-companion']\")", "the panel again")
+        assert secret not in app.js("return document.documentElement.outerHTML"), "the secret is shown once"
+        assert "sk-sl-…" in text_of(app, "#snippet-python"), "the snippets fall back to a placeholder"
+        assert text_of(app, "tr[data-key='my-companion'] td:nth-child(3)") != "never", "the list shows its last use"
+
         app.click("tr[data-key='my-companion'] button[data-revoke]")
         app.wait_js("return document.querySelector('#revoke-dialog').open", "the Revoke dialog")
         assert "my-companion" in text_of(app, "#revoke-h")
@@ -584,14 +593,6 @@ def test_a_key_made_in_the_connect_panel_opens_the_door_until_it_is_revoked_ther
         status, headers, body = bridge_get(p, "/v1/models", secret)
         assert status == 401 and headers.get("x-should-retry") == "false", (status, headers, body)
         assert body["error"]["code"] == "invalid_api_key", body
-
-        # Shown once: back to the queue and into the panel again, the secret is nowhere.
-        app.click("#close-connect")
-        app.wait_js("return document.querySelector('#connect').hidden", "the queue again")
-        app.click("#open-connect")
-        app.wait_js("return !!document.querySelector(\"tr[data-key='my-companion']\")", "the panel again")
-        assert secret not in app.js("return document.documentElement.outerHTML"), "the secret is shown once"
-        assert "sk-sl-…" in text_of(app, "#snippet-python"), "the snippets fall back to a placeholder"
     finally:
         app.close()
 
