@@ -560,6 +560,8 @@ def test_a_key_made_in_the_connect_panel_opens_the_door_until_it_is_revoked_ther
             [("my-companion", os_user(), True)], listed
         app.js("window.scrollTo(0, 0)")
         app.shot("15-connect-key-made")
+        app.js("document.querySelector('#snippet-mcp').scrollIntoView({block: 'end'})")
+        app.shot("16-connect-snippets")
 
         # Refusals are the core's sentences, and write nothing.
         make_key_in_the_window(app, "my-companion")
