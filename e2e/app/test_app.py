@@ -378,6 +378,12 @@ def test_dark_theme(desktop):
         bg = app.js("return getComputedStyle(document.body).backgroundColor")
         app.shot("13-dark-theme")
         assert dark, f"GTK's dark theme reaches the page (background {bg})"
+        app.click("#open-connect")
+        app.type("#key-name", "dark-companion")
+        app.click("#key-form button[type=submit]")
+        app.wait_js("return !document.querySelector('#new-key').hidden", "a key made in the dark theme")
+        app.js("window.scrollTo(0, 0)")
+        app.shot("13b-dark-theme-connect")
     finally:
         app.close()
 
