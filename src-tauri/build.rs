@@ -10,6 +10,9 @@ const COMMANDS: &[&str] = &[
     "resolve",
     "requeue",
     "pairing_code",
+    "connect",
+    "create_key",
+    "revoke_key",
     "settings",
     "save_settings",
 ];

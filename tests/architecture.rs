@@ -157,6 +157,40 @@ fn the_tray_app_reaches_the_core_only_through_the_typed_api() {
     );
 }
 
+/// The ledger's key operations. Every door (the CLI, the bridge's `/v1/keys` routes, the
+/// tray app) reaches them through `api` (`Request::KeyCreate`/`KeyRevoke`, `api::keys`),
+/// so there is one path for making, listing and revoking a key.
+const KEY_CALLS: &[&str] = &[".key_create(", ".key_revoke(", "l.keys()", "ledger.keys()"];
+
+/// `file:line: code` of every call to a key operation outside `src/ledger` and `src/api`.
+fn key_calls_outside_the_api(src: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for file in rust_files(src) {
+        let rel = file.strip_prefix(src).unwrap_or(&file);
+        if rel.starts_with("ledger") || rel.starts_with("api") {
+            continue;
+        }
+        let text = fs::read_to_string(&file).unwrap();
+        for (n, line) in code_lines(&text) {
+            if KEY_CALLS.iter().any(|c| line.contains(c)) {
+                found.push(format!("{}:{n}: {}", file.display(), line.trim()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn named_keys_are_made_listed_and_revoked_only_through_the_api() {
+    let mut found = key_calls_outside_the_api(&root().join("src"));
+    found.extend(key_calls_outside_the_api(&root().join("src-tauri/src")));
+    assert!(
+        found.is_empty(),
+        "a door goes around api for a key:\n{}",
+        found.join("\n")
+    );
+}
+
 /// (file, first line, length) of every function longer than [`MAX_FN_LINES`].
 fn long_functions(dir: &Path) -> Vec<(PathBuf, usize, usize)> {
     let mut out = Vec::new();

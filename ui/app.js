@@ -91,17 +91,20 @@ async function newGuideCode() {
   }
 }
 
-async function copyExtensionDir() {
-  const text = $("#extension-dir").textContent;
+/**
+ * Copies the text of `source` to the clipboard and says so in `said`; where the clipboard
+ * is refused, selects the text instead so Ctrl+C copies it.
+ */
+async function copyText(source, said) {
   try {
-    await navigator.clipboard.writeText(text);
-    $("#copied").textContent = "copied";
+    await navigator.clipboard.writeText(source.textContent);
+    said.textContent = "copied";
   } catch {
     const range = document.createRange();
-    range.selectNodeContents($("#extension-dir"));
+    range.selectNodeContents(source);
     window.getSelection().removeAllRanges();
     window.getSelection().addRange(range);
-    $("#copied").textContent = "selected: press Ctrl+C";
+    said.textContent = "selected: press Ctrl+C";
   }
 }
 
@@ -456,7 +459,7 @@ async function saveSettings(e) {
 // ---- start ------------------------------------------------------------------------
 
 $("#stop").addEventListener("click", stopNow);
-$("#copy-dir").addEventListener("click", copyExtensionDir);
+$("#copy-dir").addEventListener("click", () => copyText($("#extension-dir"), $("#copied")));
 $("#guide-new-code").addEventListener("click", newGuideCode);
 $("#resume").addEventListener("click", openResume);
 $("#resume-form").addEventListener("submit", submitResume);
@@ -466,6 +469,12 @@ $("#settings-form").addEventListener("submit", saveSettings);
 for (const b of document.querySelectorAll("dialog [data-close]")) {
   b.addEventListener("click", () => b.closest("dialog").close());
 }
+
+// The header stays on top (Stop is always in reach): whatever the focus or a scroll brings
+// into view lands below it, however many rows it wraps to.
+new ResizeObserver(() => {
+  document.documentElement.style.scrollPaddingTop = `${$(".top").offsetHeight + 8}px`;
+}).observe($(".top"));
 
 // Ages are re-formatted once a minute from what is already on the page; nothing is asked
 // of the app (changes arrive over the channel).

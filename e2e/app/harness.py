@@ -45,6 +45,13 @@ def wait_until(fn, what, bound=BOUND):
     raise Timeout(f"timed out after {bound:.0f} s waiting for {what}" + (f" (last error: {last_err})" if last_err else ""))
 
 
+def os_user():
+    """Who the app records a person's act as (its default "who"): $USER, $LOGNAME, else
+    the account name of this uid, as the app reads it."""
+    import pwd
+    return os.environ.get("USER") or os.environ.get("LOGNAME") or pwd.getpwuid(os.getuid()).pw_name
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -102,12 +109,13 @@ class FakeExtension:
     """Pairs with the owner's bridge like the extension does, and drives a send to
     `uncertain`: lease → next → dispatch (granted) → fail after dispatch."""
 
-    def __init__(self, profile):
+    def __init__(self, profile, code=None):
+        """Pairs with `code` (e.g. one the window shows), else a new one from `sendledger pair`."""
         self.profile = profile
         addr = profile.bridge()["address"]
         self.host, port = addr.rsplit(":", 1)
         self.port = int(port)
-        code = profile.cli("pair")["code"]
+        code = code or profile.cli("pair")["code"]
         self.token = self.post("/v1/pair", {"code": code}, token=False)["token"]
 
     def post(self, path, body, token=True):
@@ -134,6 +142,18 @@ class FakeExtension:
                                        "reason": "the page stopped answering after the click"})
         finally:
             self.post("/v1/ext/release", {"lease_id": lease, "reason": "test done"})
+
+
+def bridge_get(profile, path, bearer):
+    """GET `path` on the owner's bridge as a local client (no Origin) with `bearer` as the
+    API key; returns (status, headers as a lower-cased dict, parsed JSON body)."""
+    host, port = profile.bridge()["address"].rsplit(":", 1)
+    c = http.client.HTTPConnection(host, int(port), timeout=30)
+    c.request("GET", path, headers={"authorization": f"Bearer {bearer}", "host": f"127.0.0.1:{port}"})
+    r = c.getresponse()
+    data = r.read()
+    c.close()
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, (json.loads(data) if data else None)
 
 
 # ---- the fake desktop (notifications + tray host) -------------------------------------

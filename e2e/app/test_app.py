@@ -7,7 +7,8 @@ import signal
 import subprocess
 import time
 
-from harness import APP, App, DirectApp, FakeExtension, Profile, Tray, X, colour_share, kill, wait_until
+from harness import (APP, App, DirectApp, FakeExtension, Profile, Tray, X, bridge_get, colour_share, kill,
+                     os_user, wait_until)
 
 # Each test gets the fake desktop (tray host + notification recorder) from run.py.
 
@@ -377,6 +378,12 @@ def test_dark_theme(desktop):
         bg = app.js("return getComputedStyle(document.body).backgroundColor")
         app.shot("13-dark-theme")
         assert dark, f"GTK's dark theme reaches the page (background {bg})"
+        app.click("#open-connect")
+        app.type("#key-name", "dark-companion")
+        app.click("#key-form button[type=submit]")
+        app.wait_js("return !document.querySelector('#new-key').hidden", "a key made in the dark theme")
+        app.js("window.scrollTo(0, 0)")
+        app.shot("13b-dark-theme-connect")
     finally:
         app.close()
 
@@ -505,6 +512,163 @@ def test_a_reopened_window_shows_live_rows(desktop):
         app.close()
 
 
+def text_of(app, css):
+    return app.js("const e = document.querySelector(arguments[0]); return e ? e.textContent : null", css)
+
+
+def shown(app, css):
+    """Whether the element is laid out (not hidden, not display: none)."""
+    return app.js("const e = document.querySelector(arguments[0]); return !!e && e.getClientRects().length > 0", css)
+
+
+def key_revoked_by(profile, name):
+    """Who revoked key `name`, read from the ledger file itself (read-only)."""
+    import sqlite3
+    db = sqlite3.connect(f"file:{os.path.join(profile.dir, 'ledger.sqlite3')}?mode=ro", uri=True)
+    try:
+        row = db.execute("SELECT revoked_by FROM api_keys WHERE name = ? ORDER BY seq DESC LIMIT 1", (name,)).fetchone()
+    finally:
+        db.close()
+    return row and row[0]
+
+
+def make_key_in_the_window(app, name):
+    app.type("#key-name", name)
+    app.click("#key-form button[type=submit]")
+
+
+def test_a_key_made_in_the_connect_panel_opens_the_door_until_it_is_revoked_there(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        app.click("#open-connect")
+        base = app.wait_js("const c = document.querySelector('#connect');"
+                           "return !c.hidden && document.querySelector('#base-url').textContent.startsWith('http') &&"
+                           " document.querySelector('#base-url').textContent", "the Connect panel with the base URL")
+        assert base == f"http://{p.bridge()['address']}/v1", (base, p.bridge())
+        assert not shown(app, "#pending"), "the panel stands in for the queue"
+
+        make_key_in_the_window(app, "my-companion")
+        secret = app.wait_js("return !document.querySelector('#new-key').hidden &&"
+                             " document.querySelector('#new-secret').textContent", "the new key's secret")
+        assert secret.startswith("sk-sl-") and len(secret) == 6 + 64, secret
+        assert "will not be shown again" in text_of(app, "#new-key")
+        app.wait_js("return !!document.querySelector(\"tr[data-key='my-companion'] button[data-revoke]\")",
+                    "the key listed with a Revoke button")
+        assert secret not in text_of(app, "table.keys"), "the list never shows a secret"
+        for snippet in ("#snippet-python", "#snippet-node"):
+            assert base in text_of(app, snippet) and secret in text_of(app, snippet), snippet
+
+        status, _, body = bridge_get(p, "/v1/models", secret)
+        assert status == 200 and body["data"][0]["id"] == "chatgpt-tab", (status, body)
+        listed = p.cli("keys", "list")["keys"]
+        assert [(k["name"], k["created_by"], k["last_used_at"] is not None) for k in listed] == \
+            [("my-companion", os_user(), True)], listed
+        app.js("window.scrollTo(0, 0)")
+        app.shot("15-connect-key-made")
+        app.js("document.querySelector('#snippet-mcp').scrollIntoView({block: 'end'})")
+        app.shot("16-connect-snippets")
+
+        # Refusals are the core's sentences, and write nothing.
+        make_key_in_the_window(app, "my-companion")
+        dup = app.wait_js("const e = document.querySelector('#key-error'); return !e.hidden && e.textContent",
+                          "the duplicate-name refusal")
+        assert "already named" in dup and "choose another name" in dup, dup
+        make_key_in_the_window(app, "no spaces!")
+        bad = app.wait_js("const e = document.querySelector('#key-error');"
+                          "return !e.hidden && e.textContent.includes('malformed') && e.textContent",
+                          "the malformed-name refusal")
+        assert "1 to 64 letters" in bad, bad
+        assert len(p.cli("keys", "list")["keys"]) == 1, "a refused name writes nothing"
+
+        # Shown once: back to the queue and into the panel again, the secret is nowhere.
+        app.click("#close-connect")
+        app.wait_js("return document.querySelector('#connect').hidden", "the queue again")
+        app.click("#open-connect")
+        app.wait_js("return !!document.querySelector(\"tr[data-key='my-companion']\")", "the panel again")
+        assert secret not in app.js("return document.documentElement.outerHTML"), "the secret is shown once"
+        assert "sk-sl-…" in text_of(app, "#snippet-python"), "the snippets fall back to a placeholder"
+        assert text_of(app, "tr[data-key='my-companion'] td:nth-child(3)") != "never", "the list shows its last use"
+
+        app.click("tr[data-key='my-companion'] button[data-revoke]")
+        app.wait_js("return document.querySelector('#revoke-dialog').open", "the Revoke dialog")
+        assert "my-companion" in text_of(app, "#revoke-h")
+        app.click("#revoke-form button[value=revoke]")
+        app.wait_js("const r = document.querySelector(\"tr[data-key='my-companion']\");"
+                    "return r && r.classList.contains('revoked') && !r.querySelector('button')",
+                    "the key listed as revoked")
+        assert key_revoked_by(p, "my-companion") == os_user(), "a revocation is the OS user's decision"
+        status, headers, body = bridge_get(p, "/v1/models", secret)
+        assert status == 401 and headers.get("x-should-retry") == "false", (status, headers, body)
+        assert body["error"]["code"] == "invalid_api_key", body
+    finally:
+        app.close()
+
+
+def test_the_connect_panels_snippets_parse_and_its_mcp_entry_is_what_mcp_config_prints(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        # Keyboard: Tab reaches the Connect button, Enter opens the panel.
+        app.js("document.activeElement && document.activeElement.blur(); document.body.focus();")
+        for _ in range(15):
+            app.keys("\ue004")  # Tab
+            if app.js("return document.activeElement.id") == "open-connect":
+                break
+        assert app.js("return document.activeElement.id") == "open-connect", "Tab reaches Connect"
+        app.keys("\ue007")  # Enter
+        app.wait_js("return document.querySelector('#snippet-mcp').textContent.includes('mcpServers')",
+                    "the panel opened from the keyboard")
+        mcp = json.loads(text_of(app, "#snippet-mcp"))
+        printed = json.loads(subprocess.run([p_cli(), "--profile", p.dir, "mcp", "--config"], capture_output=True,
+                                            text=True, timeout=30, check=True).stdout)
+        assert mcp == printed, (mcp, printed)
+        entry = mcp["mcpServers"]["sendledger"]
+        assert os.access(entry["command"], os.X_OK) and entry["args"] == ["--profile", p.dir, "mcp"], entry
+
+        python = text_of(app, "#snippet-python")
+        compile(python, "snippet.py", "exec")
+        node_file = os.path.join(p.root, "snippet.mjs")
+        with open(node_file, "w") as f:
+            f.write(text_of(app, "#snippet-node"))
+        checked = subprocess.run(["node", "--check", node_file], capture_output=True, text=True, timeout=30)
+        assert checked.returncode == 0, checked.stderr
+        app.keys("\ue00c")  # Escape goes back to the queue
+        app.wait_js("return document.querySelector('#connect').hidden && "
+                    "document.activeElement.id === 'open-connect'", "Escape to close the panel")
+    finally:
+        app.close()
+
+
+def test_the_first_run_guide_shows_folder_steps_and_a_code_until_a_tab_is_leased(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        code = app.wait_js("const c = document.querySelector('#guide-code').textContent;"
+                           "return /^[A-Z0-9]{4}-[A-Z0-9]{4}$/.test(c) && c", "the pairing code inline")
+        assert shown(app, "#first-run") and not shown(app, "#pending"), "the guide stands in for the queue"
+        folder = text_of(app, "#extension-dir")
+        assert os.path.isfile(os.path.join(folder, "manifest.json")), f"the guide names the extension folder: {folder}"
+        steps = app.js("return [...document.querySelectorAll('#first-run ol.steps > li')].map(l => l.textContent)")
+        assert len(steps) == 3, steps
+        assert "chrome://extensions" in steps[0] and "Developer mode" in steps[0], steps
+        assert "Load unpacked" in steps[1] and code in steps[2] and "Pair" in steps[2], steps
+        app.click("#copy-dir")
+        said = app.wait_js("return document.querySelector('#copied').textContent", "the Copy button to answer")
+        assert said in ("copied", "selected: press Ctrl+C"), said
+        app.shot("00-first-run")
+
+        # The code shown is a real one: the extension pairs with it, and once its tab is
+        # leased the guide turns into the queue.
+        ext = FakeExtension(p, code=code)
+        ext.post("/v1/ext/lease", {"tab_id": "1"})
+        app.wait_js("return document.querySelector('#first-run').hidden", "the guide to give way once a tab is leased")
+        assert shown(app, "#pending") and shown(app, "#uncertain"), "the queue shows"
+        app.shot("00b-first-run-leased")
+    finally:
+        app.close()
+
+
 TEAL, AMBER, RED = (0x0F, 0x76, 0x6E), (0xF5, 0x9E, 0x0B), (0xC8, 0x1E, 0x1E)
 
 
@@ -546,6 +710,9 @@ test_tray_icon_shows_each_state_in_a_real_tray.desktop = {"tray_host": False}
 
 TESTS = [
     test_rows_appear_for_queued_uncertain_and_stopped_sends,
+    test_the_first_run_guide_shows_folder_steps_and_a_code_until_a_tab_is_leased,
+    test_a_key_made_in_the_connect_panel_opens_the_door_until_it_is_revoked_there,
+    test_the_connect_panels_snippets_parse_and_its_mcp_entry_is_what_mcp_config_prints,
     test_stop_button_closes_the_gate_and_resume_is_a_persons_decision,
     test_confirm_abandon_and_resend_record_who_and_evidence,
     test_a_decision_needs_evidence,

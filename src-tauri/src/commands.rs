@@ -68,6 +68,32 @@ pub async fn pairing_code(desk: State<'_, Arc<Desk>>) -> Result<json::Pairing, R
     desk.pairing_code().await
 }
 
+/// The Connect panel: base URL, MCP entry, keys (never a secret).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn connect(desk: State<'_, Arc<Desk>>) -> Result<json::Connect, Refusal> {
+    desk.connect().await
+}
+
+/// Makes a named API key; the answer carries its secret, the only time it is shown.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn create_key(
+    desk: State<'_, Arc<Desk>>,
+    name: String,
+    by: Option<String>,
+) -> Result<json::MadeKey, Refusal> {
+    desk.create_key(name, by).await
+}
+
+/// Revokes a named API key (a person's decision, final; `by` defaults to the OS user).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn revoke_key(
+    desk: State<'_, Arc<Desk>>,
+    name: String,
+    by: Option<String>,
+) -> Result<json::ApiKey, Refusal> {
+    desk.revoke_key(name, by).await
+}
+
 /// The settings the window edits.
 #[tauri::command(rename_all = "snake_case")]
 pub fn settings<R: Runtime>(
@@ -126,6 +152,9 @@ pub fn handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + 
         resolve,
         requeue,
         pairing_code,
+        connect,
+        create_key,
+        revoke_key,
         settings,
         save_settings
     ]

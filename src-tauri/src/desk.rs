@@ -247,7 +247,8 @@ impl Desk {
         Ok(self.api.apply(req).await?)
     }
 
-    fn by(&self, by: Option<String>) -> String {
+    /// Who a person's act is recorded as: the name typed, else the OS user.
+    pub(crate) fn by(&self, by: Option<String>) -> String {
         match by {
             Some(b) if !b.trim().is_empty() => b.trim().to_string(),
             _ => self.who.clone(),

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use sendledger::ledger::ApiKey;
+
 pub use sendledger::api::queue::{
     preview, Action, QueueStatus as Status, Row, Section, Step, HISTORY_ROWS, PREVIEW_CHARS,
 };
@@ -105,6 +107,35 @@ pub struct Settings {
     pub stale_uncertain_ms: i64,
     /// Start the app (in the tray, window closed) when the person logs in.
     pub autostart: bool,
+}
+
+/// The Connect panel: how a companion (OpenAI API) or an agent (MCP) reaches this owner.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Connect {
+    /// `http://127.0.0.1:<bridge port>/v1`, the live bridge of this owner.
+    pub base_url: String,
+    /// The `mcpServers` entry that launches `sendledger mcp` on this profile (pretty JSON).
+    pub mcp_config: String,
+    /// Every named key, newest first (revoked ones included; never a secret).
+    pub keys: Vec<ApiKey>,
+}
+
+/// A key just made: the one answer that carries its secret.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MadeKey {
+    /// The key as listed.
+    pub key: ApiKey,
+    /// `sk-sl-` and 64 hex digits; shown once, stored nowhere (the profile keeps its hash).
+    pub secret: String,
+}
+
+impl std::fmt::Debug for MadeKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MadeKey")
+            .field("key", &self.key)
+            .field("secret", &"<hidden>")
+            .finish()
+    }
 }
 
 /// A refusal the window shows as it is: what happened and what to do.

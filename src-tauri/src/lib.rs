@@ -3,10 +3,11 @@
 //! stale-uncertain notifications.
 //!
 //! Code map: [`desk`] is the single seam onto the core; [`commands`] are the window's IPC
-//! (thin over `desk`); [`json`] the shapes the window sees; [`tray`], [`window`],
+//! (thin over `desk`); [`connect`] the Connect panel (base URL, keys, MCP entry); [`json`] the shapes the window sees; [`tray`], [`window`],
 //! [`live`] (pushed updates) and [`notifications`] (the sweep) are the desktop parts.
 
 pub mod commands;
+pub mod connect;
 pub mod desk;
 pub mod json;
 pub mod live;

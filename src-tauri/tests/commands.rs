@@ -408,8 +408,21 @@ fn the_window_may_call_only_the_apps_own_commands() {
         );
     }
     let other = h.window("other");
-    let err = invoke(&other, "stop", json!({})).unwrap_err();
-    assert!(err.to_string().contains("not allowed"), "{err}");
+    for (cmd, body) in [
+        ("stop", json!({})),
+        ("connect", json!({})),
+        ("create_key", json!({"name": "sneaky"})),
+    ] {
+        let err = invoke(&other, cmd, body).unwrap_err();
+        assert!(err.to_string().contains("not allowed"), "{cmd}: {err}");
+    }
+    assert!(
+        invoke(&w, "connect", json!({})).unwrap()["keys"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "no key was made by another window"
+    );
     assert!(
         !h.reader().status().unwrap().gate_closed,
         "a refused command changed nothing"
@@ -591,5 +604,96 @@ fn observed_evidence_is_offered_as_a_suggestion_not_a_decision() {
         row["actions"],
         json!(["confirm", "abandon", "resend"]),
         "the decision stays a person's"
+    );
+}
+
+/// Who revoked key `name` (the ledger's own column; not in any view).
+fn revoked_by(h: &Harness, name: &str) -> Option<String> {
+    let name = name.to_string();
+    h.ledger(move |l| {
+        l.raw_connection()
+            .query_row(
+                "SELECT revoked_by FROM api_keys WHERE name = ?1",
+                [name],
+                |r| r.get(0),
+            )
+            .unwrap()
+    })
+}
+
+#[test]
+fn the_connect_panel_shows_the_live_base_url_and_keys_but_never_a_secret() {
+    let h = Harness::new();
+    let w = h.queue_window();
+    let addr = tauri::async_runtime::block_on(h.desk.address()).unwrap();
+    let before = invoke(&w, "connect", json!({})).unwrap();
+    assert_eq!(before["base_url"], format!("http://{addr}/v1"));
+    assert!(before["keys"].as_array().unwrap().is_empty());
+
+    let made = invoke(&w, "create_key", json!({"name": "  my-companion "})).unwrap();
+    let secret = made["secret"].as_str().unwrap().to_string();
+    assert!(secret.starts_with("sk-sl-") && secret.len() == 70, "{made}");
+    assert_eq!(made["key"]["name"], "my-companion", "the name is trimmed");
+    assert_eq!(made["key"]["created_by"], WHO, "made by the OS user");
+
+    let after = invoke(&w, "connect", json!({})).unwrap();
+    assert_eq!(after["keys"].as_array().unwrap().len(), 1);
+    assert_eq!(after["keys"][0]["name"], "my-companion");
+    assert_eq!(after["keys"][0]["last_used_at"], Value::Null);
+    assert!(
+        !after.to_string().contains(&secret["sk-sl-".len()..]),
+        "the panel's view never carries a secret: it was shown once"
+    );
+    let mcp: Value = serde_json::from_str(after["mcp_config"].as_str().unwrap()).unwrap();
+    let entry = &mcp["mcpServers"]["sendledger"];
+    assert_eq!(
+        entry["args"],
+        json!(["--profile", h.profile.dir().display().to_string(), "mcp"]),
+        "a profile that is not the default is named: {mcp}"
+    );
+}
+
+#[test]
+fn a_key_is_revoked_as_the_os_user_and_a_refused_name_writes_nothing() {
+    let h = Harness::new();
+    let w = h.queue_window();
+    invoke(&w, "create_key", json!({"name": "bot"})).unwrap();
+    for (name, says) in [
+        (
+            "bot",
+            "a live key is already named \"bot\": revoke it first or choose another name",
+        ),
+        (
+            "no spaces!",
+            "is malformed: use 1 to 64 letters, digits or . _ -",
+        ),
+    ] {
+        let err = invoke(&w, "create_key", json!({ "name": name })).unwrap_err();
+        assert!(
+            err["message"].as_str().unwrap().contains(says),
+            "{name}: {err}"
+        );
+    }
+    let keys = invoke(&w, "connect", json!({})).unwrap()["keys"].clone();
+    assert_eq!(
+        keys.as_array().unwrap().len(),
+        1,
+        "a refusal writes nothing"
+    );
+
+    let revoked = invoke(&w, "revoke_key", json!({"name": "bot"})).unwrap();
+    assert!(revoked["revoked_at"].is_i64(), "{revoked}");
+    assert_eq!(
+        revoked_by(&h, "bot").as_deref(),
+        Some(WHO),
+        "a person's decision: the OS user"
+    );
+    let err = invoke(&w, "revoke_key", json!({"name": "bot"})).unwrap_err();
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("no live key named \"bot\""),
+        "{err}"
     );
 }

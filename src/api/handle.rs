@@ -4,9 +4,9 @@
 //! the ledger itself.
 
 use super::queue::{self, QueueStatus, QueueView, Row};
-use super::{apply, show, OperationId, Outcome, Request, SendView};
+use super::{apply, show, KeySecret, OperationId, Outcome, Request, SendView};
 use crate::clock::Millis;
-use crate::ledger::{Event, LedgerError, LimitGate, Send, SendState, Writer};
+use crate::ledger::{ApiKey, Event, LedgerError, LimitGate, Send, SendState, Writer};
 use std::collections::BTreeSet;
 use tokio::sync::{broadcast, watch};
 
@@ -45,6 +45,32 @@ impl Api {
     /// One send with its timeline.
     pub async fn show(&self, op_id: OperationId) -> Result<SendView, LedgerError> {
         self.writer.call(move |l| show(l, &op_id)).await
+    }
+
+    /// Every named API key, newest first (revoked ones included; never a secret).
+    pub async fn keys(&self) -> Result<Vec<ApiKey>, LedgerError> {
+        self.writer.call(|l| super::keys(l)).await
+    }
+
+    /// Makes key `name` for `by` (what [`Request::KeyCreate`] applies): the key and its secret, which
+    /// is never handed out again. Errors: the ledger's sentence for a malformed or taken
+    /// name, or too many live keys; nothing is written then.
+    pub async fn create_key(
+        &self,
+        name: String,
+        by: String,
+    ) -> Result<(ApiKey, KeySecret), LedgerError> {
+        self.writer
+            .call(move |l| super::keys::create(l, &name, &by))
+            .await
+    }
+
+    /// Revokes the live key `name` for `by` (what [`Request::KeyRevoke`] applies; final). Errors: no
+    /// live key has that name.
+    pub async fn revoke_key(&self, name: String, by: String) -> Result<ApiKey, LedgerError> {
+        self.writer
+            .call(move |l| super::keys::revoke(l, &name, &by))
+            .await
     }
 
     /// Uncertain sends unresolved for at least `threshold_ms` and never notified, with the

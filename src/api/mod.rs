@@ -1,21 +1,23 @@
 //! The one typed surface for every door: the CLI (when it owns the ledger itself), the
 //! bridge's routes, the tray app — and the companion doors. A [`Request`] is a change a
 //! client asks for; [`apply`] commits it and answers a typed [`Outcome`]; the queries
-//! ([`queue`], [`show`]) answer typed views. JSON exists only where a door serialises these
+//! ([`queue`], [`show`], [`keys()`]) answer typed views. JSON exists only where a door serialises these
 //! (the bridge, the Tauri commands, the CLI's `--json`), in the shapes of docs/bridge-api.md.
 
 pub mod error;
 mod handle;
 pub mod ids;
+pub mod keys;
 pub mod queue;
 
 pub use error::ErrorClass;
 pub use handle::Api;
 pub use ids::{LeaseId, OperationId, ToolCallId};
+pub use keys::{keys, KeySecret};
 
 use crate::ledger::{
-    Admission, Decision, Event, Ledger, LedgerError, QueueRequest, Resolution, Resolved, Send,
-    StopReport, ToolCall,
+    Admission, ApiKey, Decision, Event, Ledger, LedgerError, QueueRequest, Resolution, Resolved,
+    Send, StopReport, ToolCall,
 };
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +51,10 @@ pub enum Request {
     ToolArchive { call_id: ToolCallId, by: String },
     /// Record that a person was notified that an uncertain send waits (once).
     MarkNotified { op_id: OperationId },
+    /// Make a named API key for a companion (a person's act, `by` who).
+    KeyCreate { name: String, by: String },
+    /// Revoke the live key `name` (final; a person's act, `by` who).
+    KeyRevoke { name: String, by: String },
 }
 
 impl Request {
@@ -97,6 +103,10 @@ pub enum Outcome {
     Requeued { send: Send },
     /// `MarkNotified`: whether this call recorded it (`false`: recorded before).
     Notified { notified: bool },
+    /// `KeyCreate`: the new key and its secret, the only time the secret is handed out.
+    KeyCreated { key: ApiKey, secret: KeySecret },
+    /// `KeyRevoke`: the key as revoked.
+    KeyRevoked { key: ApiKey },
     /// `ToolAdmit`: whether the side effect may run.
     Admitted(Admission),
 }
@@ -147,6 +157,13 @@ pub fn apply_as(
         },
         Request::MarkNotified { op_id } => Outcome::Notified {
             notified: ledger.mark_notified(op_id.as_str())?,
+        },
+        Request::KeyCreate { name, by } => {
+            let (key, secret) = keys::create(ledger, name, by)?;
+            Outcome::KeyCreated { key, secret }
+        }
+        Request::KeyRevoke { name, by } => Outcome::KeyRevoked {
+            key: keys::revoke(ledger, name, by)?,
         },
     })
 }

@@ -319,30 +319,30 @@ struct KeyBody {
     by: String,
 }
 
+/// `POST /v1/keys {"name","by"}` → 201 `{"key", "secret"}` (the secret's only showing).
 async fn key_create(State(st): State<BridgeState>, Body(b): Body<KeyBody>) -> Answer {
-    let (key, secret) = st
-        .ledger()
-        .call(move |l| l.key_create(&b.name, &b.by))
-        .await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(json!({ "key": key, "secret": secret })),
-    ))
+    let v = run(
+        &st,
+        Request::KeyCreate {
+            name: b.name,
+            by: b.by,
+        },
+    )
+    .await?;
+    Ok((StatusCode::CREATED, Json(v)))
 }
 
+/// `POST /v1/keys/{name}/revoke {"by"}` → `{"key"}` as revoked.
 async fn key_revoke(
     State(st): State<BridgeState>,
     Path(name): Path<String>,
     Body(b): Body<By>,
 ) -> Answer {
-    let key = st
-        .ledger()
-        .call(move |l| l.key_revoke(&name, &b.by))
-        .await?;
-    ok(json!({ "key": key }))
+    ok(run(&st, Request::KeyRevoke { name, by: b.by }).await?)
 }
 
+/// `GET /v1/keys` → `{"keys": [...]}`, newest first, never a secret.
 async fn key_list(State(st): State<BridgeState>) -> Answer {
-    let keys = st.ledger().call(|l| l.keys()).await?;
+    let keys = st.ledger().call(|l| api::keys(l)).await?;
     ok(json!({ "keys": keys }))
 }

@@ -60,5 +60,13 @@ pub fn route(req: &Request) -> (&'static str, String, Value) {
             format!("/v1/sends/{}/notified", segment(op_id.as_str())),
             json!({}),
         ),
+        Request::KeyCreate { name, by } => {
+            ("POST", "/v1/keys".into(), json!({ "name": name, "by": by }))
+        }
+        Request::KeyRevoke { name, by } => (
+            "POST",
+            format!("/v1/keys/{}/revoke", segment(name)),
+            json!({ "by": by }),
+        ),
     }
 }

@@ -110,6 +110,10 @@ fn decode(req: &Request, v: Value) -> Result<Outcome, serde_json::Error> {
     struct S {
         send: crate::ledger::Send,
     }
+    #[derive(serde::Deserialize)]
+    struct K {
+        key: crate::ledger::ApiKey,
+    }
     Ok(match req {
         Request::Queue { .. } | Request::Resolve { .. } | Request::Stop { .. } => {
             serde_json::from_value(v)?
@@ -125,6 +129,13 @@ fn decode(req: &Request, v: Value) -> Result<Outcome, serde_json::Error> {
         Request::MarkNotified { .. } => match serde_json::from_value(v)? {
             o @ Outcome::Notified { .. } => o,
             _ => return Err(serde_json::Error::custom("expected {\"notified\": bool}")),
+        },
+        Request::KeyCreate { .. } => match serde_json::from_value(v)? {
+            o @ Outcome::KeyCreated { .. } => o,
+            _ => return Err(serde_json::Error::custom("expected {\"key\", \"secret\"}")),
+        },
+        Request::KeyRevoke { .. } => Outcome::KeyRevoked {
+            key: serde_json::from_value::<K>(v)?.key,
         },
         Request::ToolStart { .. } | Request::ToolSettle { .. } | Request::ToolArchive { .. } => {
             match serde_json::from_value(v)? {

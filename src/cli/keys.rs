@@ -4,9 +4,9 @@
 use super::backend;
 use super::client::BridgeClient;
 use super::output::{emit, CliError};
+use crate::api::{self, Request};
 use crate::clock::SystemClock;
 use crate::ledger::Ledger;
-use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -51,35 +51,32 @@ pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<
     Ok(())
 }
 
-/// The live owner's key routes, or the ledger itself when no owner runs.
+/// Making and revoking go through [`backend::apply`] (the live owner's key routes, else the
+/// ledger itself), the same `api` requests the bridge and the app apply; the list is the
+/// owner's `GET /v1/keys`, else [`api::keys`] on the ledger.
 fn through_owner_or_ledger(profile: Option<&Path>, c: &KeysCommand) -> Result<Value, CliError> {
-    let profile = backend::profile(profile)?;
     let who = |by: &Option<String>| by.clone().unwrap_or_else(backend::os_user);
+    let req = match c {
+        KeysCommand::Create { name, by } => Request::KeyCreate {
+            name: name.clone(),
+            by: who(by),
+        },
+        KeysCommand::Revoke { name, by } => Request::KeyRevoke {
+            name: name.clone(),
+            by: who(by),
+        },
+        KeysCommand::List => return list(profile),
+    };
+    Ok(json!(backend::apply(profile, &req)?))
+}
+
+fn list(profile: Option<&Path>) -> Result<Value, CliError> {
+    let profile = backend::profile(profile)?;
     if let Some(client) = BridgeClient::discover(&profile)? {
-        return match c {
-            KeysCommand::Create { name, by } => {
-                client.call("POST", "/v1/keys", &json!({ "name": name, "by": who(by) }))
-            }
-            KeysCommand::List => client.call("GET", "/v1/keys", &Value::Null),
-            KeysCommand::Revoke { name, by } => client.call(
-                "POST",
-                &format!(
-                    "/v1/keys/{}/revoke",
-                    utf8_percent_encode(name, NON_ALPHANUMERIC)
-                ),
-                &json!({ "by": who(by) }),
-            ),
-        };
+        return client.call("GET", "/v1/keys", &Value::Null);
     }
-    let (mut ledger, _recovered) = Ledger::open(&profile, Arc::new(SystemClock))?;
-    Ok(match c {
-        KeysCommand::Create { name, by } => {
-            let (key, secret) = ledger.key_create(name, &who(by))?;
-            json!({ "key": key, "secret": secret })
-        }
-        KeysCommand::List => json!({ "keys": ledger.keys()? }),
-        KeysCommand::Revoke { name, by } => json!({ "key": ledger.key_revoke(name, &who(by))? }),
-    })
+    let (ledger, _recovered) = Ledger::open(&profile, Arc::new(SystemClock))?;
+    Ok(json!({ "keys": api::keys(&ledger)? }))
 }
 
 fn list_text(v: &serde_json::Value) -> String {

@@ -61,13 +61,25 @@ impl Profile {
             Some(p) => p.to_path_buf(),
             None => match std::env::var_os(PROFILE_ENV) {
                 Some(p) if !p.is_empty() => PathBuf::from(p),
-                _ => directories::ProjectDirs::from("", "", "sendledger")
-                    .ok_or(ProfileError::NoDefaultDirectory)?
-                    .data_dir()
-                    .to_path_buf(),
+                _ => Self::default_dir().ok_or(ProfileError::NoDefaultDirectory)?,
             },
         };
         Self::at(dir)
+    }
+
+    /// The platform's default profile directory (`~/.local/share/sendledger` on Linux),
+    /// what a command with neither `--profile` nor `$SENDLEDGER_PROFILE` uses; `None` when
+    /// the platform names no home directory.
+    pub fn default_dir() -> Option<PathBuf> {
+        directories::ProjectDirs::from("", "", "sendledger").map(|d| d.data_dir().to_path_buf())
+    }
+
+    /// Whether this is the default profile ([`Profile::default_dir`]), so a command needs
+    /// no `--profile` to reach it.
+    pub fn is_default(&self) -> bool {
+        Self::default_dir()
+            .and_then(|d| d.canonicalize().ok())
+            .is_some_and(|d| d == self.dir)
     }
 
     /// The profile at `dir`, created 0700 if missing (an existing one keeps its mode
