@@ -207,6 +207,24 @@ fn request_bodies_listings_and_frames_nesting_past_the_bound_are_refused_with_a_
     assert_owner_lives_and_send_kept(&mut serve, &ext, &lease, "deep");
 }
 
+/// Forwards `chunk` as stream `s1` of `op` at each of `seqs` until one is refused: that
+/// `seq` and its refusal, or `None` when all were taken.
+fn first_refused(
+    ext: &Extension,
+    lease: &str,
+    op: &str,
+    seqs: impl IntoIterator<Item = u64>,
+    chunk: &str,
+) -> Option<(u64, Answer)> {
+    seqs.into_iter().find_map(|seq| {
+        let a = ext.observe(&json!({
+            "lease_id": lease, "op_id": op, "kind": "stream_chunk",
+            "stream_id": "s1", "seq": seq, "chunk": chunk,
+        }));
+        (a.status != 200).then_some((seq, a))
+    })
+}
+
 /// A refusal of a stream past its bounds: 400, naming `bound`.
 fn assert_stream_bound_refusal(a: &Answer, bound: &str) {
     assert_eq!((a.status, a.code()), (400, "malformed"), "{}", a.body);
@@ -225,18 +243,8 @@ fn chunks_held_ahead_of_a_gap_are_bounded_and_the_send_keeps_its_state() {
     let lease = tracked(&serve, &ext, "gap");
     // Chunk 0 never arrives: every later one waits ahead of the gap, in memory.
     let chunk = "event: delta\ndata: {}\n\n".repeat(40);
-    let mut refused = None;
-    for seq in 1..=300u64 {
-        let a = ext.observe(&json!({
-            "lease_id": lease, "op_id": "gap", "kind": "stream_chunk",
-            "stream_id": "s1", "seq": seq, "chunk": chunk,
-        }));
-        if a.status != 200 {
-            refused = Some((seq, a));
-            break;
-        }
-    }
-    let (seq, a) = refused.expect("300 chunks ahead of a gap were all held");
+    let (seq, a) = first_refused(&ext, &lease, "gap", 1..=300, &chunk)
+        .expect("300 chunks ahead of a gap were all held");
     assert_eq!(seq, 257, "256 chunks may wait ahead of a gap, not one more");
     assert_stream_bound_refusal(&a, "ahead of a missing one");
     assert_owner_lives_and_send_kept(&mut serve, &ext, &lease, "gap");
@@ -252,18 +260,8 @@ fn a_stream_bringing_more_than_32_mib_is_no_longer_followed_and_the_send_keeps_i
     // (Each line is 14 bytes once JSON escapes its line break.)
     let chunk = ": keep-alive\n".repeat(MAX_CHUNK_BYTES / 14);
     let fit = (32 * 1024 * 1024 / chunk.len()) as u64;
-    let mut refused = None;
-    for seq in 0..40u64 {
-        let a = ext.observe(&json!({
-            "lease_id": lease, "op_id": "big", "kind": "stream_chunk",
-            "stream_id": "s1", "seq": seq, "chunk": chunk,
-        }));
-        if a.status != 200 {
-            refused = Some((seq, a));
-            break;
-        }
-    }
-    let (seq, a) = refused.expect("40 MB of one stream were all taken");
+    let (seq, a) = first_refused(&ext, &lease, "big", 0..40, &chunk)
+        .expect("40 MB of one stream were all taken");
     assert_eq!(
         seq, fit,
         "32 MiB are taken, the chunk past them is refused: {}",
