@@ -18,6 +18,20 @@ def ask(sdk, text="Write a haiku about ledgers.", **kw):
         model="chatgpt-tab", messages=[{"role": "user", "content": text}], **kw)
 
 
+def ask_in_thread(sdk):
+    """Runs `ask(sdk)` in a thread: (the thread, a dict that gets "value" or "error")."""
+    result = {}
+
+    def call():
+        try:
+            result["value"] = ask(sdk)
+        except Exception as e:  # noqa: BLE001 - the caller asserts on it
+            result["error"] = e
+    caller = threading.Thread(target=call, daemon=True)
+    caller.start()
+    return caller, result
+
+
 def test_models_lists_the_tab_model(sdk):
     assert [m.id for m in sdk.models.list()] == ["chatgpt-tab"]
 
@@ -84,15 +98,7 @@ def test_sigkill_after_the_grant_ends_the_sdk_in_a_no_retry_error_with_one_uncer
         return send["op_id"]
 
     th = player.in_thread(take_and_grant)
-    result = {}
-
-    def call():
-        try:
-            result["value"] = ask(sdk)
-        except Exception as e:  # noqa: BLE001 - asserted below
-            result["error"] = e
-    caller = threading.Thread(target=call, daemon=True)
-    caller.start()
+    caller, result = ask_in_thread(sdk)
     assert granted.wait(30), "the send was granted"
     th.join(30)
     op = th.box["value"]
@@ -175,15 +181,7 @@ def test_a_first_attempt_is_always_a_new_send_yes_twice_is_two_messages(owner, s
 
 
 def test_stop_while_a_request_waits_ends_in_a_no_retry_error_and_nothing_is_clicked(owner, sdk, player):
-    result = {}
-
-    def call():
-        try:
-            result["value"] = ask(sdk)
-        except Exception as e:  # noqa: BLE001 - asserted below
-            result["error"] = e
-    caller = threading.Thread(target=call, daemon=True)
-    caller.start()
+    caller, result = ask_in_thread(sdk)
     deadline = time.time() + 30
     while not owner.sends() and time.time() < deadline:
         time.sleep(0.05)
