@@ -11,6 +11,7 @@ pub mod json_depth;
 pub mod ledger;
 pub mod mcp;
 pub mod owner;
+pub mod person;
 pub mod profile;
 pub mod provider;
 pub mod send_text;

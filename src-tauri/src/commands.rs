@@ -6,8 +6,8 @@
 
 use crate::desk::Desk;
 use crate::json::{self, Refusal, Row, Snapshot, Status, Update};
-use crate::settings::Settings;
 use sendledger::ledger::Decision;
+use sendledger::profile::settings::Settings;
 use std::sync::Arc;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime, State};

@@ -1,11 +1,12 @@
 //! The window's Connect panel: how a companion or an agent reaches this owner — the
-//! OpenAI base URL on the live bridge, named API keys (made, listed and revoked through
-//! `sendledger::api`, the same requests the CLI and the bridge's `/v1/keys` routes apply)
+//! OpenAI base URL on the live bridge, named API keys (made and revoked as the typed
+//! requests `KeyCreate`/`KeyRevoke`, listed by `GET /v1/keys`: the same path the CLI takes)
 //! and the MCP client entry (docs/mcp.md). A key's secret is handed to the window once,
 //! in the answer to its making, and kept nowhere else.
 
 use crate::desk::Desk;
 use crate::json::{self, Refusal};
+use sendledger::api::{Outcome, Request};
 use std::path::{Path, PathBuf};
 
 /// Name of the CLI binary, which serves MCP (`sendledger mcp`).
@@ -14,13 +15,16 @@ const CLI_NAME: &str = "sendledger";
 impl Desk {
     /// What the panel shows: the base URL, the MCP entry and every key (never a secret).
     pub async fn connect(&self) -> Result<json::Connect, Refusal> {
-        let address = self.address().await.ok_or_else(|| Refusal {
-            message: "the app is shutting down: its bridge no longer listens".into(),
-        })?;
+        let c = self.client().clone();
+        let keys = tauri::async_runtime::spawn_blocking(move || c.keys())
+            .await
+            .map_err(|e| Refusal {
+                message: format!("the request to the owner was lost: {e}"),
+            })??;
         Ok(json::Connect {
-            base_url: format!("http://{address}/v1"),
+            base_url: format!("http://{}/v1", self.client().address()),
             mcp_config: mcp_config(self.profile()),
-            keys: self.api().keys().await?,
+            keys,
         })
     }
 
@@ -32,12 +36,17 @@ impl Desk {
         name: String,
         by: Option<String>,
     ) -> Result<json::MadeKey, Refusal> {
-        let by = self.by(by);
-        let (key, secret) = self.api().create_key(name.trim().to_string(), by).await?;
-        Ok(json::MadeKey {
-            key,
-            secret: secret.expose().to_string(),
-        })
+        let req = Request::KeyCreate {
+            name: name.trim().to_string(),
+            by: self.by(by),
+        };
+        match self.apply(req).await? {
+            Outcome::KeyCreated { key, secret } => Ok(json::MadeKey {
+                key,
+                secret: secret.expose().to_string(),
+            }),
+            _ => Err(unexpected()),
+        }
     }
 
     /// Revokes the live key `name` for `by`, else the OS user: a person's decision, final.
@@ -46,8 +55,20 @@ impl Desk {
         name: String,
         by: Option<String>,
     ) -> Result<json::ApiKey, Refusal> {
-        let by = self.by(by);
-        Ok(self.api().revoke_key(name, by).await?)
+        let req = Request::KeyRevoke {
+            name,
+            by: self.by(by),
+        };
+        match self.apply(req).await? {
+            Outcome::KeyRevoked { key } => Ok(key),
+            _ => Err(unexpected()),
+        }
+    }
+}
+
+fn unexpected() -> Refusal {
+    Refusal {
+        message: "the owner answered another outcome than a key: are the app and the owner the same version?".into(),
     }
 }
 

@@ -1,66 +1,69 @@
-//! The app's one handle on the core: the embedded owner runtime (the same as
-//! `sendledger serve`), reached through `sendledger::api` for every change and the
-//! ledger's readers for every view. Commands, tray and notifications all go through here,
-//! so the app has a single seam onto the core.
+//! The window's one handle on the owner: a client of the owner's loopback bridge (the
+//! tray process, or any owner of the profile), found through `bridge.json` and
+//! authenticated with `client.token`. Every change is a typed [`Request`] applied through
+//! the bridge, committed before it answers; every view is the core's queue view. Commands
+//! and the live feed ([`crate::live`]) go through here, so the window has one seam onto
+//! the core. The window never opens the ledger.
 
-use crate::json::{self, Row, Snapshot, Status, Update};
-use crate::settings::Settings;
-use sendledger::api::{Api, Outcome, Request};
+use crate::json::{self, Refusal, Row, Snapshot, Status, Update};
+use sendledger::api::{Outcome, Request};
+use sendledger::cli::client::BridgeClient;
+use sendledger::cli::CliError;
 use sendledger::ledger::{Decision, Resolution};
-use sendledger::owner::{Owner, OwnerConfig, OwnerError};
+use sendledger::profile::settings::Settings;
 use sendledger::profile::Profile;
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard};
 use tauri::ipc::Channel;
-use tokio::sync::watch;
 
 /// Locks `m`, also after a panic elsewhere poisoned it (the data are plain values).
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The running app's custody state: the owner, who is at the keyboard, and who listens.
+/// Runs a blocking bridge call off the async runtime's workers.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, CliError> + Send + 'static,
+) -> Result<T, Refusal> {
+    match tauri::async_runtime::spawn_blocking(f).await {
+        Ok(r) => r.map_err(Refusal::from),
+        Err(e) => Err(Refusal {
+            message: format!("the request to the owner was lost: {e}"),
+        }),
+    }
+}
+
+/// The window's custody handle: the owner's bridge, who is at the keyboard, who listens.
 pub struct Desk {
-    owner: tokio::sync::Mutex<Option<Owner>>,
-    api: Api,
+    client: BridgeClient,
     profile: Profile,
     who: String,
-    settings: Mutex<Settings>,
     listeners: Mutex<Vec<Channel<Update>>>,
     intent: Mutex<Option<json::Intent>>,
-    status: watch::Sender<Status>,
-    settings_changed: tokio::sync::Notify,
 }
 
 impl Desk {
-    /// Starts the owner (owner lock, recovery, bridge) and reads the app's settings.
-    pub async fn start(cfg: OwnerConfig, who: String) -> Result<Desk, OwnerError> {
-        let profile = cfg.profile.clone();
-        let owner = Owner::start(cfg).await?;
-        let api = owner.api();
-        let settings = Settings::load(&profile);
-        let desk = Desk {
-            owner: tokio::sync::Mutex::new(Some(owner)),
-            api,
+    /// The owner of `profile`, through its bridge; a refusal when none runs.
+    pub fn reach(profile: Profile, who: String) -> Result<Desk, Refusal> {
+        let client = BridgeClient::discover(&profile)?.ok_or_else(|| Refusal {
+            message: "sendledger's tray is not running on this profile: start sendledger again"
+                .into(),
+        })?;
+        Ok(Desk {
+            client,
             profile,
             who,
-            settings: Mutex::new(settings),
             listeners: Mutex::new(Vec::new()),
             intent: Mutex::new(None),
-            status: watch::channel(Status::default()).0,
-            settings_changed: tokio::sync::Notify::new(),
-        };
-        // Fills the status watch; a ledger that cannot be read shows up on the first command.
-        let _ = desk.status().await;
-        Ok(desk)
+        })
     }
 
-    /// The typed API (for the notification sweep and the change feed).
-    pub fn api(&self) -> Api {
-        self.api.clone()
+    /// The bridge client (the live feed reads through it).
+    pub fn client(&self) -> &BridgeClient {
+        &self.client
     }
 
-    /// The profile this app owns.
+    /// The profile this window shows.
     pub fn profile(&self) -> &Profile {
         &self.profile
     }
@@ -70,77 +73,52 @@ impl Desk {
         &self.who
     }
 
-    /// The current settings.
+    /// The app's settings as stored in the profile (`app.json`).
     pub fn settings(&self) -> Settings {
-        lock(&self.settings).clone()
+        Settings::load(&self.profile)
     }
 
-    /// Replaces the settings and writes them into the profile (0600).
-    pub fn save_settings(&self, s: Settings) -> Result<(), json::Refusal> {
-        s.save(&self.profile)?;
-        *lock(&self.settings) = s;
-        self.settings_changed.notify_one();
-        Ok(())
-    }
-
-    /// Woken when the settings change (the notification sweep re-reads its threshold).
-    pub fn settings_changed(&self) -> &tokio::sync::Notify {
-        &self.settings_changed
-    }
-
-    /// Where the bridge listens.
-    pub async fn address(&self) -> Option<std::net::SocketAddr> {
-        self.owner.lock().await.as_ref().map(|o| o.address())
-    }
-
-    /// Changes of counts and gate, for the tray.
-    pub fn watch_status(&self) -> watch::Receiver<Status> {
-        self.status.subscribe()
-    }
-
-    /// Every audit event committed from now on.
-    pub fn subscribe_events(&self) -> tokio::sync::broadcast::Receiver<sendledger::ledger::Event> {
-        self.api.subscribe()
+    /// Checks and writes the settings (0600); the tray notices the file change.
+    pub fn save_settings(&self, s: Settings) -> Result<(), Refusal> {
+        Ok(s.save(&self.profile)?)
     }
 
     /// Everything the window shows.
-    pub async fn snapshot(&self) -> Result<Snapshot, json::Refusal> {
-        let view = self.api.queue_view().await?;
-        self.status.send_replace(view.status.clone());
-        Ok(Snapshot {
+    pub async fn snapshot(&self) -> Result<Snapshot, Refusal> {
+        let c = self.client.clone();
+        let view = blocking(move || c.queue_view()).await?;
+        Ok(self.snapshot_of(view))
+    }
+
+    /// The core's queue view with who is at the keyboard and where the extension is.
+    pub fn snapshot_of(&self, view: sendledger::api::queue::QueueView) -> Snapshot {
+        Snapshot {
             who: self.who.clone(),
             extension_dir: extension_dir(),
             view,
-        })
+        }
     }
 
     /// Counts and gate.
-    pub async fn status(&self) -> Result<Status, json::Refusal> {
-        let status = self.api.queue_status().await?;
-        self.status.send_if_modified(|old| {
-            let changed = *old != status;
-            *old = status.clone();
-            changed
-        });
-        Ok(status)
+    pub async fn status(&self) -> Result<Status, Refusal> {
+        Ok(self.snapshot().await?.view.status)
     }
 
     /// The rows of `op_ids` (and of the sends they queue again), as they are now.
-    pub async fn rows(&self, op_ids: BTreeSet<String>) -> Result<Vec<Row>, json::Refusal> {
-        Ok(self.api.rows(op_ids).await?)
+    pub async fn rows(&self, op_ids: BTreeSet<String>) -> Result<Vec<Row>, Refusal> {
+        let c = self.client.clone();
+        blocking(move || c.rows(&op_ids)).await
     }
 
     /// Stop: fences the epoch and closes the gate; committed before it returns.
-    pub async fn stop(&self, by: Option<String>) -> Result<Status, json::Refusal> {
-        let by = self.by(by);
-        self.apply(Request::Stop { by }).await?;
+    pub async fn stop(&self, by: Option<String>) -> Result<Status, Refusal> {
+        self.apply(Request::Stop { by: self.by(by) }).await?;
         self.status().await
     }
 
     /// Resume after a Stop: a person's decision.
-    pub async fn resume(&self, by: Option<String>) -> Result<Status, json::Refusal> {
-        let by = self.by(by);
-        self.apply(Request::Resume { by }).await?;
+    pub async fn resume(&self, by: Option<String>) -> Result<Status, Refusal> {
+        self.apply(Request::Resume { by: self.by(by) }).await?;
         self.status().await
     }
 
@@ -151,7 +129,7 @@ impl Desk {
         decision: Decision,
         by: Option<String>,
         evidence: String,
-    ) -> Result<Vec<Row>, json::Refusal> {
+    ) -> Result<Vec<Row>, Refusal> {
         let resolution = Resolution {
             decision,
             by: self.by(by),
@@ -171,11 +149,7 @@ impl Desk {
     }
 
     /// Queue again a stopped or rejected send, as a new operation linked to it.
-    pub async fn requeue(
-        &self,
-        op_id: String,
-        by: Option<String>,
-    ) -> Result<Vec<Row>, json::Refusal> {
+    pub async fn requeue(&self, op_id: String, by: Option<String>) -> Result<Vec<Row>, Refusal> {
         let by = self.by(by);
         let answer = self
             .apply(Request::Requeue {
@@ -191,12 +165,9 @@ impl Desk {
     }
 
     /// A new one-time pairing code for the extension.
-    pub async fn pairing_code(&self) -> Result<json::Pairing, json::Refusal> {
-        let owner = self.owner.lock().await;
-        let owner = owner.as_ref().ok_or_else(|| json::Refusal {
-            message: "the app is shutting down".into(),
-        })?;
-        let code = owner.pairing_code().await;
+    pub async fn pairing_code(&self) -> Result<json::Pairing, Refusal> {
+        let c = self.client.clone();
+        let code = blocking(move || c.pairing_code()).await?;
         Ok(json::Pairing {
             code: code.code,
             expires_at: code.expires_at,
@@ -207,7 +178,7 @@ impl Desk {
     /// The channel is registered before the queue is read, so no commit falls between the
     /// two; a change read before the snapshot but delivered after it is older than the row
     /// the window holds, and the window keeps the newer one (ui/app.js).
-    pub async fn listen(&self, channel: Channel<Update>) -> Result<(), json::Refusal> {
+    pub async fn listen(&self, channel: Channel<Update>) -> Result<(), Refusal> {
         lock(&self.listeners).push(channel.clone());
         let snapshot = self.snapshot().await?;
         channel.send(Update::Snapshot(snapshot))?;
@@ -231,20 +202,10 @@ impl Desk {
         }
     }
 
-    /// Forgets every window channel (the window closed).
-    pub fn forget_listeners(&self) {
-        lock(&self.listeners).clear();
-    }
-
-    /// Stops the bridge and releases the profile.
-    pub async fn shutdown(&self) {
-        if let Some(owner) = self.owner.lock().await.take() {
-            owner.shutdown().await;
-        }
-    }
-
-    async fn apply(&self, req: Request) -> Result<Outcome, json::Refusal> {
-        Ok(self.api.apply(req).await?)
+    /// Applies `req` through the owner's bridge (the typed API's routes).
+    pub(crate) async fn apply(&self, req: Request) -> Result<Outcome, Refusal> {
+        let c = self.client.clone();
+        blocking(move || c.apply(&req)).await
     }
 
     /// Who a person's act is recorded as: the name typed, else the OS user.

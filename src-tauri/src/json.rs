@@ -9,54 +9,6 @@ pub use sendledger::api::queue::{
     preview, Action, QueueStatus as Status, Row, Section, Step, HISTORY_ROWS, PREVIEW_CHARS,
 };
 
-/// Which tray icon shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TrayState {
-    /// Nothing needs a person.
-    Normal,
-    /// At least one send is uncertain (shown even while stopped: it needs a decision).
-    NeedsAttention,
-    /// Stop closed the gate.
-    Stopped,
-}
-
-/// The tray's reading of the queue's counts and gate.
-pub trait TrayStatus {
-    /// Attention first (a decision is waiting), then a closed gate.
-    fn tray_state(&self) -> TrayState;
-    /// One line for the tray's tooltip and menu: counts and the gate.
-    fn summary(&self) -> String;
-}
-
-impl TrayStatus for Status {
-    fn tray_state(&self) -> TrayState {
-        if self.uncertain > 0 {
-            TrayState::NeedsAttention
-        } else if self.gate_closed {
-            TrayState::Stopped
-        } else {
-            TrayState::Normal
-        }
-    }
-
-    fn summary(&self) -> String {
-        let gate = if self.gate_closed {
-            "sends stopped"
-        } else {
-            "sending allowed"
-        };
-        let mut line = format!(
-            "{} pending · {} uncertain · {} stopped · {gate}",
-            self.pending, self.uncertain, self.stopped
-        );
-        if let Some(why) = &self.waiting {
-            line.push_str(&format!(" · {why}"));
-        }
-        line
-    }
-}
-
 /// Everything the window shows: the core's queue view and who is at the keyboard.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {

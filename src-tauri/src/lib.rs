@@ -1,41 +1,52 @@
-//! sendledger's tray app: one process that embeds the owner runtime (ledger + loopback
-//! bridge, the same as `sendledger serve`), with a tray icon, a queue window and
-//! stale-uncertain notifications.
+//! sendledger's queue window: its own process (`sendledger-app`), started from the desktop
+//! menu, by a second launch, or by the tray (`sendledger-tray`, the profile's owner), and
+//! gone when its window closes — so the tray process that owns the ledger links no web
+//! view. The window reaches the owner only through the bridge's client routes.
 //!
-//! Code map: [`desk`] is the single seam onto the core; [`commands`] are the window's IPC
-//! (thin over `desk`); [`connect`] the Connect panel (base URL, keys, MCP entry); [`json`] the shapes the window sees; [`tray`], [`window`],
-//! [`live`] (pushed updates) and [`notifications`] (the sweep) are the desktop parts.
+//! Code map: [`launcher`] makes sure the tray runs; [`desk`] is the single seam onto the
+//! owner (typed requests over the bridge); [`commands`] are the window's IPC (thin over
+//! `desk`); [`connect`] the Connect panel; [`json`] the shapes the window sees; [`live`]
+//! relays the owner's queue feed; [`window`] the window itself.
 
 pub mod commands;
 pub mod connect;
 pub mod desk;
 pub mod json;
+pub mod launcher;
 pub mod live;
-pub mod notifications;
-pub mod settings;
-pub mod tray;
 pub mod window;
 
 use desk::Desk;
-use sendledger::clock::SystemClock;
-use sendledger::ledger::Bounds;
-use sendledger::owner::OwnerConfig;
 use sendledger::profile::Profile;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tauri::{Manager, RunEvent, WindowEvent};
+use tauri::{AppHandle, Manager, Runtime};
 
 /// Exit code when the profile cannot be owned (as the CLI's "owned by another process").
 pub const EXIT_NOT_OWNER: i32 = 3;
 
-/// The command line: `sendledger-app [--profile DIR] [--hidden]`. Unknown arguments are
-/// ignored (a desktop launcher or a WebDriver may add its own).
+/// What the tray asked the window to show when it opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ask {
+    /// Confirm Resume (with who).
+    Resume,
+    /// A new pairing code for the extension.
+    Pair,
+}
+
+/// The command line: `sendledger-app [--profile DIR] [--hidden] [--intent=resume|pair]
+/// [--from-tray]`. Unknown arguments are ignored (a desktop launcher or a WebDriver may
+/// add its own).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Args {
     /// Profile directory (else `SENDLEDGER_PROFILE`, else the platform data directory).
     pub profile: Option<PathBuf>,
-    /// Start in the tray without opening the window (autostart uses this).
+    /// Make sure the tray runs, and open no window (what log-in's autostart runs).
     pub hidden: bool,
+    /// What to show first.
+    pub intent: Option<Ask>,
+    /// Started by the tray, which owns the profile: no need to look for it.
+    pub from_tray: bool,
 }
 
 impl Args {
@@ -44,88 +55,73 @@ impl Args {
         let mut out = Args::default();
         let mut it = args.into_iter();
         while let Some(a) = it.next() {
-            if a == "--hidden" {
-                out.hidden = true;
-            } else if a == "--profile" {
-                out.profile = it.next().map(PathBuf::from);
-            } else if let Some(p) = a.strip_prefix("--profile=") {
-                out.profile = Some(PathBuf::from(p));
+            match a.as_str() {
+                "--hidden" => out.hidden = true,
+                "--from-tray" => out.from_tray = true,
+                "--intent=resume" => out.intent = Some(Ask::Resume),
+                "--intent=pair" => out.intent = Some(Ask::Pair),
+                "--profile" => out.profile = it.next().map(PathBuf::from),
+                _ => {
+                    if let Some(p) = a.strip_prefix("--profile=") {
+                        out.profile = Some(PathBuf::from(p));
+                    }
+                }
             }
         }
         out
     }
 }
 
-/// The OS user: the default "who" of a person's decision (`$USER`, else the account name
-/// of the process's uid, else "person").
-pub fn os_user() -> String {
-    let from_env = std::env::var("USER")
-        .or_else(|_| std::env::var("LOGNAME"))
-        .ok()
-        .filter(|u| !u.trim().is_empty());
-    from_env
-        .or_else(account_name)
-        .unwrap_or_else(|| "person".into())
-}
-
-fn account_name() -> Option<String> {
-    // SAFETY: getpwuid returns a pointer into static storage or null; the name is copied
-    // out before anything else can call it on this thread.
-    unsafe {
-        let pw = libc::getpwuid(libc::getuid());
-        if pw.is_null() || (*pw).pw_name.is_null() {
-            return None;
-        }
-        let name = std::ffi::CStr::from_ptr((*pw).pw_name);
-        name.to_str().ok().map(str::to_string)
-    }
-}
-
-/// Runs the app until Quit.
-pub fn run() {
+/// Runs the window until it closes (or the owner quits); returns the exit code.
+pub fn run() -> i32 {
     let args = Args::parse(std::env::args().skip(1));
+    let profile = match Profile::resolve(args.profile.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return refuse(&e.to_string(), EXIT_NOT_OWNER),
+    };
+    if !args.from_tray {
+        if let Err(no) = launcher::ensure_tray(&profile) {
+            eprintln!("{}", no.message);
+            return no.code;
+        }
+    }
+    if args.hidden {
+        return 0;
+    }
     let app = with_plugins(tauri::Builder::default(), &args)
         .invoke_handler(commands::handler())
         .setup(move |app| {
-            let desk = match start_owner(&args) {
-                Ok(d) => Arc::new(d),
-                Err(message) => refuse_to_start(&message),
-            };
+            let desk = Arc::new(
+                Desk::reach(profile, sendledger::person::os_user()).map_err(|r| r.message)?,
+            );
             app.manage(desk.clone());
-            let status = tauri::async_runtime::block_on(desk.status()).map_err(|e| e.message)?;
-            let tray = tray::Tray::build(app.handle(), desk.clone(), &status)?;
-            log::info!("tray ready");
-            live::forward_events(desk.clone());
-            live::follow_writes(desk.clone());
-            live::follow_status(desk.clone(), tray);
-            notifications::spawn_sweep(app.handle().clone(), desk);
-            quit_on_sigterm(app.handle().clone());
-            if !args.hidden {
-                window::open(app.handle());
+            live::follow(app.handle().clone(), desk.clone());
+            if let Some(ask) = args.intent {
+                take_intent(app.handle(), ask);
             }
+            window::open(app.handle());
             Ok(())
         })
-        .on_window_event(|window, event| {
-            if let WindowEvent::Destroyed = event {
-                if window.label() == window::LABEL {
-                    window.state::<Arc<Desk>>().forget_listeners();
-                    return_freed_memory();
-                }
-            }
-        })
         .build(tauri::generate_context!())
-        .expect("the app could not be built");
-    app.run(|app, event| match event {
-        // Closing the window keeps the app in the tray; only Quit (an explicit code) exits.
-        RunEvent::ExitRequested {
-            code: None, api, ..
-        } => api.prevent_exit(),
-        RunEvent::Exit => {
-            let desk = app.state::<Arc<Desk>>().inner().clone();
-            tauri::async_runtime::block_on(desk.shutdown());
+        .expect("the window could not be built");
+    app.run(|_, _| {});
+    0
+}
+
+/// Shows `ask` in the window (a pairing code is asked of the owner first).
+fn take_intent<R: Runtime>(app: &AppHandle<R>, ask: Ask) {
+    let desk = app.state::<Arc<Desk>>().inner().clone();
+    match ask {
+        Ask::Resume => desk.ask(json::Intent::Resume),
+        Ask::Pair => {
+            tauri::async_runtime::spawn(async move {
+                match desk.pairing_code().await {
+                    Ok(code) => desk.ask(json::Intent::Pair(code)),
+                    Err(e) => log::error!("no pairing code: {}", e.message),
+                }
+            });
         }
-        _ => {}
-    });
+    }
 }
 
 /// The plugins, in order: single instance first (a second launch hands over its arguments
@@ -141,7 +137,11 @@ fn with_plugins(builder: tauri::Builder<tauri::Wry>, args: &Args) -> tauri::Buil
     builder
         // First: a second launch hands over its arguments here and exits.
         .plugin(tauri_plugin_single_instance::init(|app, argv, _cwd| {
-            if !argv.iter().any(|a| a == "--hidden") {
+            let again = Args::parse(argv.into_iter().skip(1));
+            if let Some(ask) = again.intent {
+                take_intent(app, ask);
+            }
+            if !again.hidden {
                 window::open(app);
             }
         }))
@@ -161,7 +161,7 @@ fn with_plugins(builder: tauri::Builder<tauri::Wry>, args: &Args) -> tauri::Buil
         )
 }
 
-/// What a log-in starts: the tray only, on the profile this app was started with.
+/// What a log-in starts: the tray only, on the profile this window was started with.
 fn autostart_args(args: &Args) -> Vec<String> {
     let mut out = vec!["--hidden".to_string()];
     if let Some(p) = &args.profile {
@@ -170,58 +170,8 @@ fn autostart_args(args: &Args) -> Vec<String> {
     out
 }
 
-/// SIGTERM (log-out, `kill`) quits as the tray's Quit does: the owner shuts down cleanly.
-fn quit_on_sigterm<R: tauri::Runtime>(app: tauri::AppHandle<R>) {
-    tauri::async_runtime::spawn(async move {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                term.recv().await;
-                log::info!("SIGTERM: quitting");
-                app.exit(0);
-            }
-            Err(e) => log::warn!("no SIGTERM handler: {e}"),
-        }
-    });
-}
-
-/// Hands the heap the closed web view freed back to the OS, so an app back in the tray is
-/// as small as one that never opened its window (glibc keeps freed pages otherwise).
-fn return_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only releases free memory at the top of glibc's heaps.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
-fn start_owner(args: &Args) -> Result<Desk, String> {
-    let profile = Profile::resolve(args.profile.as_deref()).map_err(|e| e.to_string())?;
-    let cfg = OwnerConfig {
-        profile,
-        port: None,
-        bounds: Bounds::default(),
-        clock: Arc::new(SystemClock),
-    };
-    tauri::async_runtime::block_on(Desk::start(cfg, os_user())).map_err(|e| e.to_string())
-}
-
-/// The profile cannot be owned (another owner runs, the ledger is damaged…): say so on
-/// stderr, in the log and as a notification, and exit without touching anything.
-fn refuse_to_start(message: &str) -> ! {
-    let text = format!("sendledger could not start: {message}");
-    log::error!("{text}");
-    eprintln!("{text}");
-    let body = message.to_string();
-    let shown = std::thread::spawn(move || {
-        notify_rust::Notification::new()
-            .appname("sendledger")
-            .summary("sendledger could not start")
-            .body(&body)
-            .icon("dialog-error")
-            .show()
-            .is_ok()
-    });
-    let _ = shown.join();
-    std::process::exit(EXIT_NOT_OWNER)
+/// The profile cannot be had: say so on stderr and exit without touching anything.
+fn refuse(message: &str, code: i32) -> i32 {
+    eprintln!("sendledger could not start: {message}");
+    code
 }

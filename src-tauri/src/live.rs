@@ -1,82 +1,60 @@
-//! Live updates: every audit event the owner commits becomes the changed rows pushed to
-//! the window, and every change of counts or gate reaches the tray and the window. The
-//! window never polls.
+//! Live updates: the owner's queue feed (`GET /v1/queue/feed`, pushed after every commit,
+//! never on a timer) relayed to the window's channels. When the feed ends because the
+//! owner quit (Quit in the tray, log-out), the window's process exits with it; a feed
+//! that broke while the owner still runs is opened again (with a new snapshot).
 
 use crate::desk::Desk;
 use crate::json::Update;
-use crate::tray::Tray;
-use std::collections::BTreeSet;
+use sendledger::bridge::discovery;
+use sendledger::bridge::queue_feed::QueueUpdate;
 use std::sync::Arc;
-use tauri::Runtime;
-use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use std::time::Duration;
+use tauri::{AppHandle, Runtime};
 
-/// Forwards committed events to the window as changed rows (a burst becomes one update).
-pub fn forward_events(desk: Arc<Desk>) {
-    let mut rx = desk.subscribe_events();
-    tauri::async_runtime::spawn(async move {
-        loop {
-            let mut ids = BTreeSet::new();
-            let mut lagged = false;
-            match rx.recv().await {
-                Ok(e) => {
-                    ids.insert(e.op_id);
-                }
-                Err(RecvError::Lagged(_)) => lagged = true,
-                Err(RecvError::Closed) => return,
+/// A feed silent this long is taken as broken, in ms (the owner's keep-alive: 15 s).
+pub const FEED_IDLE_MS: u64 = 45_000;
+/// Pause before the feed is opened again while the owner still runs, in ms.
+pub const REOPEN_AFTER_MS: u64 = 250;
+
+/// Relays the feed to the window for as long as the owner runs, then ends the app.
+pub fn follow<R: Runtime>(app: AppHandle<R>, desk: Arc<Desk>) {
+    std::thread::Builder::new()
+        .name("queue-feed".into())
+        .spawn(move || {
+            while owner_runs(&desk) {
+                relay(&desk);
+                std::thread::sleep(Duration::from_millis(REOPEN_AFTER_MS));
             }
-            loop {
-                match rx.try_recv() {
-                    Ok(e) => {
-                        ids.insert(e.op_id);
-                    }
-                    Err(TryRecvError::Lagged(_)) => lagged = true,
-                    Err(_) => break,
-                }
-            }
-            let update = if lagged {
-                desk.snapshot().await.map(Update::Snapshot)
-            } else {
-                match (desk.status().await, desk.rows(ids).await) {
-                    (Ok(status), Ok(rows)) => Ok(Update::Changed { status, rows }),
-                    (Err(e), _) | (_, Err(e)) => Err(e),
-                }
-            };
-            match update {
-                Ok(u) => {
-                    desk.push(u);
-                }
-                Err(e) => log::error!("cannot read the ledger for the window: {}", e.message),
-            }
-        }
-    });
+            log::info!("the owner quit: closing the window");
+            app.exit(0);
+        })
+        .expect("a thread for the queue feed");
 }
 
-/// Shows every change of counts or gate in the tray and the window (a Stop with nothing
-/// queued writes no audit event, yet the gate changed).
-pub fn follow_status<R: Runtime>(desk: Arc<Desk>, tray: Tray<R>) {
-    let mut rx = desk.watch_status();
-    tauri::async_runtime::spawn(async move {
-        while rx.changed().await.is_ok() {
-            let status = rx.borrow_and_update().clone();
-            if let Err(e) = tray.show(&status) {
-                log::warn!("cannot update the tray: {e}");
-            }
-            desk.push(Update::Changed {
-                status,
-                rows: Vec::new(),
-            });
-        }
-    });
+/// Whether the owner this window reaches still runs at the same address.
+fn owner_runs(desk: &Desk) -> bool {
+    discovery::live_bridge(desk.profile())
+        .is_some_and(|b| b.address.to_string() == desk.client().address())
 }
 
-/// Re-reads counts and gate after every write the owner commits, so a Stop or Resume made
-/// through the bridge (which may write no audit event) reaches the tray at once.
-pub fn follow_writes(desk: Arc<Desk>) {
-    let mut rx = desk.api().watch_writes();
-    tauri::async_runtime::spawn(async move {
-        while rx.changed().await.is_ok() {
-            rx.borrow_and_update();
-            let _ = desk.status().await;
+/// Relays one feed until it ends.
+fn relay(desk: &Desk) {
+    let feed = match desk.client().queue_feed(FEED_IDLE_MS) {
+        Ok(f) => f,
+        Err(e) => {
+            log::warn!("no queue feed: {e}");
+            return;
         }
-    });
+    };
+    for update in feed {
+        let update = match update {
+            Ok(QueueUpdate::Snapshot(view)) => Update::Snapshot(desk.snapshot_of(view)),
+            Ok(QueueUpdate::Changed { status, rows }) => Update::Changed { status, rows },
+            Err(e) => {
+                log::warn!("{e}");
+                return;
+            }
+        };
+        desk.push(update);
+    }
 }

@@ -1,6 +1,6 @@
-//! The tray app's entry point (see the library for what it does).
+//! The queue window's entry point (see the library for what it does).
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() {
-    sendledger_app::run()
+    std::process::exit(sendledger_app::run())
 }

@@ -1,5 +1,6 @@
-//! The queue window. It is created when asked for (tray, second launch, notification) and
-//! destroyed when closed: the app stays in the tray, and an idle app holds no web view.
+//! The queue window. This process exists for it: it is created at start (or raised when a
+//! second launch hands over), and when it closes the process exits, taking the web view
+//! and everything WebKit mapped with it. The tray keeps running.
 
 use tauri::{AppHandle, Manager, Runtime, WebviewUrl, WebviewWindowBuilder};
 

@@ -3,6 +3,7 @@
 use super::body::{Body, SEND_LIMIT};
 use super::error::ApiError;
 use super::events;
+use super::queue_feed::{self, MAX_ROWS_ASKED};
 use super::BridgeState;
 use crate::api::{self, OperationId, Request};
 use crate::ledger::{Decision, LedgerError, ListFilter, QueueRequest, Resolution, SendState};
@@ -26,6 +27,8 @@ pub(super) fn routes() -> Router<BridgeState> {
         .route("/v1/sends/{op_id}", get(show))
         .route("/v1/sends/{op_id}/wait", get(wait))
         .route("/v1/queue", get(queue_view))
+        .route("/v1/queue/feed", get(queue_feed::stream))
+        .route("/v1/queue/rows", post(queue_rows))
         .route("/v1/sends/{op_id}/resolve", post(resolve))
         .route("/v1/sends/{op_id}/requeue", post(requeue))
         .route("/v1/sends/{op_id}/notified", post(notified))
@@ -80,6 +83,31 @@ async fn show(State(st): State<BridgeState>, Path(op_id): Path<String>) -> Answe
 async fn queue_view(State(st): State<BridgeState>) -> Answer {
     let view = st.ledger().call(|l| api::queue::queue_view(l)).await?;
     ok(json!(view))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RowsBody {
+    op_ids: Vec<String>,
+}
+
+/// `POST /v1/queue/rows {"op_ids": [..]}` → `{"rows": [Row]}`: those sends' rows (and the
+/// sends they queue again) as the queue view shows them; unknown ids are left out. At most
+/// [`MAX_ROWS_ASKED`] ids.
+async fn queue_rows(State(st): State<BridgeState>, Body(b): Body<RowsBody>) -> Answer {
+    if b.op_ids.len() > MAX_ROWS_ASKED {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_many",
+            format!(
+                "at most {MAX_ROWS_ASKED} operation ids may be read at once; this asked for {}: ask in smaller batches",
+                b.op_ids.len()
+            ),
+        ));
+    }
+    let ids = b.op_ids.into_iter().collect();
+    let rows = st.ledger().call(move |l| api::queue::rows(l, ids)).await?;
+    ok(json!({ "rows": rows }))
 }
 
 /// The longest a client may ask `wait` to hold its request, in ms.

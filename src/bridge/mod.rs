@@ -17,6 +17,7 @@ mod extension_routes;
 pub mod observations;
 mod openai;
 pub mod pairing;
+pub mod queue_feed;
 pub mod routes;
 
 use crate::clock::{Clock, Millis};

@@ -42,9 +42,4 @@ pub(crate) fn reader(explicit: Option<&Path>) -> Result<LedgerReader, CliError> 
     Ok(LedgerReader::open(&profile(explicit)?)?)
 }
 
-/// The OS user name, the default "who" of a person's decision.
-pub(crate) fn os_user() -> String {
-    std::env::var("USER")
-        .or_else(|_| std::env::var("LOGNAME"))
-        .unwrap_or_else(|_| "person".into())
-}
+pub(crate) use crate::person::os_user;

@@ -2,17 +2,22 @@
 //! `bridge.json` and authenticated with `client.token`.
 
 use super::CliError;
+use crate::api::queue::{QueueView, Row};
 use crate::api::{Outcome, Request};
 use crate::bridge::discovery::{self, BridgeInfo, CLIENT_TOKEN_FILE};
+use crate::bridge::pairing::PairingCode;
 use crate::bridge::routes;
+use crate::ledger::ApiKey;
 use crate::profile::Profile;
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 /// Per-request timeout, in ms (`SENDLEDGER_CLIENT_TIMEOUT_MS` overrides it).
 pub const TIMEOUT_MS: u64 = 30_000;
 
 /// A client of a live owner's bridge.
+#[derive(Clone)]
 pub struct BridgeClient {
     base: String,
     token: String,
@@ -58,6 +63,62 @@ impl BridgeClient {
         self
     }
 
+    /// The owner's address, `127.0.0.1:PORT`.
+    pub fn address(&self) -> &str {
+        self.base.trim_start_matches("http://")
+    }
+
+    /// `GET /v1/queue`: every section of the queue as a person sees it.
+    pub fn queue_view(&self) -> Result<QueueView, CliError> {
+        typed(self.call("GET", "/v1/queue", &Value::Null)?)
+    }
+
+    /// `POST /v1/queue/rows`: the rows of `op_ids` (and of the sends they queue again).
+    pub fn rows(&self, op_ids: &BTreeSet<String>) -> Result<Vec<Row>, CliError> {
+        #[derive(serde::Deserialize)]
+        struct Rows {
+            rows: Vec<Row>,
+        }
+        let body = serde_json::json!({ "op_ids": op_ids });
+        Ok(typed::<Rows>(self.call("POST", "/v1/queue/rows", &body)?)?.rows)
+    }
+
+    /// `POST /v1/pairing-code`: a new one-time code for the extension.
+    pub fn pairing_code(&self) -> Result<PairingCode, CliError> {
+        typed(self.call("POST", "/v1/pairing-code", &serde_json::json!({}))?)
+    }
+
+    /// `GET /v1/keys`: every named key, newest first (never a secret).
+    pub fn keys(&self) -> Result<Vec<ApiKey>, CliError> {
+        #[derive(serde::Deserialize)]
+        struct Keys {
+            keys: Vec<ApiKey>,
+        }
+        Ok(typed::<Keys>(self.call("GET", "/v1/keys", &Value::Null)?)?.keys)
+    }
+
+    /// `GET /v1/queue/feed`: the queue's live updates, read as they come
+    /// ([`super::feed::QueueFeed`]). A silence longer than `idle_ms` (the owner sends a
+    /// keep-alive every 15 s) ends it with an error.
+    pub fn queue_feed(&self, idle_ms: u64) -> Result<super::feed::QueueFeed, CliError> {
+        let agent = ureq::AgentBuilder::new()
+            .timeout_connect(Duration::from_secs(5))
+            .timeout_read(Duration::from_millis(idle_ms))
+            .build();
+        let resp = agent
+            .get(&format!("{}/v1/queue/feed", self.base))
+            .set("Authorization", &format!("Bearer {}", self.token))
+            .set("Accept", "text/event-stream")
+            .call()
+            .map_err(|e| {
+                CliError::Unreachable(format!(
+                    "the owner at {} did not open its queue feed ({e})",
+                    self.base
+                ))
+            })?;
+        Ok(super::feed::QueueFeed::new(resp.into_reader()))
+    }
+
     /// Sends `req` to its route; the answer read back as the typed outcome.
     pub fn apply(&self, req: &Request) -> Result<Outcome, CliError> {
         let (method, path, body) = routes::route(req);
@@ -100,6 +161,15 @@ impl BridgeClient {
             ))),
         }
     }
+}
+
+/// An answer read as `T`; a shape this build does not know is said as such.
+fn typed<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, CliError> {
+    serde_json::from_value(v).map_err(|e| {
+        CliError::Unreachable(format!(
+            "the owner answered a shape this sendledger does not know ({e}): are the app and the CLI the same version?"
+        ))
+    })
 }
 
 /// Decodes the bridge's JSON answer to `req` into its typed outcome (the JSON stays at

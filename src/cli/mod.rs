@@ -9,6 +9,7 @@
 
 mod backend;
 pub mod client;
+pub mod feed;
 mod gate;
 pub mod inspect;
 mod keys;

@@ -6,6 +6,7 @@
 
 mod owner_lock;
 mod reserve;
+pub mod settings;
 
 pub use owner_lock::{OwnerInfo, OwnerLock};
 pub use reserve::{Reserve, RESERVE_BYTES, RESERVE_FILE};

@@ -1,8 +1,9 @@
-//! The app's own settings, kept in the profile as `app.json` (0600):
-//! `{"stale_uncertain_ms": 300000}`. Autostart is not stored here: the autostart plugin's
-//! desktop entry is the truth, so it cannot drift.
+//! The tray app's settings, kept in the profile as `app.json` (0600):
+//! `{"stale_uncertain_ms": 300000}`. The queue window writes them; the tray process (its
+//! stale-uncertain sweep) reads them and watches the file. Autostart is not stored here:
+//! the autostart desktop entry is the truth, so it cannot drift.
 
-use sendledger::profile::{Profile, ProfileError};
+use super::{Profile, ProfileError};
 use serde::{Deserialize, Serialize};
 
 /// File name inside the profile.
@@ -51,9 +52,9 @@ impl Settings {
             Ok(text) => match serde_json::from_str::<Settings>(&text) {
                 Ok(s) if s.stale_uncertain_ms >= MIN_STALE_UNCERTAIN_MS => s,
                 _ => {
-                    log::warn!(
-                        "{} is not valid settings: using the defaults",
-                        path.display()
+                    tracing::warn!(
+                        path = %path.display(),
+                        "not valid settings: using the defaults"
                     );
                     Settings::default()
                 }

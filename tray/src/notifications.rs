@@ -6,17 +6,16 @@
 //! Order: show, then record. A failed show (no notification service) is recorded nowhere
 //! and tried again a minute later; the tray's attention icon shows the send meanwhile. The
 //! notification carries the operation id, never the message's text. Clicking it (where
-//! the desktop supports actions) opens the queue window.
+//! the desktop supports actions) opens the queue window. The threshold is re-read when
+//! `app.json` changes ([`crate::settings_watch`]).
 
-use crate::desk::Desk;
-use crate::window;
+use crate::settings_watch::SettingsWatch;
+use crate::window::{Intent, Windows};
 use notify_rust::Notification;
-use sendledger::api::Request;
+use sendledger::api::{Api, Request};
 use sendledger::ledger::Send;
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tauri::{AppHandle, Runtime};
 
 /// How long a failed notification waits before it is tried again.
 pub const RETRY_AFTER: Duration = Duration::from_secs(60);
@@ -55,13 +54,13 @@ pub fn notification(send: &Send, now_ms: i64) -> Notification {
 /// Runs the sweep for as long as the app runs: a pass now, then one whenever the next
 /// send becomes stale, a failed notification may be retried, the owner commits a write, or
 /// the threshold changes — never on a timer while nothing is due.
-pub fn spawn_sweep<R: Runtime>(app: AppHandle<R>, desk: Arc<Desk>) {
-    tauri::async_runtime::spawn(async move {
+pub fn spawn_sweep(api: Api, mut settings: SettingsWatch, windows: Windows) {
+    tokio::spawn(async move {
         let mut failed: HashMap<String, Instant> = HashMap::new();
-        let mut writes = desk.api().watch_writes();
+        let mut writes = api.watch_writes();
         loop {
             writes.borrow_and_update();
-            let wait = pass(&app, &desk, &mut failed).await;
+            let wait = pass(&api, &settings, &windows, &mut failed).await;
             tokio::select! {
                 _ = tokio::time::sleep(wait) => {}
                 changed = writes.changed() => {
@@ -69,21 +68,21 @@ pub fn spawn_sweep<R: Runtime>(app: AppHandle<R>, desk: Arc<Desk>) {
                         return;
                     }
                 }
-                _ = desk.settings_changed().notified() => {}
+                _ = settings.changed() => {}
             }
         }
     });
 }
 
 /// Notifies every stale uncertain send not notified yet; returns how long to sleep.
-async fn pass<R: Runtime>(
-    app: &AppHandle<R>,
-    desk: &Arc<Desk>,
+async fn pass(
+    api: &Api,
+    settings: &SettingsWatch,
+    windows: &Windows,
     failed: &mut HashMap<String, Instant>,
 ) -> Duration {
-    notify_limit_once(desk).await;
-    let threshold = desk.settings().stale_uncertain_ms;
-    let api = desk.api();
+    notify_limit_once(api).await;
+    let threshold = settings.current().stale_uncertain_ms;
     let read = match api.stale_uncertain(threshold).await {
         Ok((stale, now)) => api
             .next_stale_uncertain_at(threshold)
@@ -94,7 +93,7 @@ async fn pass<R: Runtime>(
     let (stale, next, now) = match read {
         Ok(r) => r,
         Err(e) => {
-            log::error!("stale-uncertain sweep cannot read the ledger: {e}");
+            tracing::error!("stale-uncertain sweep cannot read the ledger: {e}");
             return Duration::from_secs(1);
         }
     };
@@ -103,8 +102,8 @@ async fn pass<R: Runtime>(
         if failed.contains_key(&send.op_id) {
             continue;
         }
-        if let Err(e) = notify_once(app, desk, &send, now).await {
-            log::warn!(
+        if let Err(e) = notify_once(api, windows, &send, now).await {
+            tracing::warn!(
                 "cannot notify about uncertain send {}: {e}; trying again in a minute",
                 send.op_id
             );
@@ -120,8 +119,8 @@ async fn pass<R: Runtime>(
 
 /// One notification per closing of the limit gate (a page's usage limit), recorded in the
 /// ledger (`mark_limit_notified`) after it was shown; a failed show is tried next pass.
-async fn notify_limit_once(desk: &Desk) {
-    let Ok(Some((gate, now))) = desk.api().limit_gate_to_notify().await else {
+async fn notify_limit_once(api: &Api) {
+    let Ok(Some((gate, now))) = api.limit_gate_to_notify().await else {
         return;
     };
     let body = match gate.until_ms {
@@ -138,37 +137,31 @@ async fn notify_limit_once(desk: &Desk) {
         .icon("dialog-information");
     match tokio::task::spawn_blocking(move || n.show()).await {
         Ok(Ok(_)) => {
-            let _ = desk.api().mark_limit_notified().await;
-            log::info!("notified about the usage limit");
+            let _ = api.mark_limit_notified().await;
+            tracing::info!("notified about the usage limit");
         }
-        _ => log::warn!("cannot notify about the usage limit; trying again next pass"),
+        _ => tracing::warn!("cannot notify about the usage limit; trying again next pass"),
     }
 }
 
-async fn notify_once<R: Runtime>(
-    app: &AppHandle<R>,
-    desk: &Desk,
-    send: &Send,
-    now: i64,
-) -> Result<(), String> {
+async fn notify_once(api: &Api, windows: &Windows, send: &Send, now: i64) -> Result<(), String> {
     let n = notification(send, now);
     // `show()` blocks on D-Bus: never on the main thread or an async worker.
     let handle = tokio::task::spawn_blocking(move || n.show())
         .await
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
-    desk.api()
-        .apply(Request::MarkNotified {
-            op_id: send.op_id.as_str().into(),
-        })
-        .await
-        .map_err(|e| e.to_string())?;
-    log::info!("notified about uncertain send {}", send.op_id);
-    let app = app.clone();
+    api.apply(Request::MarkNotified {
+        op_id: send.op_id.as_str().into(),
+    })
+    .await
+    .map_err(|e| e.to_string())?;
+    tracing::info!("notified about uncertain send {}", send.op_id);
+    let windows = windows.clone();
     std::thread::spawn(move || {
         handle.wait_for_action(|action| {
             if action == "default" {
-                window::open(&app);
+                windows.open(Intent::Queue);
             }
         })
     });

@@ -1,0 +1,88 @@
+//! Before any window: makes sure the profile's owner — the tray process,
+//! `sendledger-tray` — runs. When none does, starts it in a process group of its own (so
+//! it outlives this window) with `--announce`, and waits for its `ready` line; a refusal
+//! (another owner, a damaged ledger, no desktop) is relayed as it is, with its exit code.
+
+use sendledger::bridge::discovery;
+use sendledger::profile::Profile;
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// Environment variable naming the tray binary (tests, a development checkout);
+/// otherwise `sendledger-tray` beside this binary, else from the `PATH`.
+pub const TRAY_BIN_ENV: &str = "SENDLEDGER_TRAY_BINARY";
+const TRAY_BIN: &str = "sendledger-tray";
+
+/// Why the tray could not be had: its message and the exit code to leave with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoTray {
+    pub message: String,
+    pub code: i32,
+}
+
+/// Whether the owner of `profile` is a tray process (not `sendledger serve`, say).
+fn tray_owns(profile: &Profile) -> bool {
+    discovery::live_bridge(profile).is_some()
+        && profile.current_owner().is_some_and(|o| {
+            o.command
+                .split(' ')
+                .next()
+                .is_some_and(|p| p.ends_with(TRAY_BIN))
+        })
+}
+
+/// Makes sure a tray owns `profile`, starting one when none runs. Another kind of owner
+/// (`sendledger serve`) is not taken over: the tray started then refuses, naming it.
+pub fn ensure_tray(profile: &Profile) -> Result<(), NoTray> {
+    if tray_owns(profile) {
+        return Ok(());
+    }
+    let mut child = Command::new(tray_binary())
+        .arg(format!("--profile={}", profile.dir().display()))
+        .arg("--announce")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| NoTray {
+            message: format!(
+                "sendledger could not start its tray ({}): {e}; is sendledger-tray installed beside sendledger-app?",
+                tray_binary().display()
+            ),
+            code: 1,
+        })?;
+    let mut line = String::new();
+    let out = child.stdout.take().expect("piped");
+    let _ = BufReader::new(out).read_line(&mut line);
+    if line.trim() == "ready" {
+        return Ok(());
+    }
+    let mut said = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        let _ = err.read_to_string(&mut said);
+    }
+    let code = child.wait().ok().and_then(|s| s.code()).unwrap_or(1);
+    Err(NoTray {
+        message: said
+            .lines()
+            .rfind(|l| l.starts_with("sendledger could not start"))
+            .unwrap_or("sendledger's tray stopped before it was ready: see its log")
+            .to_string(),
+        code: if code == 0 { 1 } else { code },
+    })
+}
+
+/// `SENDLEDGER_TRAY_BINARY`, else `sendledger-tray` beside this binary, else the bare name.
+pub fn tray_binary() -> PathBuf {
+    if let Some(p) = std::env::var_os(TRAY_BIN_ENV).filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|d| d.join(TRAY_BIN)))
+        .filter(|p| p.is_file())
+        .unwrap_or_else(|| PathBuf::from(TRAY_BIN))
+}
