@@ -87,6 +87,10 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         &["api", "bridge", "owner", "cli", "ledger", "provider"],
     ),
     (
+        "person",
+        &["api", "bridge", "owner", "cli", "ledger", "provider"],
+    ),
+    (
         "json_depth",
         &["api", "bridge", "owner", "cli", "ledger", "provider"],
     ),
@@ -123,8 +127,9 @@ fn no_module_imports_upward_against_the_arrows_of_architecture_md() {
     assert!(found.is_empty(), "upward imports:\n{}", found.join("\n"));
 }
 
-/// What the tray app's own code may not name: it reaches the core through `sendledger::api`.
-const APP_FORBIDDEN: &[&str] = &[
+/// What the tray process may not name: it embeds the owner and reaches the ledger
+/// through `sendledger::api`.
+const TRAY_FORBIDDEN: &[&str] = &[
     "sendledger::ledger::Writer",
     "sendledger::ledger::Ledger",
     "Ledger::open",
@@ -134,25 +139,47 @@ const APP_FORBIDDEN: &[&str] = &[
     ".call(",
 ];
 
-#[test]
-fn the_tray_app_reaches_the_core_only_through_the_typed_api() {
+/// What the window process may not name besides: it embeds no owner and holds no API
+/// handle; it reaches the owner over the bridge (typed requests through the client).
+const WINDOW_FORBIDDEN: &[&str] = &["sendledger::owner", "sendledger::api::Api", "Owner::start"];
+
+/// `file:line: code` of every line of `dir` naming one of `banned`.
+fn lines_naming(dir: &Path, banned: &[&str]) -> Vec<String> {
     let mut found = Vec::new();
-    for file in rust_files(&root().join("src-tauri/src")) {
+    for file in rust_files(dir) {
         let text = fs::read_to_string(&file).unwrap();
         for (n, line) in code_lines(&text) {
-            for bad in APP_FORBIDDEN {
-                if line.contains(bad)
-                    || (line.contains("use sendledger::ledger::{") && line.contains("Ledger"))
-                {
-                    found.push(format!("{}:{n}: {}", file.display(), line.trim()));
-                    break;
-                }
+            let ledger_group =
+                line.contains("use sendledger::ledger::{") && line.contains("Ledger");
+            if ledger_group || banned.iter().any(|b| line.contains(b)) {
+                found.push(format!("{}:{n}: {}", file.display(), line.trim()));
             }
         }
     }
+    found
+}
+
+#[test]
+fn the_tray_reaches_the_core_only_through_the_typed_api() {
+    let found = lines_naming(&root().join("tray/src"), TRAY_FORBIDDEN);
     assert!(
         found.is_empty(),
-        "the app goes around the API:\n{}",
+        "the tray goes around the API:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_window_reaches_the_owner_only_over_the_bridge() {
+    let banned: Vec<&str> = TRAY_FORBIDDEN
+        .iter()
+        .chain(WINDOW_FORBIDDEN)
+        .copied()
+        .collect();
+    let found = lines_naming(&root().join("src-tauri/src"), &banned);
+    assert!(
+        found.is_empty(),
+        "the window goes around the bridge:\n{}",
         found.join("\n")
     );
 }
@@ -184,6 +211,7 @@ fn key_calls_outside_the_api(src: &Path) -> Vec<String> {
 fn named_keys_are_made_listed_and_revoked_only_through_the_api() {
     let mut found = key_calls_outside_the_api(&root().join("src"));
     found.extend(key_calls_outside_the_api(&root().join("src-tauri/src")));
+    found.extend(key_calls_outside_the_api(&root().join("tray/src")));
     assert!(
         found.is_empty(),
         "a door goes around api for a key:\n{}",
@@ -228,6 +256,7 @@ fn long_functions(dir: &Path) -> Vec<(PathBuf, usize, usize)> {
 fn no_function_is_longer_than_seventy_lines() {
     let mut found = long_functions(&root().join("src"));
     found.extend(long_functions(&root().join("src-tauri/src")));
+    found.extend(long_functions(&root().join("tray/src")));
     let report: Vec<String> = found
         .iter()
         .map(|(f, l, n)| format!("{}:{l}: {n} lines", f.display()))

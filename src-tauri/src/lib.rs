@@ -95,7 +95,8 @@ pub fn run() -> i32 {
                 Desk::reach(profile, sendledger::person::os_user()).map_err(|r| r.message)?,
             );
             app.manage(desk.clone());
-            live::follow(app.handle().clone(), desk.clone());
+            let handle = app.handle().clone();
+            live::follow(desk.clone(), move || handle.exit(0));
             if let Some(ask) = args.intent {
                 take_intent(app.handle(), ask);
             }

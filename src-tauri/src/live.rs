@@ -9,15 +9,15 @@ use sendledger::bridge::discovery;
 use sendledger::bridge::queue_feed::QueueUpdate;
 use std::sync::Arc;
 use std::time::Duration;
-use tauri::{AppHandle, Runtime};
 
 /// A feed silent this long is taken as broken, in ms (the owner's keep-alive: 15 s).
 pub const FEED_IDLE_MS: u64 = 45_000;
 /// Pause before the feed is opened again while the owner still runs, in ms.
 pub const REOPEN_AFTER_MS: u64 = 250;
 
-/// Relays the feed to the window for as long as the owner runs, then ends the app.
-pub fn follow<R: Runtime>(app: AppHandle<R>, desk: Arc<Desk>) {
+/// Relays the feed to the window for as long as the owner runs, then calls `owner_gone`
+/// (the app passes its exit).
+pub fn follow(desk: Arc<Desk>, owner_gone: impl FnOnce() + Send + 'static) {
     std::thread::Builder::new()
         .name("queue-feed".into())
         .spawn(move || {
@@ -26,7 +26,7 @@ pub fn follow<R: Runtime>(app: AppHandle<R>, desk: Arc<Desk>) {
                 std::thread::sleep(Duration::from_millis(REOPEN_AFTER_MS));
             }
             log::info!("the owner quit: closing the window");
-            app.exit(0);
+            owner_gone();
         })
         .expect("a thread for the queue feed");
 }

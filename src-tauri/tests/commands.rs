@@ -4,7 +4,7 @@
 
 use sendledger::clock::ManualClock;
 use sendledger::ledger::{Bounds, Ledger, LedgerReader, QueueRequest, SendState, TabBinding};
-use sendledger::owner::OwnerConfig;
+use sendledger::owner::{Owner, OwnerConfig};
 use sendledger::profile::Profile;
 use sendledger_app::commands;
 use sendledger_app::desk::Desk;
@@ -25,6 +25,9 @@ const PUSH_BOUND: Duration = Duration::from_secs(10);
 struct Harness {
     _dir: tempfile::TempDir,
     profile: Profile,
+    /// The profile's owner, as the tray process runs it; the window reaches it over the
+    /// loopback bridge.
+    owner: Owner,
     desk: Arc<Desk>,
     app: App<MockRuntime>,
     clock: ManualClock,
@@ -41,7 +44,8 @@ impl Harness {
             bounds: Bounds::default(),
             clock: Arc::new(clock.clone()),
         };
-        let desk = Arc::new(tauri::async_runtime::block_on(Desk::start(cfg, WHO.into())).unwrap());
+        let owner = tauri::async_runtime::block_on(Owner::start(cfg)).unwrap();
+        let desk = Arc::new(Desk::reach(profile.clone(), WHO.into()).unwrap());
         let app = mock_builder()
             .invoke_handler(commands::handler())
             .build(tauri::generate_context!())
@@ -50,6 +54,7 @@ impl Harness {
         Harness {
             _dir: dir,
             profile,
+            owner,
             desk,
             app,
             clock,
@@ -68,7 +73,7 @@ impl Harness {
 
     /// Runs `f` on the owner's ledger (what the bridge does for the extension and the CLI).
     fn ledger<T: Send + 'static>(&self, f: impl FnOnce(&mut Ledger) -> T + Send + 'static) -> T {
-        tauri::async_runtime::block_on(self.desk.api().writer_for_tests().call(f))
+        tauri::async_runtime::block_on(self.owner.api().writer_for_tests().call(f))
     }
 
     fn queue(&self, op_id: &str, text: &str) {
@@ -432,7 +437,7 @@ fn the_window_may_call_only_the_apps_own_commands() {
 #[test]
 fn changes_are_pushed_to_the_window_as_they_commit() {
     let h = Harness::new();
-    live::forward_events(h.desk.clone());
+    live::follow(h.desk.clone(), || {});
     let (tx, rx) = mpsc::channel::<Value>();
     let channel: Channel<Update> = Channel::new(move |body| {
         if let InvokeResponseBody::Json(s) = body {
@@ -494,7 +499,7 @@ fn settings_are_checked_and_kept_in_the_profile() {
     let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "settings live in the profile, private");
     assert_eq!(
-        sendledger_app::settings::Settings::load(&h.profile).stale_uncertain_ms,
+        sendledger::profile::settings::Settings::load(&h.profile).stale_uncertain_ms,
         120_000
     );
 }
@@ -540,34 +545,23 @@ fn rows_fall_into_sections_by_state() {
 }
 
 #[test]
-fn the_tray_shows_attention_before_stopped() {
-    use sendledger_app::json::{Status, TrayState, TrayStatus};
-    let mut s = Status::default();
-    assert_eq!(s.tray_state(), TrayState::Normal);
-    s.gate_closed = true;
-    assert_eq!(s.tray_state(), TrayState::Stopped);
-    s.uncertain = 1;
-    assert_eq!(
-        s.tray_state(),
-        TrayState::NeedsAttention,
-        "a send waiting for a decision outranks a closed gate"
-    );
-    assert_eq!(
-        s.summary(),
-        "0 pending · 1 uncertain · 0 stopped · sends stopped"
-    );
-}
-
-#[test]
-fn arguments_are_profile_and_hidden_and_others_are_ignored() {
-    use sendledger_app::Args;
+fn arguments_are_profile_hidden_and_intent_and_others_are_ignored() {
+    use sendledger_app::{Args, Ask};
     let a = Args::parse(
-        ["--automation", "--profile", "/p", "--hidden"]
-            .iter()
-            .map(|s| s.to_string()),
+        [
+            "--automation",
+            "--profile",
+            "/p",
+            "--hidden",
+            "--intent=pair",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
     );
     assert_eq!(a.profile.as_deref(), Some(std::path::Path::new("/p")));
     assert!(a.hidden);
+    assert_eq!(a.intent, Some(Ask::Pair));
+    assert!(!a.from_tray);
     let b = Args::parse(["--profile=/q".to_string()]);
     assert_eq!(b.profile.as_deref(), Some(std::path::Path::new("/q")));
     assert!(!b.hidden);
@@ -625,7 +619,7 @@ fn revoked_by(h: &Harness, name: &str) -> Option<String> {
 fn the_connect_panel_shows_the_live_base_url_and_keys_but_never_a_secret() {
     let h = Harness::new();
     let w = h.queue_window();
-    let addr = tauri::async_runtime::block_on(h.desk.address()).unwrap();
+    let addr = h.owner.address();
     let before = invoke(&w, "connect", json!({})).unwrap();
     assert_eq!(before["base_url"], format!("http://{addr}/v1"));
     assert!(before["keys"].as_array().unwrap().is_empty());
