@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The tray app's suite: lints, the commands through Tauri's IPC on the mock runtime, then
-# the real app end to end under Xvfb and a private D-Bus session (tauri-driver +
+# The tray app's suite (the tray process and the window process): lints, the window's
+# commands through Tauri's IPC on the mock runtime, then the real app end to end under Xvfb and a private D-Bus session (tauri-driver +
 # WebKitWebDriver for the window, D-Bus for the tray menu and notifications). With
 # --deb (or in CI) it also builds the .deb, installs it with dpkg and runs the first
 # end-to-end test against the installed binary.
@@ -29,13 +29,14 @@ e2e() { # runs the end-to-end suite with a display and a session bus of its own
 }
 
 echo "== app: clippy"
-cargo clippy -p sendledger-app --no-deps --all-targets -- -D warnings || status=1
+cargo clippy -p sendledger-app -p sendledger-tray --no-deps --all-targets -- -D warnings || status=1
 
 echo "== app: build"
-cargo build -p sendledger-app --bin sendledger-app && cargo build --bin sendledger || exit 1
+cargo build -p sendledger-app --bin sendledger-app && cargo build -p sendledger-tray --bin sendledger-tray \
+  && cargo build --bin sendledger || exit 1
 
-echo "== app: commands on the mock runtime"
-cargo test -p sendledger-app 2>&1 | tee target/test-app-commands.log
+echo "== app: the window's commands on the mock runtime, the tray's own tests"
+cargo test -p sendledger-app -p sendledger-tray 2>&1 | tee target/test-app-commands.log
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 count target/test-app-commands.log
 

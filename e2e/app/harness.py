@@ -20,6 +20,8 @@ import dbus
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CLI = os.path.join(ROOT, "target", "debug", "sendledger")
 APP = os.environ.get("SENDLEDGER_APP_BINARY", os.path.join(ROOT, "target", "debug", "sendledger-app"))
+# The tray process (the profile's owner): the window binary starts the one beside it.
+TRAY = os.path.join(os.path.dirname(APP), "sendledger-tray")
 SHOTS = os.path.join(ROOT, "target", "e2e-screenshots", "app")
 EXTENSION_ORIGIN = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
 BOUND = 20.0  # seconds: the longest any single wait may take
@@ -272,7 +274,8 @@ class Driver:
 
 
 class App:
-    """The real app binary, launched by WebKitWebDriver, on `profile`."""
+    """The real window binary, launched by WebKitWebDriver, on `profile`; it starts the tray
+    (`sendledger-tray`, the owner) when none runs. `pid` is the tray's."""
 
     def __init__(self, profile, extra_env=None, args=()):
         self.profile = profile
@@ -357,19 +360,28 @@ class App:
         return path
 
     def alive(self):
-        try:
-            os.kill(self.pid, 0)
-            return True
-        except ProcessLookupError:
-            return False
+        """Whether the tray (the owner) still runs."""
+        return pid_alive(self.pid)
 
-    def close(self):
+    def close(self, tray=True):
+        """Ends the WebDriver session (and the window's process), then the tray unless
+        `tray` is false."""
         try:
             self.request("DELETE", self.s(""))
         except Exception:
             pass
-        kill(self.pid)
+        if tray:
+            kill(self.pid)
         self.driver.close()
+
+
+def pid_alive(pid):
+    """Whether `pid` runs (a zombie does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
 
 
 def kill(pid):
@@ -397,20 +409,24 @@ def kill(pid):
 
 
 class DirectApp:
-    """The app binary started as a person would (no WebDriver), on `profile`."""
+    """A binary started as a person would (no WebDriver), on `profile`: the window binary
+    by default (which starts the tray: `pid` is the tray's; `proc` is the window's, or the
+    launcher's that exits at once with --hidden), or the tray itself (`binary=TRAY`)."""
 
-    def __init__(self, profile, args=(), extra_env=None):
+    def __init__(self, profile, args=(), extra_env=None, binary=APP):
         self.profile = profile
         env = {**os.environ, "HOME": profile.home, **(extra_env or {})}
         env.pop("TAURI_WEBVIEW_AUTOMATION", None)
         self.log = open(os.path.join(profile.root, "app.log"), "w+")
-        self.proc = subprocess.Popen([APP, "--profile", profile.dir, *args], env=env,
+        self.proc = subprocess.Popen([binary, "--profile", profile.dir, *args], env=env,
                                      stdout=subprocess.DEVNULL, stderr=self.log, text=True)
-        self.pid = self.proc.pid
-        wait_until(lambda: profile_pid(profile) == self.pid, "the app to own the profile (bridge.json)")
+        self.pid = wait_until(lambda: profile_pid(profile), "the tray to own the profile (bridge.json)")
+        if binary == TRAY:
+            assert self.pid == self.proc.pid, "the tray started is the owner"
 
     def alive(self):
-        return self.proc.poll() is None
+        """Whether the tray (the owner) still runs."""
+        return pid_alive(self.pid)
 
     def stderr(self):
         self.log.seek(0)
@@ -419,6 +435,8 @@ class DirectApp:
     def close(self):
         if self.alive():
             kill(self.pid)
+        if self.proc.poll() is None:
+            kill(self.proc.pid)
         self.proc.wait(10)
         self.log.close()
 

@@ -7,8 +7,8 @@ import signal
 import subprocess
 import time
 
-from harness import (APP, App, DirectApp, FakeExtension, Profile, Tray, X, bridge_get, colour_share, kill,
-                     os_user, wait_until)
+from harness import (APP, TRAY, App, DirectApp, FakeExtension, Profile, Tray, X, bridge_get, colour_share, kill,
+                     os_user, pid_alive, wait_until)
 
 # Each test gets the fake desktop (tray host + notification recorder) from run.py.
 
@@ -241,7 +241,8 @@ def test_closing_the_window_keeps_the_app_in_the_tray(desktop):
         win = wait_until(lambda: x.shown(), "the queue window to show")[0]
         x.close(win)
         wait_until(lambda: not x.shown(), "the window to close")
-        assert app.alive(), "closing the window keeps the app running"
+        assert app.proc.wait(20) == 0, "the window's process ends with its window"
+        assert app.alive(), "closing the window keeps the tray running"
         assert p.status() is not None and p.bridge()["pid"] == app.pid, "the owner still runs"
         tray = Tray(desktop, app.pid)
         tray.click("Open queue")
@@ -269,15 +270,23 @@ def test_hidden_launch_goes_to_the_tray_only(desktop):
     app = DirectApp(p, args=["--hidden"])
     x = X()
     try:
+        assert app.proc.wait(20) == 0, "--hidden starts the tray and leaves"
         tray = Tray(desktop, app.pid)
         assert tray.entry("Open queue")[2]
         assert not x.shown(), "--hidden (autostart) opens no window"
-        # A second launch (from the desktop menu) opens the first instance's window.
+        # A launch from the desktop menu opens a window on the running tray's profile.
         env = {**os.environ, "HOME": p.home}
-        second = subprocess.run([APP, "--profile", p.dir], env=env, capture_output=True, text=True, timeout=30)
-        assert second.returncode == 0, second.stderr
-        wait_until(lambda: x.shown(), "the second launch to open the first instance's window")
-        assert app.alive() and p.bridge()["pid"] == app.pid, "the first instance keeps the profile"
+        env.pop("TAURI_WEBVIEW_AUTOMATION", None)
+        second = subprocess.Popen([APP, "--profile", p.dir], env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True)
+        try:
+            win = wait_until(lambda: x.shown(), "the launch to open a window")[0]
+            assert app.alive() and p.bridge()["pid"] == app.pid, "the tray keeps the profile"
+            x.close(win)
+            assert second.wait(20) == 0, second.stderr.read()
+        finally:
+            if second.poll() is None:
+                kill(second.pid)
     finally:
         app.close()
 
@@ -421,7 +430,7 @@ def test_settings_threshold_and_autostart(desktop):
 
 def test_sigterm_shuts_the_owner_down_cleanly(desktop):
     p = Profile()
-    app = DirectApp(p, args=["--hidden"])
+    app = DirectApp(p, binary=TRAY)
     Tray(desktop, app.pid)  # up and in the tray
     os.kill(app.pid, signal.SIGTERM)
     assert app.proc.wait(20) == 0, app.stderr()
@@ -447,20 +456,33 @@ def children(pid):
     return out
 
 
-def test_closing_the_window_ends_its_web_process(desktop):
+def descendants(pid):
+    """{pid: name} of every live process below `pid`."""
+    out, todo = {}, [pid]
+    while todo:
+        for c, n in children(todo.pop()).items():
+            out[c] = n
+            todo.append(c)
+    return out
+
+
+def test_closing_the_window_ends_its_process_and_every_web_process(desktop):
     p = Profile()
     app = DirectApp(p, args=["--hidden"])
     x = X()
     try:
         Tray(desktop, app.pid).click("Open queue")
         win = wait_until(lambda: x.shown(), "the queue window to show")[0]
-        web = wait_until(lambda: [c for c, n in children(app.pid).items() if n.startswith("WebKitWebProces")],
-                         "the window's web process")
+        wait_until(lambda: any(n.startswith("WebKitWebProces") for n in descendants(app.pid).values()),
+                   "the window's web process")
+        window = descendants(app.pid)
+        assert any(n == "sendledger-app" for n in window.values()), window
         x.close(win)
         wait_until(lambda: not x.shown(), "the window to close")
-        wait_until(lambda: not any(os.path.exists(f"/proc/{c}") and c in children(app.pid) for c in web),
-                   "the window's web process to exit once the window closed")
+        wait_until(lambda: not any(pid_alive(c) for c in window),
+                   "every process of the window (its own, WebKit's web and network processes) to exit")
         assert app.alive() and p.bridge()["pid"] == app.pid, "the owner stays in the tray"
+        assert not descendants(app.pid), f"nothing of the window is left: {descendants(app.pid)}"
     finally:
         app.close()
 
@@ -493,21 +515,25 @@ def test_a_reopened_window_shows_live_rows(desktop):
     try:
         p.cli("send", "Seen before the window closed", "--id", "before-1")
         app.wait_row("before-1", "pending")
-        first = app.request("GET", app.s("/window"))
         x.close(wait_until(lambda: x.shown(), "the queue window")[0])
         wait_until(lambda: not x.shown(), "the window to close")
         p.cli("send", "Queued while the window was closed", "--id", "closed-2")
         Tray(desktop, app.pid).click("Open queue")
-        wait_until(lambda: x.shown(), "Open queue to open the window again")
-        handles = wait_until(lambda: [h for h in app.request("GET", app.s("/window/handles")) if h != first],
-                             "WebDriver to see the new window")
-        app.request("POST", app.s("/window"), {"handle": handles[0]})
-        wait_until(lambda: app.js("return document.body.dataset.ready === 'true'"), "the reopened queue to load")
-        app.wait_row("closed-2", "pending")
-        # Live: a change committed after the window opened again is pushed to it.
-        p.cli("stop", "--by", "reopen-test")
-        app.wait_row("closed-2", "stopped")
-        app.wait_row("before-1", "stopped")
+        x.close(wait_until(lambda: x.shown(), "Open queue to open the window again")[0])
+        wait_until(lambda: not x.shown(), "the tray's window to close")
+        # Opened again by a launch WebDriver drives: a new window process on the same tray.
+        app.close(tray=False)
+        again = App(p)
+        try:
+            assert again.pid == app.pid, "the same tray owns the profile"
+            again.wait_row("closed-2", "pending")
+            again.wait_row("before-1", "pending")
+            # Live: a change committed after the window opened again is pushed to it.
+            p.cli("stop", "--by", "reopen-test")
+            again.wait_row("closed-2", "stopped")
+            again.wait_row("before-1", "stopped")
+        finally:
+            again.close(tray=False)
     finally:
         app.close()
 
@@ -720,7 +746,7 @@ TESTS = [
     test_queue_again_for_a_send_rejected_at_restart,
     test_stale_uncertain_send_is_notified_exactly_once,
     test_closing_the_window_keeps_the_app_in_the_tray,
-    test_closing_the_window_ends_its_web_process,
+    test_closing_the_window_ends_its_process_and_every_web_process,
     test_stop_from_the_tray_while_the_window_is_closed,
     test_a_reopened_window_shows_live_rows,
     test_hidden_launch_goes_to_the_tray_only,
