@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Sets up, builds and launches the sendledger tray app: the owner of your profile (ledger +
-# loopback bridge, as `sendledger serve`) with its tray icon and queue window.
+# Sets up, builds and launches the sendledger tray app: the tray process (`sendledger-tray`,
+# the owner of your profile: ledger + loopback bridge, as `sendledger serve`, with the tray
+# icon) and the queue window (`sendledger-app`, its own process, gone when it closes).
 #   scripts/run-app.sh [--debug] [--hidden] [--profile DIR]
-# --debug builds faster (unoptimised); --hidden starts in the tray without the window.
-# Closing the window keeps the app in the tray; Quit is in the tray menu. On a desktop
+# --debug builds faster (unoptimised); --hidden starts the tray without the window.
+# Closing the window keeps the tray running; Quit is in the tray menu. On a desktop
 # without a tray (GNOME without its AppIndicator extension) run this again to open the window.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,7 @@ scripts/setup.sh
 mode=release; flag=--release
 if [[ "${1:-}" == "--debug" ]]; then mode=debug; flag=; shift; fi
 cargo build $flag -p sendledger-app --bin sendledger-app
+cargo build $flag -p sendledger-tray --bin sendledger-tray
 cargo build $flag --bin sendledger
 echo "run-app: the CLI is target/$mode/sendledger; logs go to ~/.local/share/org.sendledger.app/logs/"
 exec "target/$mode/sendledger-app" "$@"

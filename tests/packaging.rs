@@ -1,7 +1,8 @@
 //! The .deb ships the browser extension (issue 12): every file of `extension/` is in
 //! `src-tauri/tauri.conf.json`'s `bundle.linux.deb.files` under
 //! `/usr/share/sendledger/extension/`, so a person who installed the package has the
-//! folder to load (docs/app.md, "Packaging"; the first-run guide shows that path).
+//! folder to load (docs/app.md, "Packaging"; the first-run guide shows that path). The
+//! tray process (`sendledger-tray`) and the CLI are shipped beside the window binary.
 
 use std::path::Path;
 
@@ -28,5 +29,10 @@ fn every_extension_file_is_shipped_in_the_deb_under_usr_share() {
     assert!(
         files.contains_key("/usr/bin/sendledger"),
         "the CLI is shipped too"
+    );
+    assert_eq!(
+        files.get("/usr/bin/sendledger-tray").and_then(|v| v.as_str()),
+        Some("../target/release/sendledger-tray"),
+        "the tray process is shipped beside the window binary, which starts it"
     );
 }

@@ -1,13 +1,17 @@
 #!/usr/bin/python3
 """Measures the tray app and `sendledger serve` (run on demand, never asserted), on both
 desktops in one run — with a StatusNotifier host (the fake desktop's tray host) and
-without one (a bare X display: the indicator falls back to XEmbed):
+without one (a bare X display: the indicator falls back to XEmbed). The app is two
+processes: the tray (`sendledger-tray`, the owner) and the window (`sendledger-app`, while
+its window is open); `sendledger-app --hidden` (what autostart runs) starts the tray and
+leaves.
 
-- launch → tray: from `Popen` to the tray item registering with the tray host (with a
-  host), or to the app's "tray ready" log line (without one: there is nothing to register
-  with);
-- idle RSS summed over every process of the app (the app and all its descendants), window
-  never opened, and again after it was opened and closed (WM_DELETE_WINDOW);
+- launch → tray: from `Popen` of `sendledger-app --hidden` to the tray item registering
+  with the tray host (with a host), or to the launcher leaving once the tray said `ready`
+  (without one: there is nothing to register with);
+- idle RSS summed over every process of the app (the tray, the window process when one
+  runs, and all their descendants: WebKit's web and network processes), window never
+  opened, open, and after it was closed (WM_DELETE_WINDOW);
 - window open → first paint: from the request (the tray menu's "Open queue" over dbusmenu
   with a host, a second launch without one) to the first frame of the window that is not
   blank, and to the first frame equal to the settled one (the queue as it stays);
@@ -31,7 +35,7 @@ import subprocess
 import sys
 import time
 
-from harness import APP, Desktop, Profile, Tray, X, kill, wait_until
+from harness import APP, Desktop, Profile, Tray, X, kill, profile_pid, wait_until
 
 SETTLE_S = 3.0  # memory is read after the app has been idle this long
 IDLE_S = float(os.environ.get("SENDLEDGER_BENCH_IDLE_S", "60"))
@@ -67,9 +71,11 @@ def tree(pid):
     return [pid] + descendants(pid)
 
 
-def tree_rss(pid):
-    """(MB of the app process, MB of all its processes, number of descendants, their names)."""
-    pids = tree(pid)
+def tree_rss(pid, window=None):
+    """(MB of the tray process, MB of all the app's processes, how many besides the tray,
+    their names): the tray's tree plus the tree of `window` (a window process started
+    apart from the tray) while it runs."""
+    pids = tree(pid) + (tree(window.pid) if window is not None and window.poll() is None else [])
     names = []
     for p in pids[1:]:
         try:
@@ -149,60 +155,60 @@ def paint_times(x, t_open, bound=20.0):
 
 
 def launch(desktop, tray_host, p):
+    """(the tray's pid, s from launch to the tray)."""
     env = {**os.environ, "HOME": p.home}
-    log = open(os.path.join(p.root, "app.log"), "w+")
     t0 = time.time()
     proc = subprocess.Popen([APP, "--profile", p.dir, "--hidden"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=log)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if tray_host:
         rec = wait_until(lambda: [r for r in desktop.records("tray_item") if r["t"] >= t0], "the tray item")[0]
-        return proc, log, rec["t"] - t0
+        to_tray = rec["t"] - t0
+        proc.wait(30)
+    else:
+        assert proc.wait(30) == 0, "the launcher leaves once the tray is ready"
+        to_tray = time.time() - t0
+    return wait_until(lambda: profile_pid(p), "the tray to own the profile"), to_tray
 
-    def ready():
-        log.seek(0)
-        return "tray ready" in log.read()
-    wait_until(ready, "the app's 'tray ready' log line")
-    return proc, log, time.time() - t0
 
-
-def open_window(desktop, tray_host, proc, p):
+def open_window(desktop, tray_host, tray_pid, p):
+    """(when it was asked, the window process when it was started apart from the tray)."""
     t = time.time()
     if tray_host:
-        Tray(desktop, proc.pid).click("Open queue")
-    else:
-        env = {**os.environ, "HOME": p.home}
-        subprocess.run([APP, "--profile", p.dir], env=env, timeout=30,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return t
+        Tray(desktop, tray_pid).click("Open queue")
+        return t, None
+    env = {**os.environ, "HOME": p.home}
+    return t, subprocess.Popen([APP, "--profile", p.dir], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def one_run(tray_host, wakeups):
     desktop = Desktop(tray_host=tray_host)
     p = Profile()
-    proc, log = None, None
+    tray, window = None, None
     try:
-        proc, log, to_tray = launch(desktop, tray_host, p)
+        tray, to_tray = launch(desktop, tray_host, p)
         time.sleep(SETTLE_S)  # a benchmark idles on purpose; tests never sleep
-        r = {"to_tray": to_tray, "hidden": tree_rss(proc.pid)}
+        r = {"to_tray": to_tray, "hidden": tree_rss(tray)}
         if wakeups:
-            r["wake_hidden"] = wakeups_per_s(proc.pid)
+            r["wake_hidden"] = wakeups_per_s(tray)
         x = X()
-        t_open = open_window(desktop, tray_host, proc, p)
+        t_open, window = open_window(desktop, tray_host, tray, p)
         r["first_paint"], r["queue_paint"], win = paint_times(x, t_open)
-        r["shown"] = tree_rss(proc.pid)
+        r["shown"] = tree_rss(tray, window)
         x.close(win)
         wait_until(lambda: not x.shown(), "the window to close")
+        if window is not None:
+            window.wait(30)
         time.sleep(SETTLE_S)
-        r["closed"] = tree_rss(proc.pid)
+        r["closed"] = tree_rss(tray, window)
         if wakeups:
-            r["wake_closed"] = wakeups_per_s(proc.pid)
+            r["wake_closed"] = wakeups_per_s(tray)
         return r
     finally:
-        if proc:
-            kill(proc.pid)
-            proc.wait(10)
-        if log:
-            log.close()
+        if window is not None and window.poll() is None:
+            kill(window.pid)
+        if tray:
+            kill(tray)
         desktop.close()
 
 
@@ -225,7 +231,7 @@ def report(name, results):
         h, s, c = r["hidden"], r["shown"], r["closed"]
         fp = f"{r['first_paint'] * 1000:.0f}"
         line = (f"{name} run {i + 1}: launch→tray {r['to_tray'] * 1000:.0f} ms; open→first paint {fp} ms, "
-                f"→queue painted {r['queue_paint'] * 1000:.0f} ms; RSS app/all processes (MB): never opened "
+                f"→queue painted {r['queue_paint'] * 1000:.0f} ms; RSS tray/all processes (MB): never opened "
                 f"{h[0]:.1f}/{h[1]:.1f} ({h[2]} children), window open {s[0]:.1f}/{s[1]:.1f} ({s[2]}: {' '.join(s[3])}), "
                 f"after closing {c[0]:.1f}/{c[1]:.1f} ({c[2]}: {' '.join(c[3])})")
         if "wake_hidden" in r:
