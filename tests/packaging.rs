@@ -35,4 +35,12 @@ fn every_extension_file_is_shipped_in_the_deb_under_usr_share() {
         Some("../target/release/sendledger-tray"),
         "the tray process is shipped beside the window binary, which starts it"
     );
+    // The tray loads libayatana-appindicator3 at run time (no link the bundler could see).
+    let depends = conf["bundle"]["linux"]["deb"]["depends"]
+        .as_array()
+        .expect("bundle.linux.deb.depends");
+    assert!(
+        depends.iter().any(|d| d == "libayatana-appindicator3-1"),
+        "{depends:?}"
+    );
 }
