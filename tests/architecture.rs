@@ -87,6 +87,10 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         &["api", "bridge", "owner", "cli", "ledger", "provider"],
     ),
     (
+        "install",
+        &["api", "bridge", "owner", "cli", "ledger", "provider"],
+    ),
+    (
         "person",
         &["api", "bridge", "owner", "cli", "ledger", "provider"],
     ),

@@ -27,7 +27,9 @@ fn next(feed: &mut sendledger::cli::feed::QueueFeed) -> QueueUpdate {
 fn the_queue_feed_opens_with_the_whole_queue_then_pushes_the_rows_each_commit_changed() {
     let (_tmp, profile) = profile_dir();
     let serve = Serve::start(&profile, &[]);
-    serve.client().queue("before-1", "queued before the window opened");
+    serve
+        .client()
+        .queue("before-1", "queued before the window opened");
     let mut feed = window_client(&serve).queue_feed(IDLE_MS).unwrap();
     let QueueUpdate::Snapshot(view) = next(&mut feed) else {
         panic!("the first update is the whole queue");
@@ -35,7 +37,9 @@ fn the_queue_feed_opens_with_the_whole_queue_then_pushes_the_rows_each_commit_ch
     assert_eq!(view.status.pending, 1);
     assert_eq!(view.pending[0].op_id, "before-1");
 
-    serve.client().queue("after-1", "queued while the window is open");
+    serve
+        .client()
+        .queue("after-1", "queued while the window is open");
     let QueueUpdate::Changed { status, rows } = next(&mut feed) else {
         panic!("a commit is pushed as the rows it changed");
     };
@@ -51,7 +55,13 @@ fn a_stop_with_nothing_queued_reaches_the_feed_as_a_closed_gate() {
     let mut feed = window_client(&serve).queue_feed(IDLE_MS).unwrap();
     assert!(matches!(next(&mut feed), QueueUpdate::Snapshot(_)));
     // No send, so no audit event: only the gate changes.
-    assert_eq!(serve.client().post("/v1/stop", &json!({"by": "ada"})).status, 200);
+    assert_eq!(
+        serve
+            .client()
+            .post("/v1/stop", &json!({"by": "ada"}))
+            .status,
+        200
+    );
     let QueueUpdate::Changed { status, rows } = next(&mut feed) else {
         panic!("the closed gate is pushed");
     };
@@ -77,7 +87,10 @@ fn queue_rows_reads_known_ids_and_refuses_more_than_its_bound() {
     assert_eq!(refused.status, 413);
     assert_eq!(refused.code(), "too_many");
     assert!(
-        refused.body["message"].as_str().unwrap().contains("smaller batches"),
+        refused.body["message"]
+            .as_str()
+            .unwrap()
+            .contains("smaller batches"),
         "{}",
         refused.body
     );

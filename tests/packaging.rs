@@ -31,7 +31,9 @@ fn every_extension_file_is_shipped_in_the_deb_under_usr_share() {
         "the CLI is shipped too"
     );
     assert_eq!(
-        files.get("/usr/bin/sendledger-tray").and_then(|v| v.as_str()),
+        files
+            .get("/usr/bin/sendledger-tray")
+            .and_then(|v| v.as_str()),
         Some("../target/release/sendledger-tray"),
         "the tray process is shipped beside the window binary, which starts it"
     );

@@ -7,7 +7,7 @@
 use crate::desk::Desk;
 use crate::json::{self, Refusal};
 use sendledger::api::{Outcome, Request};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Name of the CLI binary, which serves MCP (`sendledger mcp`).
 const CLI_NAME: &str = "sendledger";
@@ -84,14 +84,5 @@ pub fn mcp_config(profile: &sendledger::profile::Profile) -> String {
 /// The CLI installed beside this app's binary (`/usr/bin/sendledger` from the package,
 /// `target/<profile>/sendledger` in a checkout), else its bare name.
 fn cli_path() -> PathBuf {
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|d| d.join(CLI_NAME)))
-        .filter(|p| is_executable(p))
-        .unwrap_or_else(|| PathBuf::from(CLI_NAME))
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    sendledger::install::beside_this_binary(CLI_NAME, None)
 }

@@ -77,12 +77,5 @@ pub fn ensure_tray(profile: &Profile) -> Result<(), NoTray> {
 
 /// `SENDLEDGER_TRAY_BINARY`, else `sendledger-tray` beside this binary, else the bare name.
 pub fn tray_binary() -> PathBuf {
-    if let Some(p) = std::env::var_os(TRAY_BIN_ENV).filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
-    }
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|d| d.join(TRAY_BIN)))
-        .filter(|p| p.is_file())
-        .unwrap_or_else(|| PathBuf::from(TRAY_BIN))
+    sendledger::install::beside_this_binary(TRAY_BIN, Some(TRAY_BIN_ENV))
 }

@@ -101,12 +101,5 @@ impl Windows {
 
 /// `SENDLEDGER_WINDOW_BINARY`, else `sendledger-app` beside this binary, else the bare name.
 pub fn window_binary() -> PathBuf {
-    if let Some(p) = std::env::var_os(WINDOW_BIN_ENV).filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
-    }
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|d| d.join(WINDOW_BIN)))
-        .filter(|p| p.is_file())
-        .unwrap_or_else(|| PathBuf::from(WINDOW_BIN))
+    sendledger::install::beside_this_binary(WINDOW_BIN, Some(WINDOW_BIN_ENV))
 }
