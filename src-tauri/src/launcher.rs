@@ -65,12 +65,18 @@ pub fn ensure_tray(profile: &Profile) -> Result<(), NoTray> {
         let _ = err.read_to_string(&mut said);
     }
     let code = child.wait().ok().and_then(|s| s.code()).unwrap_or(1);
+    let refusal = said
+        .lines()
+        .rfind(|l| l.starts_with("sendledger could not start"));
+    let message = match refusal {
+        Some(line) => line.to_string(),
+        None => format!(
+            "sendledger could not start: its tray stopped before it was ready (exit code {code}): {}",
+            said.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("it said nothing; see ~/.local/share/org.sendledger.app/logs/sendledger-tray.log")
+        ),
+    };
     Err(NoTray {
-        message: said
-            .lines()
-            .rfind(|l| l.starts_with("sendledger could not start"))
-            .unwrap_or("sendledger's tray stopped before it was ready: see its log")
-            .to_string(),
+        message,
         code: if code == 0 { 1 } else { code },
     })
 }

@@ -12,8 +12,11 @@ use std::time::Duration;
 
 /// A feed silent this long is taken as broken, in ms (the owner's keep-alive: 15 s).
 pub const FEED_IDLE_MS: u64 = 45_000;
-/// Pause before the feed is opened again while the owner still runs, in ms.
+/// Pause before the feed is opened again while the owner still runs, in ms; doubled after
+/// each feed that brought nothing, up to [`REOPEN_MAX_MS`].
 pub const REOPEN_AFTER_MS: u64 = 250;
+/// The longest pause between two tries to open the feed, in ms.
+pub const REOPEN_MAX_MS: u64 = 30_000;
 
 /// Relays the feed to the window for as long as the owner runs, then calls `owner_gone`
 /// (the app passes its exit).
@@ -21,9 +24,14 @@ pub fn follow(desk: Arc<Desk>, owner_gone: impl FnOnce() + Send + 'static) {
     std::thread::Builder::new()
         .name("queue-feed".into())
         .spawn(move || {
+            let mut pause = REOPEN_AFTER_MS;
             while owner_runs(&desk) {
-                relay(&desk);
-                std::thread::sleep(Duration::from_millis(REOPEN_AFTER_MS));
+                pause = if relay(&desk) {
+                    REOPEN_AFTER_MS
+                } else {
+                    (pause * 2).min(REOPEN_MAX_MS)
+                };
+                std::thread::sleep(Duration::from_millis(pause));
             }
             log::info!("the owner quit: closing the window");
             owner_gone();
@@ -37,24 +45,27 @@ fn owner_runs(desk: &Desk) -> bool {
         .is_some_and(|b| b.address.to_string() == desk.client().address())
 }
 
-/// Relays one feed until it ends.
-fn relay(desk: &Desk) {
+/// Relays one feed until it ends; whether it brought anything.
+fn relay(desk: &Desk) -> bool {
     let feed = match desk.client().queue_feed(FEED_IDLE_MS) {
         Ok(f) => f,
         Err(e) => {
             log::warn!("no queue feed: {e}");
-            return;
+            return false;
         }
     };
+    let mut brought = false;
     for update in feed {
         let update = match update {
             Ok(QueueUpdate::Snapshot(view)) => Update::Snapshot(desk.snapshot_of(view)),
             Ok(QueueUpdate::Changed { status, rows }) => Update::Changed { status, rows },
             Err(e) => {
                 log::warn!("{e}");
-                return;
+                return brought;
             }
         };
+        brought = true;
         desk.push(update);
     }
+    brought
 }

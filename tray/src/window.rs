@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Environment variable naming the window binary (tests, a development checkout);
 /// otherwise `sendledger-app` beside this binary, else from the `PATH`.
@@ -80,22 +81,41 @@ impl Windows {
             .retain_mut(|c| !matches!(c.try_wait(), Ok(Some(_))));
     }
 
-    /// Asks every window this tray started to close (SIGTERM), then reaps them: Quit.
+    /// Asks every window this tray started to close (SIGTERM), then reaps them: Quit. A
+    /// window still there after [`END_WAIT_MS`] is killed, so Quit never hangs on one.
     pub fn end_all(&self) {
         let mut children = self.lock();
         for c in children.iter() {
-            // SAFETY: kill(2) on a child we have not reaped: its pid cannot be reused.
-            unsafe {
-                libc::kill(c.id() as libc::pid_t, libc::SIGTERM);
-            }
+            signal(c, libc::SIGTERM);
         }
+        let deadline = Instant::now() + Duration::from_millis(END_WAIT_MS);
         for mut c in children.drain(..) {
+            while matches!(c.try_wait(), Ok(None)) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            if matches!(c.try_wait(), Ok(None)) {
+                tracing::warn!(
+                    pid = c.id(),
+                    "a queue window did not close on SIGTERM: killed"
+                );
+                let _ = c.kill();
+            }
             let _ = c.wait();
         }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Child>> {
         self.children.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// How long Quit waits for the windows to close before it kills them, in ms.
+pub const END_WAIT_MS: u64 = 2_000;
+
+fn signal(c: &Child, sig: libc::c_int) {
+    // SAFETY: kill(2) on a child not yet reaped: its pid cannot have been reused.
+    unsafe {
+        libc::kill(c.id() as libc::pid_t, sig);
     }
 }
 
