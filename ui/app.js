@@ -297,6 +297,8 @@ function apply(update) {
     for (const s of SECTIONS) place(s);
     renderStatus();
     renderCounts();
+    // A queue that could not be read before is read now: its error no longer applies.
+    $("#load-error").hidden = true;
     document.body.dataset.ready = "true";
   } else if (update.kind === "changed") {
     status = update.status;
@@ -487,7 +489,9 @@ setInterval(() => {
 const channel = new Channel();
 channel.onmessage = apply;
 invoke("subscribe", { channel }).catch((e) => {
+  // Nothing is shown as empty that was not read: the sections stay blank (style.css)
+  // until the owner's feed brings the queue, which also hides this message.
   const err = $("#load-error");
-  err.textContent = `The queue could not be read: ${e.message || e}`;
+  err.textContent = `The queue could not be read: ${e.message || e}. It shows here as soon as sendledger answers; Stop sends still works.`;
   err.hidden = false;
 });

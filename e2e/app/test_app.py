@@ -487,6 +487,26 @@ def test_closing_the_window_ends_its_process_and_every_web_process(desktop):
         app.close()
 
 
+def test_the_windows_stop_gets_through_a_tray_that_does_not_answer(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        p.cli("send", "Must not go out while the tray is stuck", "--id", "stuck-1")
+        app.wait_row("stuck-1", "pending")
+        os.kill(app.pid, signal.SIGSTOP)
+        try:
+            app.click("#stop")
+            wait_until(lambda: p.status()["gate_closed"], "the window's Stop to commit the fence beside the stuck tray")
+            app.wait_js("return document.querySelector('#gate').classList.contains('closed')",
+                        "the window to show the gate closed at once")
+        finally:
+            os.kill(app.pid, signal.SIGCONT)
+        assert p.show("stuck-1")["send"]["state"] == "stopped"
+        app.wait_row("stuck-1", "stopped")
+    finally:
+        app.close()
+
+
 def test_stop_from_the_tray_while_the_window_is_closed(desktop):
     p = Profile()
     app = DirectApp(p, args=["--hidden"])
@@ -748,6 +768,7 @@ TESTS = [
     test_closing_the_window_keeps_the_app_in_the_tray,
     test_closing_the_window_ends_its_process_and_every_web_process,
     test_stop_from_the_tray_while_the_window_is_closed,
+    test_the_windows_stop_gets_through_a_tray_that_does_not_answer,
     test_a_reopened_window_shows_live_rows,
     test_hidden_launch_goes_to_the_tray_only,
     test_tray_menu_over_dbus_and_stop_from_the_tray,

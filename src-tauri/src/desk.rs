@@ -40,6 +40,8 @@ pub struct Desk {
     who: String,
     listeners: Mutex<Vec<Channel<Update>>>,
     intent: Mutex<Option<json::Intent>>,
+    /// The counts and gate last read from the owner.
+    shown: Mutex<Option<Status>>,
 }
 
 impl Desk {
@@ -55,6 +57,7 @@ impl Desk {
             who,
             listeners: Mutex::new(Vec::new()),
             intent: Mutex::new(None),
+            shown: Mutex::new(None),
         })
     }
 
@@ -92,6 +95,7 @@ impl Desk {
 
     /// The core's queue view with who is at the keyboard and where the extension is.
     pub fn snapshot_of(&self, view: sendledger::api::queue::QueueView) -> Snapshot {
+        *lock(&self.shown) = Some(view.status.clone());
         Snapshot {
             who: self.who.clone(),
             extension_dir: extension_dir(),
@@ -110,10 +114,24 @@ impl Desk {
         blocking(move || c.rows(&op_ids)).await
     }
 
-    /// Stop: fences the epoch and closes the gate; committed before it returns.
+    /// Stop: fences the epoch and closes the gate; committed before it returns. It takes
+    /// the CLI's path ([`sendledger::cli::brake`]): the owner within 2 s, else the fence
+    /// committed in the ledger file beside an owner that does not answer — the brake gets
+    /// through a stuck or saturated owner. Then the gate shows closed at once; the counts
+    /// come with the owner's feed.
     pub async fn stop(&self, by: Option<String>) -> Result<Status, Refusal> {
-        self.apply(Request::Stop { by: self.by(by) }).await?;
-        self.status().await
+        let (profile, by) = (self.profile.clone(), self.by(by));
+        let braked = blocking(move || sendledger::cli::brake(&profile, &by)).await?;
+        if braked.via == "owner" {
+            return self.status().await;
+        }
+        log::warn!(
+            "Stop committed in the ledger file: {}",
+            braked.why.as_deref().unwrap_or("no owner answered")
+        );
+        let mut status = lock(&self.shown).clone().unwrap_or_default();
+        status.gate_closed = true;
+        Ok(status)
     }
 
     /// Resume after a Stop: a person's decision.
@@ -190,6 +208,9 @@ impl Desk {
 
     /// Pushes `update` to every window listening; forgets closed ones. Returns how many got it.
     pub fn push(&self, update: Update) -> usize {
+        if let Update::Changed { status, .. } = &update {
+            *lock(&self.shown) = Some(status.clone());
+        }
         let mut listeners = lock(&self.listeners);
         listeners.retain(|c| c.send(update.clone()).is_ok());
         listeners.len()

@@ -65,6 +65,10 @@ pub fn ensure_tray(profile: &Profile) -> Result<(), NoTray> {
         let _ = err.read_to_string(&mut said);
     }
     let code = child.wait().ok().and_then(|s| s.code()).unwrap_or(1);
+    // Two launches at once each start a tray: the one that lost finds the other's.
+    if tray_owns(profile) {
+        return Ok(());
+    }
     let refusal = said
         .lines()
         .rfind(|l| l.starts_with("sendledger could not start"));

@@ -2,10 +2,15 @@
 //! second launch hands over), and when it closes the process exits, taking the web view
 //! and everything WebKit mapped with it. The tray keeps running.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use tauri::{AppHandle, Manager, Runtime, WebviewUrl, WebviewWindowBuilder};
 
 /// The window's label (capabilities/queue-window.json grants its commands to it).
 pub const LABEL: &str = "queue";
+
+/// Set once the window was asked for: this process makes one window, ever (a second
+/// request arriving before the first window is registered only raises it).
+static MADE: AtomicBool = AtomicBool::new(false);
 
 /// Shows and focuses the queue window, creating it if needed.
 pub fn open<R: Runtime>(app: &AppHandle<R>) {
@@ -13,6 +18,9 @@ pub fn open<R: Runtime>(app: &AppHandle<R>) {
         let _ = w.unminimize();
         let _ = w.show();
         let _ = w.set_focus();
+        return;
+    }
+    if MADE.swap(true, Ordering::SeqCst) {
         return;
     }
     let built = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App("index.html".into()))

@@ -691,3 +691,29 @@ fn a_key_is_revoked_as_the_os_user_and_a_refused_name_writes_nothing() {
         "{err}"
     );
 }
+
+#[test]
+fn the_windows_stop_gets_through_an_owner_that_does_not_answer() {
+    let h = Harness::new();
+    h.queue("q-1", "must not go out");
+    // What a stopped (SIGSTOP) or saturated tray looks like from the window: its bridge
+    // takes the connection and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let path = h.profile.dir().join("bridge.json");
+    let mut info: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    info["address"] = json!(silent.local_addr().unwrap().to_string());
+    std::fs::write(&path, info.to_string()).unwrap();
+    let desk = Desk::reach(h.profile.clone(), WHO.into()).unwrap();
+    let status =
+        tauri::async_runtime::block_on(desk.stop(Some("ada".into()))).expect("Stop gets through");
+    assert!(
+        status.gate_closed,
+        "the window shows the gate closed at once"
+    );
+    let r = h.reader();
+    assert!(
+        r.status().unwrap().gate_closed,
+        "the fence is in the ledger file"
+    );
+    assert_eq!(r.get("q-1").unwrap().unwrap().state, SendState::Stopped);
+}

@@ -155,8 +155,12 @@ impl BridgeClient {
                         .to_string(),
                 })
             }
+            Err(e) if method == "GET" => Err(CliError::Unreachable(format!(
+                "the owner at {} could not be reached or did not answer ({e}); is `sendledger serve` (or the tray app) still running and not stuck?",
+                self.base
+            ))),
             Err(e) => Err(CliError::Unreachable(format!(
-                "the owner at {} could not be reached or did not answer ({e}); the request may or may not have been applied (check with `sendledger status` and `sendledger list`); is `sendledger serve` (or the app) still running and not stuck?",
+                "the owner at {} could not be reached or did not answer ({e}); the request may or may not have been applied (check with `sendledger status` and `sendledger list`); is `sendledger serve` (or the tray app) still running and not stuck?",
                 self.base
             ))),
         }

@@ -40,30 +40,63 @@ enum Via {
     Fence(String),
 }
 
-pub(crate) fn stop(profile: Option<&Path>, json: bool, a: StopArgs) -> Result<(), CliError> {
-    let by = a.by.unwrap_or_else(backend::os_user);
-    let profile = backend::profile(profile)?;
-    let req = Request::Stop { by: by.clone() };
-    let (stop, via) = match through_owner(&profile, &req) {
+/// A Stop that got through, and which way.
+#[derive(Debug, Clone)]
+pub struct Braked {
+    /// The stop report (`{"stopped": [..], "remote_stops": [..], "used_reserve"}`).
+    pub stop: serde_json::Value,
+    /// `owner`, `direct` or `fence` (see [`STOP_BRIDGE_MS`]).
+    pub via: &'static str,
+    /// Why it did not go through the owner, for `fence`.
+    pub why: Option<String>,
+}
+
+/// The brake, for every front end that is not the owner (the CLI's `stop`, the queue
+/// window): through the live owner within [`STOP_BRIDGE_MS`]; when the owner holds the
+/// profile but does not answer, the fence committed in the ledger file beside it; with no
+/// owner, the ledger opened as its owner. Errors: a refusal or storage trouble.
+pub fn brake(profile: &Profile, by: &str) -> Result<Braked, CliError> {
+    let req = Request::Stop { by: by.to_string() };
+    let (stop, via) = match through_owner(profile, &req) {
         Ok((v, via)) => (v["stop"].clone(), via),
         Err(Fallback(why)) => {
-            let report = Ledger::stop_from_outside(&profile, &by, &SystemClock)?;
+            let report = Ledger::stop_from_outside(profile, by, &SystemClock)?;
             (serde_json::json!(report), Via::Fence(why))
         }
         Err(Failed(e)) => return Err(e),
     };
-    let (via_code, why) = match &via {
-        Via::Owner => ("owner", None),
-        Via::Direct => ("direct", None),
-        Via::Fence(why) => ("fence", Some(why.clone())),
-    };
-    let v = serde_json::json!({ "stop": stop, "via": via_code, "why": why });
+    Ok(match via {
+        Via::Owner => Braked {
+            stop,
+            via: "owner",
+            why: None,
+        },
+        Via::Direct => Braked {
+            stop,
+            via: "direct",
+            why: None,
+        },
+        Via::Fence(why) => Braked {
+            stop,
+            via: "fence",
+            why: Some(why),
+        },
+    })
+}
+
+pub(crate) fn stop(profile: Option<&Path>, json: bool, a: StopArgs) -> Result<(), CliError> {
+    let by = a.by.unwrap_or_else(backend::os_user);
+    let profile = backend::profile(profile)?;
+    let Braked { stop, via, why } = brake(&profile, &by)?;
+    let v = serde_json::json!({ "stop": stop, "via": via, "why": why });
     emit(json, &v, || {
         let n = |k: &str| stop[k].as_array().map(Vec::len).unwrap_or(0);
-        let how = match &via {
-            Via::Owner => "through the owner".to_string(),
-            Via::Direct => "in the ledger (no owner is running)".to_string(),
-            Via::Fence(why) => format!("directly in the ledger file, beside the owner ({why})"),
+        let how = match (via, &why) {
+            ("owner", _) => "through the owner".to_string(),
+            ("fence", Some(why)) => {
+                format!("directly in the ledger file, beside the owner ({why})")
+            }
+            _ => "in the ledger (no owner is running)".to_string(),
         };
         let reserve = if stop["used_reserve"] == true {
             "; the disk is full: the profile's reserve was used to commit it, free some space"

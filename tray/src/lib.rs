@@ -95,6 +95,12 @@ pub fn run() -> i32 {
     };
     let (owner, profile) = match rt.block_on(start_owner(&args)) {
         Ok(o) => o,
+        Err(message) if another_tray_owns(&args) => {
+            // Two launches at once: the other tray serves this profile; nothing to say.
+            tracing::info!("another sendledger-tray owns this profile: {message}");
+            eprintln!("sendledger could not start: {message}");
+            return EXIT_NOT_OWNER;
+        }
         Err(message) => return refuse(EXIT_NOT_OWNER, &message),
     };
     let api = owner.api();
@@ -140,6 +146,20 @@ async fn start_owner(args: &Args) -> Result<(Owner, Profile), String> {
     };
     let owner = Owner::start(cfg).await.map_err(|e| e.to_string())?;
     Ok((owner, profile))
+}
+
+/// Whether the profile is owned by another tray (not `sendledger serve`, say).
+fn another_tray_owns(args: &Args) -> bool {
+    Profile::resolve(args.profile.as_deref())
+        .ok()
+        .and_then(|p| p.current_owner())
+        .is_some_and(|o| {
+            o.pid != std::process::id()
+                && o.command
+                    .split(' ')
+                    .next()
+                    .is_some_and(|p| p.ends_with("sendledger-tray"))
+        })
 }
 
 /// The GTK thread's end of the channel: counts to the tray, Quit to the main loop.
@@ -208,18 +228,27 @@ fn on_clicks(
     });
 }
 
-/// SIGTERM (log-out, `kill`) quits as Quit does; SIGCHLD reaps closed windows.
+/// SIGTERM (log-out, `kill`), SIGINT (Ctrl-C) and SIGHUP (the terminal closed) quit as
+/// Quit does; SIGCHLD reaps closed windows.
 fn on_signals(windows: Windows, to_gtk: mpsc::UnboundedSender<ToGtk>) {
     use tokio::signal::unix::{signal, SignalKind};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::spawn(async move {
-                term.recv().await;
-                tracing::info!("SIGTERM: quitting");
-                let _ = to_gtk.send(ToGtk::Quit);
-            });
+    let quits = [
+        (SignalKind::terminate(), "SIGTERM"),
+        (SignalKind::interrupt(), "SIGINT"),
+        (SignalKind::hangup(), "SIGHUP"),
+    ];
+    for (kind, name) in quits {
+        match signal(kind) {
+            Ok(mut sig) => {
+                let to_gtk = to_gtk.clone();
+                tokio::spawn(async move {
+                    sig.recv().await;
+                    tracing::info!("{name}: quitting");
+                    let _ = to_gtk.send(ToGtk::Quit);
+                });
+            }
+            Err(e) => tracing::warn!("no {name} handler: {e}"),
         }
-        Err(e) => tracing::warn!("no SIGTERM handler: {e}"),
     }
     match signal(SignalKind::child()) {
         Ok(mut child) => {
