@@ -428,14 +428,32 @@ def test_settings_threshold_and_autostart(desktop):
         app.close()
 
 
-def test_sigterm_shuts_the_owner_down_cleanly(desktop):
+def test_sigterm_sigint_and_sighup_shut_the_owner_down_cleanly(desktop):
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        p = Profile()
+        app = DirectApp(p, binary=TRAY)
+        Tray(desktop, app.pid)  # up and in the tray
+        os.kill(app.pid, sig)
+        assert app.proc.wait(20) == 0, (sig, app.stderr())
+        assert not os.path.exists(os.path.join(p.dir, "bridge.json")), f"bridge.json removed on {sig!r}"
+        assert p.cli("status")["owner"] is None, "the profile is free again"
+        app.close()
+
+
+def test_two_launches_at_once_share_one_tray_and_neither_is_refused(desktop):
     p = Profile()
-    app = DirectApp(p, binary=TRAY)
-    Tray(desktop, app.pid)  # up and in the tray
-    os.kill(app.pid, signal.SIGTERM)
-    assert app.proc.wait(20) == 0, app.stderr()
-    assert not os.path.exists(os.path.join(p.dir, "bridge.json")), "bridge.json removed on the way out"
-    assert p.cli("status")["owner"] is None, "the profile is free again"
+    env = {**os.environ, "HOME": p.home}
+    launches = [subprocess.Popen([APP, "--profile", p.dir, "--hidden"], env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    try:
+        codes = [(l.wait(30), l.stderr.read()) for l in launches]
+        assert all(c == 0 for c, _ in codes), codes
+        pid = p.bridge()["pid"]
+        assert pid_alive(pid)
+        assert not [n for n in desktop.notifications() if "could not start" in n["summary"]], \
+            "a launch that found the other's tray raises no refusal"
+    finally:
+        kill(p.bridge()["pid"])
 
 
 def children(pid):
@@ -776,6 +794,7 @@ TESTS = [
     test_the_app_refuses_a_profile_another_owner_holds,
     test_dark_theme,
     test_settings_threshold_and_autostart,
-    test_sigterm_shuts_the_owner_down_cleanly,
+    test_sigterm_sigint_and_sighup_shut_the_owner_down_cleanly,
+    test_two_launches_at_once_share_one_tray_and_neither_is_refused,
     test_tray_icon_shows_each_state_in_a_real_tray,
 ]

@@ -33,6 +33,30 @@ fn tray_owns(profile: &Profile) -> bool {
         })
 }
 
+/// How long a launch waits for a tray another launch started to be ready, in ms.
+pub const OTHER_TRAY_WAIT_MS: u64 = 10_000;
+
+/// Whether the profile's lock is held by a tray that becomes ready (its `bridge.json`)
+/// within [`OTHER_TRAY_WAIT_MS`]: a bounded look every 20 ms, at start only.
+fn another_tray_starting(profile: &Profile) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(OTHER_TRAY_WAIT_MS);
+    loop {
+        if tray_owns(profile) {
+            return true;
+        }
+        let locked_by_tray = profile.current_owner().is_some_and(|o| {
+            o.command
+                .split(' ')
+                .next()
+                .is_some_and(|p| p.ends_with(TRAY_BIN))
+        });
+        if !locked_by_tray || std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// Makes sure a tray owns `profile`, starting one when none runs. Another kind of owner
 /// (`sendledger serve`) is not taken over: the tray started then refuses, naming it.
 pub fn ensure_tray(profile: &Profile) -> Result<(), NoTray> {
@@ -65,8 +89,8 @@ pub fn ensure_tray(profile: &Profile) -> Result<(), NoTray> {
         let _ = err.read_to_string(&mut said);
     }
     let code = child.wait().ok().and_then(|s| s.code()).unwrap_or(1);
-    // Two launches at once each start a tray: the one that lost finds the other's.
-    if tray_owns(profile) {
+    // Two launches at once each start a tray: the one that lost waits for the other's.
+    if another_tray_starting(profile) {
         return Ok(());
     }
     let refusal = said
