@@ -525,6 +525,33 @@ def test_the_windows_stop_gets_through_a_tray_that_does_not_answer(desktop):
         app.close()
 
 
+def window_pids(profile):
+    """Pids of the window processes (`sendledger-app`) on `profile`."""
+    out = subprocess.run(["pgrep", "-f", f"sendledger-app --profile {profile.dir}"], capture_output=True, text=True)
+    return [int(p) for p in out.stdout.split()]
+
+
+def test_a_tray_killed_mid_session_ends_its_window_and_the_next_launch_recovers_every_send(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        p.cli("send", "Queued when the tray died", "--id", "killed-1")
+        app.wait_row("killed-1", "pending")
+        windows = wait_until(lambda: window_pids(p), "the window's process")
+        os.kill(app.pid, signal.SIGKILL)
+        wait_until(lambda: not any(pid_alive(w) for w in windows), "the window to end with its owner")
+    finally:
+        app.close(tray=False)
+    again = App(p)
+    try:
+        assert again.pid != app.pid, "a fresh tray owns the profile"
+        again.wait_row("killed-1", "stopped")
+        assert p.show("killed-1")["send"]["state"] == "rejected", "recovery bins a queued send, never sends it"
+        assert len(p.cli("list")["sends"]) == 1, "one send, nothing lost, nothing added"
+    finally:
+        again.close()
+
+
 def test_stop_from_the_tray_while_the_window_is_closed(desktop):
     p = Profile()
     app = DirectApp(p, args=["--hidden"])
@@ -786,6 +813,7 @@ TESTS = [
     test_closing_the_window_keeps_the_app_in_the_tray,
     test_closing_the_window_ends_its_process_and_every_web_process,
     test_stop_from_the_tray_while_the_window_is_closed,
+    test_a_tray_killed_mid_session_ends_its_window_and_the_next_launch_recovers_every_send,
     test_the_windows_stop_gets_through_a_tray_that_does_not_answer,
     test_a_reopened_window_shows_live_rows,
     test_hidden_launch_goes_to_the_tray_only,

@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 /// Environment variable naming the tray binary (tests, a development checkout);
 /// otherwise `sendledger-tray` beside this binary, else from the `PATH`.
@@ -32,6 +33,12 @@ fn tray_owns(profile: &Profile) -> bool {
                 .is_some_and(|p| p.ends_with(TRAY_BIN))
         })
 }
+
+/// How long a launch waits for the tray it started to say `ready`, in ms.
+pub const READY_WAIT_MS: u64 = 30_000;
+/// The most read of the tray's `ready` line, and of what it said before refusing, in bytes.
+const MAX_LINE_BYTES: u64 = 64;
+const MAX_SAID_BYTES: u64 = 64 << 10;
 
 /// How long a launch waits for a tray another launch started to be ready, in ms.
 pub const OTHER_TRAY_WAIT_MS: u64 = 10_000;
@@ -78,15 +85,30 @@ pub fn ensure_tray(profile: &Profile) -> Result<(), NoTray> {
             ),
             code: 1,
         })?;
-    let mut line = String::new();
     let out = child.stdout.take().expect("piped");
-    let _ = BufReader::new(out).read_line(&mut line);
-    if line.trim() == "ready" {
-        return Ok(());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(out.take(MAX_LINE_BYTES)).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    match rx.recv_timeout(Duration::from_millis(READY_WAIT_MS)) {
+        Ok(line) if line.trim() == "ready" => return Ok(()),
+        Ok(_) => {}
+        Err(_) => {
+            return Err(NoTray {
+                message: format!(
+                    "sendledger could not start: its tray (pid {}) did not say it was ready within {} s; it may still be starting (a large ledger's recovery): try again shortly, or see ~/.local/share/org.sendledger.app/logs/sendledger-tray.log",
+                    child.id(),
+                    READY_WAIT_MS / 1000
+                ),
+                code: 1,
+            })
+        }
     }
     let mut said = String::new();
-    if let Some(mut err) = child.stderr.take() {
-        let _ = err.read_to_string(&mut said);
+    if let Some(err) = child.stderr.take() {
+        let _ = err.take(MAX_SAID_BYTES).read_to_string(&mut said);
     }
     let code = child.wait().ok().and_then(|s| s.code()).unwrap_or(1);
     // Two launches at once each start a tray: the one that lost waits for the other's.
