@@ -399,16 +399,9 @@ fn remote_stop_moves_pending_dispatched_confirmed_and_refuses_other_phases() {
     );
     assert_eq!(open[0].requested_by, "alice");
     let before = dump(ledger.raw_connection());
-    for bad in [
-        RemotePhase::Confirmed,
-        RemotePhase::Uncertain,
-        RemotePhase::Pending,
-    ] {
-        if bad == RemotePhase::Pending {
-            continue; // same phase: not an edge
-        }
+    for empty in [None, Some(""), Some("   ")] {
         assert_refused(
-            ledger.remote_stop_phase("op-1", bad, None),
+            ledger.remote_stop_phase("op-1", RemotePhase::Confirmed, empty),
             "illegal remote stop phase",
         );
     }
@@ -442,6 +435,55 @@ fn remote_stop_moves_pending_dispatched_confirmed_and_refuses_other_phases() {
             "illegal remote stop phase",
         );
     }
+}
+
+/// A stop that clicks nothing still ends: the tab found no stop button (uncertain), or it
+/// saw nothing being generated (confirmed, with that evidence only); and it is no longer
+/// handed out as open. Neither can go back to pending or on to dispatched.
+#[test]
+fn a_remote_stop_that_clicks_nothing_ends_uncertain_or_confirmed_on_evidence() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, "op-1", SendState::Accepted);
+    ledger.stop("alice").unwrap();
+    assert_refused(
+        ledger.remote_stop_phase("op-1", RemotePhase::Confirmed, None),
+        "illegal remote stop phase",
+    );
+    ledger
+        .remote_stop_phase(
+            "op-1",
+            RemotePhase::Confirmed,
+            Some("no answer was being generated in the tab; nothing was clicked"),
+        )
+        .unwrap();
+    assert!(
+        ledger.remote_stops().unwrap().is_empty(),
+        "a confirmed stop is no longer open"
+    );
+    for bad in [RemotePhase::Pending, RemotePhase::Dispatched] {
+        assert_refused(
+            ledger.remote_stop_phase("op-1", bad, Some("x")),
+            "illegal remote stop phase",
+        );
+    }
+
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, "op-2", SendState::Accepted);
+    ledger.stop("alice").unwrap();
+    ledger
+        .remote_stop_phase(
+            "op-2",
+            RemotePhase::Uncertain,
+            Some("stop button not found"),
+        )
+        .unwrap();
+    assert!(ledger.remote_stops().unwrap().is_empty());
+    assert_refused(
+        ledger.remote_stop_phase("op-2", RemotePhase::Dispatched, None),
+        "illegal remote stop phase",
+    );
 }
 
 #[test]

@@ -128,7 +128,7 @@ fn through_owner(profile: &Profile, req: &Request) -> Result<(serde_json::Value,
         Ok(Some(client)) => {
             return match client.with_timeout_ms(STOP_BRIDGE_MS).apply(req) {
                 Err(CliError::Unreachable(_)) => Err(Fallback(format!(
-                    "the owner's bridge did not answer within {STOP_BRIDGE_MS} ms"
+                    "the owner's bridge refused the connection or did not answer within {STOP_BRIDGE_MS} ms"
                 ))),
                 other => other
                     .map(|o| (serde_json::json!(o), Via::Owner))

@@ -100,7 +100,7 @@ pub fn run(args: &InspectArgs) -> ExitCode {
         args.json,
     ) {
         Some(out) => {
-            print!("{out}");
+            super::output::print_line(out.strip_suffix('\n').unwrap_or(&out));
             ExitCode::SUCCESS
         }
         None => {

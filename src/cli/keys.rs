@@ -5,8 +5,10 @@ use super::backend;
 use super::client::BridgeClient;
 use super::output::{emit, CliError};
 use crate::api::{self, Request};
+use crate::bridge::discovery;
 use crate::clock::SystemClock;
 use crate::ledger::Ledger;
+use crate::owner::DEFAULT_PORT;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -39,8 +41,9 @@ pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<
     emit(json, &v, || {
         match &c {
         KeysCommand::Create { name, .. } => format!(
-            "key {name}: {}\nshown once: put it in the companion's settings as its API key (base URL http://127.0.0.1:<port>/v1)",
-            v["secret"].as_str().unwrap_or_default()
+            "key {name}: {}\nshown once: put it in the companion's settings as its API key (base URL {})",
+            v["secret"].as_str().unwrap_or_default(),
+            base_url(profile)
         ),
         KeysCommand::Revoke { name, .. } => {
             format!("key {name} revoked: its next request gets 401")
@@ -68,6 +71,25 @@ fn through_owner_or_ledger(profile: Option<&Path>, c: &KeysCommand) -> Result<Va
         KeysCommand::List => return list(profile),
     };
     Ok(json!(backend::apply(profile, &req)?))
+}
+
+/// The OpenAI door's base URL: the running owner's address, else the port an owner of this
+/// profile will bind (its `config.json`, else the default).
+fn base_url(profile: Option<&Path>) -> String {
+    let Ok(profile) = backend::profile(profile) else {
+        return format!("http://127.0.0.1:{DEFAULT_PORT}/v1");
+    };
+    let address = match discovery::live_bridge(&profile) {
+        Some(b) => b.address.to_string(),
+        None => {
+            let port = discovery::configured_port(&profile)
+                .ok()
+                .flatten()
+                .unwrap_or(DEFAULT_PORT);
+            format!("127.0.0.1:{port}")
+        }
+    };
+    format!("http://{address}/v1")
 }
 
 fn list(profile: Option<&Path>) -> Result<Value, CliError> {

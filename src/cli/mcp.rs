@@ -22,7 +22,7 @@ pub(crate) fn mcp(profile: Option<&Path>, a: McpArgs) -> Result<(), CliError> {
             .transpose()
             .map_err(|e| CliError::Usage(format!("cannot make the profile path absolute: {e}")))?;
         let config = crate::mcp::client_config(&exe, profile.as_deref());
-        println!("{}", serde_json::to_string_pretty(&config).expect("JSON"));
+        super::output::print_line(&serde_json::to_string_pretty(&config).expect("JSON"));
         return Ok(());
     }
     let profile = backend::profile(profile)?;

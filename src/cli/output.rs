@@ -46,7 +46,7 @@ impl CliError {
 pub(crate) fn print_error(e: &CliError, json: bool) {
     if json {
         let v = serde_json::json!({ "error": { "code": e.code(), "message": e.to_string() } });
-        println!("{v}");
+        print_line(&v.to_string());
     } else {
         eprintln!("sendledger: {}", printable(&e.to_string()));
     }
@@ -69,9 +69,28 @@ pub(crate) fn printable(s: &str) -> String {
 /// Prints `value` as JSON, or `text` for people.
 pub(crate) fn emit(json: bool, value: &Value, text: impl FnOnce() -> String) {
     if json {
-        println!("{value}");
+        print_line(&value.to_string());
     } else {
-        println!("{}", printable(&text()));
+        print_line(&printable(&text()));
+    }
+}
+
+/// Writes `text` and a line break to stdout, for a command that prints once and ends. A
+/// reader that went away first (`sendledger status | head -c1`: EPIPE) ends the process
+/// quietly with status 0 instead of a panic; whatever the command committed stays
+/// committed. Any other write failure is said on stderr and ends it with status 74
+/// (EX_IOERR).
+pub(crate) fn print_line(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let written = writeln!(out, "{text}").and_then(|()| out.flush());
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => {
+            eprintln!("sendledger: could not write the answer to standard output: {e}");
+            std::process::exit(74);
+        }
     }
 }
 

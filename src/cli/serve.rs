@@ -52,17 +52,24 @@ pub(crate) fn serve(profile: Option<&Path>, a: ServeArgs) -> Result<(), CliError
             other => CliError::Unreachable(other.to_string()),
         })?;
         let r = owner.recovered();
-        println!("listening on {}", owner.address());
-        println!("port {}", owner.address().port());
+        // The owner keeps running whoever reads this: a closed stdout (`serve | head -1`)
+        // is not a reason to stop, so write failures are ignored here.
+        let mut said = format!(
+            "listening on {}\nport {}\n",
+            owner.address(),
+            owner.address().port()
+        );
         if !r.rejected.is_empty() || !r.uncertain.is_empty() {
-            println!(
-                "recovered: {} queued send(s) rejected, {} in-flight send(s) uncertain (see `sendledger list --state uncertain`)",
+            said.push_str(&format!(
+                "recovered: {} queued send(s) rejected, {} in-flight send(s) uncertain (see `sendledger list --state uncertain`)\n",
                 r.rejected.len(),
                 r.uncertain.len()
-            );
+            ));
         }
         use std::io::Write;
-        let _ = std::io::stdout().flush();
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(said.as_bytes()).and_then(|()| out.flush());
+        drop(out);
         wait_for_signal().await;
         owner.shutdown().await;
         Ok(())

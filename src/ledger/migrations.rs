@@ -58,6 +58,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0007_page_errors_limit_gate_tab_reports.sql",
         sql: include_str!("../../migrations/0007_page_errors_limit_gate_tab_reports.sql"),
     },
+    Migration {
+        version: 8,
+        name: "0008_remote_stop_without_a_click.sql",
+        sql: include_str!("../../migrations/0008_remote_stop_without_a_click.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

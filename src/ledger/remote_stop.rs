@@ -1,6 +1,8 @@
 //! Remote Stop: for a send of a stopped epoch that was already clicked, the page's own
 //! stop button is clicked by the extension, in durable phases
-//! pending → dispatched → confirmed | uncertain. Nothing invents a confirmation.
+//! pending → dispatched → confirmed | uncertain. A stop that clicks nothing ends from
+//! pending: uncertain (no stop button found), or confirmed only with the tab's evidence
+//! that nothing was being generated (migration 0008). Nothing invents a confirmation.
 
 use super::error::{LedgerError, Result};
 use crate::clock::Millis;
@@ -102,7 +104,9 @@ pub(crate) fn list_open(conn: &rusqlite::Connection) -> Result<Vec<RemoteStop>> 
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Moves a remote stop to `phase` (legal: pending → dispatched → confirmed | uncertain).
+/// Moves a remote stop to `phase` (legal: pending → dispatched → confirmed | uncertain;
+/// pending → uncertain; pending → confirmed with evidence). Trigger
+/// `remote_stops_legal_phases` refuses the rest: "illegal remote stop phase".
 pub(crate) fn set_phase(
     tx: &Transaction,
     op_id: &str,

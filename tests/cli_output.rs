@@ -1,0 +1,105 @@
+//! What the CLI prints, and what happens when nobody reads it: a reader that went away
+//! (`sendledger status | head -c1`) ends a one-shot command quietly, never in a panic, and
+//! never takes `serve` (the owner) down; `keys create` names the base URL a companion
+//! needs, with the port the owner really listens on.
+
+#[path = "support/bridge.rs"]
+mod harness;
+
+use harness::*;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A pipe whose reading end is already closed: writing to it fails with EPIPE.
+fn closed_pipe() -> std::io::PipeWriter {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    writer
+}
+
+#[test]
+fn a_closed_stdout_ends_a_one_shot_command_quietly_not_in_a_panic() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    serve.client().queue("op-epipe", "hello");
+    for args in [&["status"][..], &["--json", "status"], &["list"]] {
+        let out = Command::new(binary())
+            .arg("--profile")
+            .arg(&profile)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(closed_pipe())
+            .output()
+            .expect("the CLI runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !err.contains("panicked"),
+            "a reader that went away is not a crash ({args:?}): {err}"
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "nothing went wrong but the reader leaving ({args:?}): {err}"
+        );
+    }
+}
+
+#[test]
+fn serve_keeps_owning_the_profile_when_its_stdout_closes() {
+    let (_tmp, profile) = profile_dir();
+    let mut serve = Command::new(binary())
+        .arg("--profile")
+        .arg(&profile)
+        .args(["serve", "--port", "0"])
+        .stdin(Stdio::null())
+        .stdout(closed_pipe())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("serve starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (_, v) = cli_json(&profile, &["status"]);
+        if !v["owner"].is_null() {
+            break;
+        }
+        assert!(
+            matches!(serve.try_wait(), Ok(None)),
+            "serve ended before it owned the profile: {:?}",
+            serve.try_wait()
+        );
+        assert!(
+            Instant::now() < deadline,
+            "serve never owned the profile: {v}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // It prints its address right after it owns the profile: a panic on EPIPE would end it
+    // within moments of that. Watch it for a second, then ask the owner itself.
+    let watch = Instant::now() + Duration::from_secs(1);
+    while Instant::now() < watch {
+        assert!(
+            matches!(serve.try_wait(), Ok(None)),
+            "serve ended because nobody read its first lines: {:?}",
+            serve.try_wait()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (code, v) = cli_json(&profile, &["send", "hello"]);
+    assert_eq!(code, 0, "the owner still takes sends: {v}");
+    let _ = serve.kill();
+    let _ = serve.wait();
+}
+
+#[test]
+fn keys_create_names_the_base_url_with_the_owners_real_port() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let out = cli(&profile, &["keys", "create", "companion"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "the key is made: {text}");
+    let want = format!("base URL http://127.0.0.1:{}/v1", serve.port);
+    assert!(
+        text.contains(&want) && !text.contains("<port>"),
+        "a companion's settings need the real address ({want}): {text}"
+    );
+}
