@@ -2,8 +2,9 @@
 # The tray app's suite (the tray process and the window process): lints, the window's
 # commands through Tauri's IPC on the mock runtime, then the real app end to end under Xvfb and a private D-Bus session (tauri-driver +
 # WebKitWebDriver for the window, D-Bus for the tray menu and notifications). With
-# --deb (or in CI) it also builds the .deb, installs it with dpkg and runs the first
-# end-to-end test against the installed binary.
+# --deb (or in CI) it also builds the .deb (from the debug profile the tests just built:
+# `scripts/package-deb.sh --debug`, the same packaging as a release), installs it with
+# dpkg and runs the first end-to-end test against the installed binary.
 # Installs what it needs first. Exits non-zero on failure; the last line is the total.
 #   scripts/test-app.sh [--deb] [TEST-NAME-SUBSTRING ...]
 set -uo pipefail
@@ -49,7 +50,7 @@ count target/test-app-e2e.count
 
 if [[ $deb -eq 1 ]]; then
   echo "== app: .deb built, installed with dpkg, and run"
-  if scripts/package-deb.sh && dpkg -i target/release/bundle/deb/*.deb; then
+  if scripts/package-deb.sh --debug && dpkg -i target/debug/bundle/deb/*.deb; then
     SENDLEDGER_APP_BINARY=/usr/bin/sendledger-app e2e test_rows_appear 2>&1 | tee target/test-app-deb.log
     [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
     tail -n 1 target/test-app-deb.log | grep -E '^[0-9]+ passed, [0-9]+ failed$' > target/test-app-deb.count || status=1
