@@ -421,9 +421,11 @@ scenario('missing_send_button_rejects_before_dispatch_with_the_layout_sentence',
 scenario('two_tabs_take_one_send_at_a_time', async (w) => {
   await fakeConfig({ hold: 'answer' });
   const [pageA, pageB] = await ready(w, { conversations: [CONV_A, CONV_B] });
+  // The second is queued once the first is out: queued together, either tab may claim
+  // first (whichever long-poll the owner wakes first), and the test would wait on the wrong one.
   const a = await w.queue('For the first tab.', { conversation_id: CONV_A });
-  const b = await w.queue('For the second tab.', { conversation_id: CONV_B });
   await w.until(a, 'accepted');
+  const b = await w.queue('For the second tab.', { conversation_id: CONV_B });
   assert.equal((await w.send(b)).send.state, 'queued', 'the second waits while the first is answered');
   await fakeRelease();
   await w.until(a, 'completed');
