@@ -1,7 +1,8 @@
 //! What the CLI prints, and what happens when nobody reads it: a reader that went away
 //! (`sendledger status | head -c1`) ends a one-shot command quietly, never in a panic, and
-//! never takes `serve` (the owner) down; `keys create` names the base URL a companion
-//! needs, with the port the owner really listens on.
+//! never takes `serve` (the owner) down; a stderr that cannot be written loses lines, not
+//! a refusal's exit code or the owner's answers; `keys create` names the base URL a
+//! companion needs, with the port the owner really listens on.
 
 #[path = "support/bridge.rs"]
 mod harness;
@@ -102,4 +103,87 @@ fn keys_create_names_the_base_url_with_the_owners_real_port() {
         text.contains(&want) && !text.contains("<port>"),
         "a companion's settings need the real address ({want}): {text}"
     );
+    let (code, v) = cli_json(&profile, &["keys", "create", "second"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(
+        v["base_url"],
+        format!("http://127.0.0.1:{}/v1", serve.port),
+        "the JSON names it too: {v}"
+    );
+}
+
+#[test]
+fn a_refusal_keeps_its_exit_code_when_stderr_cannot_be_written() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    serve.client().queue("op-known", "hello");
+    let wanted = cli(&profile, &["show", "op-unknown"]).status.code();
+    assert!(
+        wanted.is_some_and(|c| c != 0 && c != 101),
+        "a refusal's own code: {wanted:?}"
+    );
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    for stderr in [Stdio::from(closed_pipe()), Stdio::from(full)] {
+        let out = Command::new(binary())
+            .arg("--profile")
+            .arg(&profile)
+            .args(["show", "op-unknown"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .status()
+            .expect("the CLI runs");
+        assert_eq!(
+            out.code(),
+            wanted,
+            "the same refusal, not a panic (101), when nobody can read why"
+        );
+    }
+}
+
+#[test]
+fn serve_answers_every_request_when_its_stderr_cannot_be_written() {
+    let (_tmp, profile) = profile_dir();
+    let mut serve = Command::new(binary())
+        .arg("--profile")
+        .arg(&profile)
+        .args(["serve", "--port", "0"])
+        .env("SENDLEDGER_LOG", "debug")
+        .stdin(Stdio::null())
+        .stdout(closed_pipe())
+        .stderr(closed_pipe())
+        .spawn()
+        .expect("serve starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let port = loop {
+        let named = std::fs::read_to_string(profile.join("bridge.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v["address"].as_str().map(str::to_string));
+        if let Some(address) = named {
+            break address.rsplit(':').next().unwrap().parse::<u16>().unwrap();
+        }
+        assert!(
+            matches!(serve.try_wait(), Ok(None)),
+            "serve ended at start because its stderr is closed: {:?}",
+            serve.try_wait()
+        );
+        assert!(Instant::now() < deadline, "serve never named its bridge");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // Refusals are logged: each must still be answered.
+    let stranger = Http::new(port, Some("not-the-token".into()), None);
+    for _ in 0..3 {
+        let a = stranger.get("/v1/status");
+        assert_eq!(a.status, 401, "a refusal answered, not dropped: {}", a.body);
+    }
+    let token = std::fs::read_to_string(profile.join("client.token")).unwrap();
+    let client = Http::new(port, Some(token.trim().to_string()), None);
+    assert_eq!(client.queue("op-logged", "hello")["state"], "queued");
+    assert!(matches!(serve.try_wait(), Ok(None)), "the owner still runs");
+    let _ = serve.kill();
+    let _ = serve.wait();
 }

@@ -399,7 +399,15 @@ fn remote_stop_moves_pending_dispatched_confirmed_and_refuses_other_phases() {
     );
     assert_eq!(open[0].requested_by, "alice");
     let before = dump(ledger.raw_connection());
-    for empty in [None, Some(""), Some("   ")] {
+    for empty in [
+        None,
+        Some(""),
+        Some("   "),
+        Some("\t"),
+        Some("\n\r\t "),
+        Some("\u{200b}"),
+        Some("\u{a0}\u{3000}\u{feff}"),
+    ] {
         assert_refused(
             ledger.remote_stop_phase("op-1", RemotePhase::Confirmed, empty),
             "illegal remote stop phase",
@@ -432,7 +440,7 @@ fn remote_stop_moves_pending_dispatched_confirmed_and_refuses_other_phases() {
     ] {
         assert_refused(
             ledger.remote_stop_phase("op-1", bad, None),
-            "illegal remote stop phase",
+            "remote stop already settled",
         );
     }
 }
@@ -464,7 +472,7 @@ fn a_remote_stop_that_clicks_nothing_ends_uncertain_or_confirmed_on_evidence() {
     for bad in [RemotePhase::Pending, RemotePhase::Dispatched] {
         assert_refused(
             ledger.remote_stop_phase("op-1", bad, Some("x")),
-            "illegal remote stop phase",
+            "remote stop already settled",
         );
     }
 
@@ -482,7 +490,53 @@ fn a_remote_stop_that_clicks_nothing_ends_uncertain_or_confirmed_on_evidence() {
     assert!(ledger.remote_stops().unwrap().is_empty());
     assert_refused(
         ledger.remote_stop_phase("op-2", RemotePhase::Dispatched, None),
-        "illegal remote stop phase",
+        "remote stop already settled",
+    );
+}
+
+/// Blank evidence is no evidence in SQL too (for whoever writes the file directly), and a
+/// settled stop is written once: a second report, even of its own phase, changes nothing.
+#[test]
+fn a_settled_remote_stop_is_written_once_and_blank_evidence_confirms_nothing() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, "op-1", SendState::Accepted);
+    ledger.stop("alice").unwrap();
+    for blank in ["\t", "\u{200b}", "\u{a0} \u{3000}", "\u{feff}\n"] {
+        let direct = ledger.raw_connection().execute(
+            "UPDATE remote_stops SET phase = 'confirmed', evidence = ?1 WHERE op_id = 'op-1'",
+            [blank],
+        );
+        assert!(
+            direct
+                .unwrap_err()
+                .to_string()
+                .contains("illegal remote stop phase"),
+            "blank evidence {blank:?} confirms nothing, even written directly"
+        );
+    }
+    ledger
+        .remote_stop_phase(
+            "op-1",
+            RemotePhase::Confirmed,
+            Some("nothing was generating"),
+        )
+        .unwrap();
+    let settled = dump(ledger.raw_connection());
+    for (phase, evidence) in [
+        (RemotePhase::Confirmed, None),
+        (RemotePhase::Confirmed, Some("a later, different story")),
+        (RemotePhase::Uncertain, Some("x")),
+    ] {
+        assert_refused(
+            ledger.remote_stop_phase("op-1", phase, evidence),
+            "already settled",
+        );
+    }
+    assert_eq!(
+        settled,
+        dump(ledger.raw_connection()),
+        "the first report's phase and evidence stay"
     );
 }
 

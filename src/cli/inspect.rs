@@ -86,10 +86,10 @@ pub fn run(args: &InspectArgs) -> ExitCode {
     let bytes = match std::fs::read(&args.file) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!(
+            super::output::say_on_stderr(&format!(
                 "sendledger inspect: could not read {}: {e}; check the path.",
                 args.file.display()
-            );
+            ));
             return ExitCode::from(2);
         }
     };
@@ -104,10 +104,10 @@ pub fn run(args: &InspectArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         None => {
-            eprintln!(
+            super::output::say_on_stderr(&format!(
                 "sendledger inspect: {} {NOT_RECOGNISED}",
                 args.file.display()
-            );
+            ));
             ExitCode::from(2)
         }
     }

@@ -37,13 +37,17 @@ pub enum KeysCommand {
 }
 
 pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<(), CliError> {
-    let v = through_owner_or_ledger(profile, &c)?;
+    let mut v = through_owner_or_ledger(profile, &c)?;
+    let base = base_url(profile);
+    if let (KeysCommand::Create { .. }, Ok(url)) = (&c, &base) {
+        v["base_url"] = json!(url);
+    }
     emit(json, &v, || {
         match &c {
         KeysCommand::Create { name, .. } => format!(
             "key {name}: {}\nshown once: put it in the companion's settings as its API key (base URL {})",
             v["secret"].as_str().unwrap_or_default(),
-            base_url(profile)
+            base.as_deref().unwrap_or_else(|why| why)
         ),
         KeysCommand::Revoke { name, .. } => {
             format!("key {name} revoked: its next request gets 401")
@@ -74,22 +78,25 @@ fn through_owner_or_ledger(profile: Option<&Path>, c: &KeysCommand) -> Result<Va
 }
 
 /// The OpenAI door's base URL: the running owner's address, else the port an owner of this
-/// profile will bind (its `config.json`, else the default).
-fn base_url(profile: Option<&Path>) -> String {
-    let Ok(profile) = backend::profile(profile) else {
-        return format!("http://127.0.0.1:{DEFAULT_PORT}/v1");
-    };
-    let address = match discovery::live_bridge(&profile) {
-        Some(b) => b.address.to_string(),
-        None => {
-            let port = discovery::configured_port(&profile)
-                .ok()
-                .flatten()
-                .unwrap_or(DEFAULT_PORT);
-            format!("127.0.0.1:{port}")
-        }
-    };
-    format!("http://{address}/v1")
+/// profile will bind (its `config.json`, else the default). `Err` says why it is not known
+/// yet (a `config.json` asking for any free port, or one that cannot be read).
+fn base_url(profile: Option<&Path>) -> Result<String, String> {
+    let profile = backend::profile(profile).map_err(|e| e.to_string())?;
+    if let Some(b) = discovery::live_bridge(&profile) {
+        return Ok(format!("http://{}/v1", b.address));
+    }
+    match discovery::configured_port(&profile) {
+        Ok(Some(0)) => Err(
+            "the profile's config.json asks for any free port: start the owner, and its bridge.json names the port".into(),
+        ),
+        Ok(port) => Ok(format!(
+            "http://127.0.0.1:{}/v1",
+            port.unwrap_or(DEFAULT_PORT)
+        )),
+        Err(e) => Err(format!(
+            "the profile's config.json cannot be read ({e}): fix it, the owner does not start until then"
+        )),
+    }
 }
 
 fn list(profile: Option<&Path>) -> Result<Value, CliError> {

@@ -37,6 +37,7 @@ pub(crate) fn mcp(profile: Option<&Path>, a: McpArgs) -> Result<(), CliError> {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(false)
+        .log_internal_errors(false) // as `serve`: a broken stderr loses lines, never a call
         .init();
     let rt = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Unreachable(format!("cannot start the runtime: {e}")))?;

@@ -48,7 +48,7 @@ pub(crate) fn print_error(e: &CliError, json: bool) {
         let v = serde_json::json!({ "error": { "code": e.code(), "message": e.to_string() } });
         print_line(&v.to_string());
     } else {
-        eprintln!("sendledger: {}", printable(&e.to_string()));
+        say_on_stderr(&format!("sendledger: {}", printable(&e.to_string())));
     }
 }
 
@@ -75,6 +75,13 @@ pub(crate) fn emit(json: bool, value: &Value, text: impl FnOnce() -> String) {
     }
 }
 
+/// Writes `text` and a line break to stderr; a stderr that cannot be written (closed, full)
+/// loses it, where `eprintln!` would panic and turn a refusal into exit code 101.
+pub(crate) fn say_on_stderr(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
 /// Writes `text` and a line break to stdout, for a command that prints once and ends. A
 /// reader that went away first (`sendledger status | head -c1`: EPIPE) ends the process
 /// quietly with status 0 instead of a panic; whatever the command committed stays
@@ -88,7 +95,9 @@ pub(crate) fn print_line(text: &str) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
         Err(e) => {
-            eprintln!("sendledger: could not write the answer to standard output: {e}");
+            say_on_stderr(&format!(
+                "sendledger: could not write the answer to standard output: {e}"
+            ));
             std::process::exit(74);
         }
     }

@@ -33,6 +33,9 @@ pub(crate) fn serve(profile: Option<&Path>, a: ServeArgs) -> Result<(), CliError
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        // A stderr that cannot be written (a closed pipe, a full disk) loses log lines; its
+        // default, a note on that same stderr, panics there and drops the request it logs.
+        .log_internal_errors(false)
         .init();
     let rt = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Unreachable(format!("cannot start the runtime: {e}")))?;

@@ -28,7 +28,11 @@ pub fn init() {
         }
         OpenOptions::new().create(true).append(true).open(path).ok()
     });
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    // A log line that cannot be written is lost, never a panic in the owner (the default
+    // reports the failure on stderr, which panics when stderr is what failed).
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .log_internal_errors(false);
     match file {
         Some(f) => builder
             .with_ansi(false)
