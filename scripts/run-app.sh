@@ -17,8 +17,8 @@ fi
 scripts/setup.sh
 mode=release; flag=--release
 if [[ "${1:-}" == "--debug" ]]; then mode=debug; flag=; shift; fi
-cargo build $flag -p sendledger-app --bin sendledger-app
-cargo build $flag -p sendledger-tray --bin sendledger-tray
-cargo build $flag --bin sendledger
+# One build of all three binaries: the core library is compiled once for them.
+cargo build $flag -p sendledger -p sendledger-app -p sendledger-tray \
+  --bin sendledger --bin sendledger-app --bin sendledger-tray
 echo "run-app: the CLI is target/$mode/sendledger; logs go to ~/.local/share/org.sendledger.app/logs/"
 exec "target/$mode/sendledger-app" "$@"

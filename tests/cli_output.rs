@@ -187,3 +187,36 @@ fn serve_answers_every_request_when_its_stderr_cannot_be_written() {
     let _ = serve.kill();
     let _ = serve.wait();
 }
+
+/// `YYYY-MM-DD HH:MM:SS.mmm` somewhere in `line`.
+fn has_local_time(line: &str) -> bool {
+    let shape = "dddd-dd-dd dd:dd:dd.ddd";
+    line.as_bytes().windows(shape.len()).any(|w| {
+        w.iter().zip(shape.bytes()).all(|(c, s)| match s {
+            b'd' => c.is_ascii_digit(),
+            s => *c == s,
+        })
+    })
+}
+
+#[test]
+fn people_read_times_as_local_dates_and_scripts_as_ms() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    serve.client().queue("op-time", "hello");
+    let out = cli(&profile, &["show", "op-time"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.contains("→ queued"))
+        .unwrap_or_else(|| panic!("a timeline line: {text}"));
+    assert!(has_local_time(line), "a date a person reads: {line}");
+    cli(&profile, &["keys", "create", "bot"]);
+    let listed = String::from_utf8_lossy(&cli(&profile, &["keys", "list"]).stdout).into_owned();
+    assert!(has_local_time(&listed), "made when: {listed}");
+    let (_, v) = cli_json(&profile, &["show", "op-time"]);
+    assert!(
+        v["timeline"][0]["at"].is_i64(),
+        "--json keeps ms since the epoch: {v}"
+    );
+}

@@ -74,9 +74,6 @@ impl Args {
 
 /// Runs the window until it closes (or the owner quits); returns the exit code.
 pub fn run() -> i32 {
-    // First, before any thread starts: GTK and WebKit read these once, and a tray started
-    // from here passes them on to the windows it opens.
-    window::render_in_software();
     let args = Args::parse(std::env::args().skip(1));
     let profile = match Profile::resolve(args.profile.as_deref()) {
         Ok(p) => p,

@@ -115,7 +115,7 @@ fn list_text(v: &serde_json::Value) -> String {
     }
     let at = |k: &serde_json::Value, f: &str| {
         k[f].as_i64()
-            .map(|ms| format!("{ms}"))
+            .map(super::output::when)
             .unwrap_or_else(|| "never".into())
     };
     keys.iter()

@@ -75,6 +75,16 @@ pub(crate) fn emit(json: bool, value: &Value, text: impl FnOnce() -> String) {
     }
 }
 
+/// A moment for people: the machine's local date and time to the millisecond,
+/// `2026-12-01 19:20:21.963` (the JSON output keeps the ms since the epoch).
+pub(crate) fn when(ms: i64) -> String {
+    use chrono::{Local, TimeZone};
+    match Local.timestamp_millis_opt(ms).single() {
+        Some(t) => t.format("%Y-%m-%d %H:%M:%S%.3f").to_string(),
+        None => format!("{ms} ms"),
+    }
+}
+
 /// Writes `text` and a line break to stderr; a stderr that cannot be written (closed, full)
 /// loses it, where `eprintln!` would panic and turn a refusal into exit code 101.
 pub(crate) fn say_on_stderr(text: &str) {

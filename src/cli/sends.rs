@@ -118,7 +118,7 @@ fn describe(s: &Send, timeline: &[Event], waiting: Option<&str>) -> String {
         let from = e.from.map(|f| f.to_string()).unwrap_or_else(|| "·".into());
         out.push_str(&format!(
             "  {}  {from} → {}  by {}{}\n",
-            e.at,
+            super::output::when(e.at),
             e.to,
             e.actor,
             e.evidence
