@@ -170,39 +170,42 @@ fn phase(ext: &Extension, lease: &str, op: &str, phase: &str) -> Answer {
 /// button" (uncertain). Each closes the stop; a confirmation without evidence is refused.
 #[test]
 fn a_remote_stop_that_clicks_nothing_is_closed_by_the_extensions_report() {
-    let (_tmp, profile) = profile_dir();
-    let serve = Serve::start(&profile, &[]);
-    let ext = serve.pair();
-    let lease = dispatched_then_stopped(&serve, &ext, "op-1");
-    let bare = ext.http.post(
-        "/v1/ext/remote-stops/op-1",
-        &json!({ "lease_id": lease, "phase": "confirmed" }),
-    );
-    assert_eq!(
-        (bare.status, bare.code()),
-        (409, "refused"),
-        "a confirmation with nothing to show is never taken: {}",
-        bare.body
-    );
-    let nothing = ext.http.post(
-        "/v1/ext/remote-stops/op-1",
-        &json!({ "lease_id": lease, "phase": "confirmed",
-                 "evidence": "no answer was being generated in the tab when the stop arrived; nothing was clicked" }),
-    );
-    assert_eq!(nothing.status, 200, "{}", nothing.body);
-    assert!(open_stops(&ext, &lease).is_empty(), "the stop is closed");
-
-    let (_tmp2, profile2) = profile_dir();
-    let serve2 = Serve::start(&profile2, &[]);
-    let ext2 = serve2.pair();
-    let lease2 = dispatched_then_stopped(&serve2, &ext2, "op-2");
-    let no_button = ext2.http.post(
-        "/v1/ext/remote-stops/op-2",
-        &json!({ "lease_id": lease2, "phase": "uncertain",
-                 "evidence": "stop button not found: chatgpt.com layout changed" }),
-    );
-    assert_eq!(no_button.status, 200, "{}", no_button.body);
-    assert!(open_stops(&ext2, &lease2).is_empty(), "the stop is closed");
+    let nothing =
+        "no answer was being generated in the tab when the stop arrived; nothing was clicked";
+    let no_button = "stop button not found: chatgpt.com layout changed";
+    for (phase, evidence) in [
+        (None, None),
+        (Some("confirmed"), Some(nothing)),
+        (Some("uncertain"), Some(no_button)),
+    ] {
+        let (_tmp, profile) = profile_dir();
+        let serve = Serve::start(&profile, &[]);
+        let ext = serve.pair();
+        let lease = dispatched_then_stopped(&serve, &ext, "op-1");
+        let Some(phase) = phase else {
+            let bare = ext.http.post(
+                "/v1/ext/remote-stops/op-1",
+                &json!({ "lease_id": lease, "phase": "confirmed" }),
+            );
+            assert_eq!(
+                (bare.status, bare.code()),
+                (409, "refused"),
+                "a confirmation with nothing to show is never taken: {}",
+                bare.body
+            );
+            assert_eq!(open_stops(&ext, &lease).len(), 1, "the stop stays open");
+            continue;
+        };
+        let report = ext.http.post(
+            "/v1/ext/remote-stops/op-1",
+            &json!({ "lease_id": lease, "phase": phase, "evidence": evidence }),
+        );
+        assert_eq!(report.status, 200, "{phase}: {}", report.body);
+        assert!(
+            open_stops(&ext, &lease).is_empty(),
+            "{phase}: the stop is closed"
+        );
+    }
 }
 
 #[test]

@@ -11,6 +11,16 @@ use harness::*;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// `sendledger --profile PROFILE ARGS…` with no input; the caller sets stdout and stderr.
+fn sendledger(profile: &std::path::Path, args: &[&str]) -> Command {
+    let mut c = Command::new(binary());
+    c.arg("--profile")
+        .arg(profile)
+        .args(args)
+        .stdin(Stdio::null());
+    c
+}
+
 /// A pipe whose reading end is already closed: writing to it fails with EPIPE.
 fn closed_pipe() -> std::io::PipeWriter {
     let (reader, writer) = std::io::pipe().expect("a pipe");
@@ -24,11 +34,7 @@ fn a_closed_stdout_ends_a_one_shot_command_quietly_not_in_a_panic() {
     let serve = Serve::start(&profile, &[]);
     serve.client().queue("op-epipe", "hello");
     for args in [&["status"][..], &["--json", "status"], &["list"]] {
-        let out = Command::new(binary())
-            .arg("--profile")
-            .arg(&profile)
-            .args(args)
-            .stdin(Stdio::null())
+        let out = sendledger(&profile, args)
             .stdout(closed_pipe())
             .output()
             .expect("the CLI runs");
@@ -48,11 +54,7 @@ fn a_closed_stdout_ends_a_one_shot_command_quietly_not_in_a_panic() {
 #[test]
 fn serve_keeps_owning_the_profile_when_its_stdout_closes() {
     let (_tmp, profile) = profile_dir();
-    let mut serve = Command::new(binary())
-        .arg("--profile")
-        .arg(&profile)
-        .args(["serve", "--port", "0"])
-        .stdin(Stdio::null())
+    let mut serve = sendledger(&profile, &["serve", "--port", "0"])
         .stdout(closed_pipe())
         .stderr(Stdio::null())
         .spawn()
@@ -127,11 +129,7 @@ fn a_refusal_keeps_its_exit_code_when_stderr_cannot_be_written() {
         .open("/dev/full")
         .expect("/dev/full");
     for stderr in [Stdio::from(closed_pipe()), Stdio::from(full)] {
-        let out = Command::new(binary())
-            .arg("--profile")
-            .arg(&profile)
-            .args(["show", "op-unknown"])
-            .stdin(Stdio::null())
+        let out = sendledger(&profile, &["show", "op-unknown"])
             .stdout(Stdio::null())
             .stderr(stderr)
             .status()
@@ -147,12 +145,8 @@ fn a_refusal_keeps_its_exit_code_when_stderr_cannot_be_written() {
 #[test]
 fn serve_answers_every_request_when_its_stderr_cannot_be_written() {
     let (_tmp, profile) = profile_dir();
-    let mut serve = Command::new(binary())
-        .arg("--profile")
-        .arg(&profile)
-        .args(["serve", "--port", "0"])
+    let mut serve = sendledger(&profile, &["serve", "--port", "0"])
         .env("SENDLEDGER_LOG", "debug")
-        .stdin(Stdio::null())
         .stdout(closed_pipe())
         .stderr(closed_pipe())
         .spawn()
