@@ -4,7 +4,8 @@
 mod support;
 
 use sendledger::ledger::{
-    unbound_epoch, Bounds, LedgerError, RemotePhase, SendState, TabBinding, STOPPED_EPOCHS_KEPT,
+    unbound_epoch, Bounds, Ledger, LedgerError, RemotePhase, SendState, TabBinding,
+    STOPPED_EPOCHS_KEPT,
 };
 use support::*;
 
@@ -445,15 +446,22 @@ fn remote_stop_moves_pending_dispatched_confirmed_and_refuses_other_phases() {
     }
 }
 
+/// A ledger where `op` was accepted (its answer still awaited) when Stop came: one pending
+/// remote stop, for `op`. The fixture holds the ledger's folder.
+fn accepted_then_stopped(op: &str) -> (Fixture, Ledger) {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, op, SendState::Accepted);
+    ledger.stop("alice").unwrap();
+    (fx, ledger)
+}
+
 /// A stop that clicks nothing still ends: the tab found no stop button (uncertain), or it
 /// saw nothing being generated (confirmed, with that evidence only); and it is no longer
 /// handed out as open. Neither can go back to pending or on to dispatched.
 #[test]
 fn a_remote_stop_that_clicks_nothing_ends_uncertain_or_confirmed_on_evidence() {
-    let fx = Fixture::new();
-    let mut ledger = fx.open();
-    drive_to(&mut ledger, "op-1", SendState::Accepted);
-    ledger.stop("alice").unwrap();
+    let (_fx, mut ledger) = accepted_then_stopped("op-1");
     assert_refused(
         ledger.remote_stop_phase("op-1", RemotePhase::Confirmed, None),
         "illegal remote stop phase",
@@ -476,10 +484,7 @@ fn a_remote_stop_that_clicks_nothing_ends_uncertain_or_confirmed_on_evidence() {
         );
     }
 
-    let fx = Fixture::new();
-    let mut ledger = fx.open();
-    drive_to(&mut ledger, "op-2", SendState::Accepted);
-    ledger.stop("alice").unwrap();
+    let (_fx, mut ledger) = accepted_then_stopped("op-2");
     ledger
         .remote_stop_phase(
             "op-2",
@@ -498,10 +503,7 @@ fn a_remote_stop_that_clicks_nothing_ends_uncertain_or_confirmed_on_evidence() {
 /// settled stop is written once: a second report, even of its own phase, changes nothing.
 #[test]
 fn a_settled_remote_stop_is_written_once_and_blank_evidence_confirms_nothing() {
-    let fx = Fixture::new();
-    let mut ledger = fx.open();
-    drive_to(&mut ledger, "op-1", SendState::Accepted);
-    ledger.stop("alice").unwrap();
+    let (_fx, mut ledger) = accepted_then_stopped("op-1");
     for blank in ["\t", "\u{200b}", "\u{a0} \u{3000}", "\u{feff}\n"] {
         let direct = ledger.raw_connection().execute(
             "UPDATE remote_stops SET phase = 'confirmed', evidence = ?1 WHERE op_id = 'op-1'",

@@ -73,6 +73,7 @@ pub(crate) fn serve(profile: Option<&Path>, a: ServeArgs) -> Result<(), CliError
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(said.as_bytes()).and_then(|()| out.flush());
         drop(out);
+        tracing::info!(address = %owner.address(), "serving until SIGTERM or SIGINT");
         wait_for_signal().await;
         owner.shutdown().await;
         Ok(())

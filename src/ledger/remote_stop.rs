@@ -104,16 +104,9 @@ pub(crate) fn list_open(conn: &rusqlite::Connection) -> Result<Vec<RemoteStop>> 
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Whether `evidence` has a character a person can read: not only white space or the
-/// invisible format characters (zero-width spaces and joiners, word joiner, byte-order mark).
-fn readable(evidence: &str) -> bool {
-    evidence.chars().any(|c| {
-        !c.is_whitespace() && !matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}')
-    })
-}
-
 /// Moves a remote stop to `phase` (legal: pending → dispatched → confirmed | uncertain;
-/// pending → uncertain; pending → confirmed with readable evidence). Trigger
+/// pending → uncertain; pending → confirmed with readable evidence: not only white space
+/// or zero-width characters, the set in migration 0008). Trigger
 /// `remote_stops_legal_phases` refuses the rest ("illegal remote stop phase"), and
 /// `remote_stops_settled_once` any change to a settled stop ("remote stop already settled").
 pub(crate) fn set_phase(
@@ -123,9 +116,6 @@ pub(crate) fn set_phase(
     evidence: Option<&str>,
     now: Millis,
 ) -> Result<()> {
-    // Evidence with nothing to read is none (trigger `remote_stops_legal_phases` holds the
-    // same line in SQL for whoever writes the file directly).
-    let evidence = evidence.filter(|e| readable(e));
     let n = tx.execute(
         "UPDATE remote_stops SET phase = ?1, updated_at = ?2, evidence = ?3 WHERE op_id = ?4",
         params![phase.as_str(), now, evidence, op_id],
