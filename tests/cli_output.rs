@@ -132,6 +132,15 @@ fn a_refusal_keeps_its_exit_code_when_stderr_cannot_be_written() {
             "the same refusal, not a panic (101), when nobody can read why"
         );
     }
+    let out = sendledger(&profile, &["--json", "show", "op-unknown"])
+        .stdout(closed_pipe())
+        .status()
+        .expect("the CLI runs");
+    assert_eq!(
+        out.code(),
+        wanted,
+        "a refusal in JSON keeps its code when nobody reads the JSON"
+    );
 }
 
 #[test]

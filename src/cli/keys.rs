@@ -38,8 +38,11 @@ pub enum KeysCommand {
 
 pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<(), CliError> {
     let mut v = through_owner_or_ledger(profile, &c)?;
-    let base = base_url(profile);
-    if let (KeysCommand::Create { .. }, Ok(url)) = (&c, &base) {
+    let base = match c {
+        KeysCommand::Create { .. } => base_url(profile),
+        _ => Err(String::new()),
+    };
+    if let Ok(url) = &base {
         v["base_url"] = json!(url);
     }
     emit(json, &v, || {

@@ -46,7 +46,9 @@ impl CliError {
 pub(crate) fn print_error(e: &CliError, json: bool) {
     if json {
         let v = serde_json::json!({ "error": { "code": e.code(), "message": e.to_string() } });
-        print_line(&v.to_string());
+        // Not `print_line`: the refusal's exit code stands whether or not anyone reads it.
+        use std::io::Write;
+        let _ = writeln!(std::io::stdout().lock(), "{v}");
     } else {
         say_on_stderr(&format!("sendledger: {}", printable(&e.to_string())));
     }
