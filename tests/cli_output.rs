@@ -107,7 +107,7 @@ fn keys_create_names_the_base_url_with_the_owners_real_port() {
 }
 
 #[test]
-fn a_refusal_keeps_its_exit_code_when_stderr_cannot_be_written() {
+fn a_refusal_keeps_its_exit_code_when_its_output_cannot_be_written() {
     let (_tmp, profile) = profile_dir();
     let serve = Serve::start(&profile, &[]);
     serve.client().queue("op-known", "hello");
