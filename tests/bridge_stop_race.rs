@@ -189,7 +189,7 @@ fn a_remote_stop_that_clicks_nothing_is_closed_by_the_extensions_report() {
             );
             assert_eq!(
                 (bare.status, bare.code()),
-                (409, "refused"),
+                (409, "illegal_remote_stop_phase"),
                 "a confirmation with nothing to show is never taken: {}",
                 bare.body
             );
@@ -230,7 +230,7 @@ fn a_remote_stop_moves_pending_dispatched_confirmed_and_never_back() {
     let back = phase(&ext, &lease, "op-1", "dispatched");
     assert_eq!(
         (back.status, back.code()),
-        (409, "refused"),
+        (409, "remote_stop_settled"),
         "a confirmed remote stop never moves again: {}",
         back.body
     );
@@ -241,6 +241,35 @@ fn a_remote_stop_moves_pending_dispatched_confirmed_and_never_back() {
         "nobody sets pending: {}",
         pending.body
     );
+}
+
+/// Another tab's lease is handed none of a send's remote stop and cannot report on it:
+/// 409 `not_your_remote_stop`, and the stop stays pending for the tab that clicked.
+#[test]
+fn a_remote_stop_is_handed_to_and_reported_by_the_clicking_tab_only() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let other = ext.lease("tab-2");
+    let lease = dispatched_then_stopped(&serve, &ext, "op-1");
+    assert!(open_stops(&ext, &other).is_empty(), "not handed to tab-2");
+    for p in ["dispatched", "confirmed", "uncertain"] {
+        let a = phase(&ext, &other, "op-1", p);
+        assert_eq!(
+            (a.status, a.code()),
+            (409, "not_your_remote_stop"),
+            "{p}: {}",
+            a.body
+        );
+    }
+    let stops = open_stops(&ext, &lease);
+    assert_eq!(
+        (&stops[0]["op_id"], &stops[0]["phase"]),
+        (&json!("op-1"), &json!("pending")),
+        "still open for the tab that clicked"
+    );
+    let none = phase(&ext, &lease, "op-9", "dispatched");
+    assert_eq!((none.status, none.code()), (404, "unknown_remote_stop"));
 }
 
 #[test]

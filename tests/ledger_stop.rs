@@ -385,7 +385,7 @@ fn remote_stop_moves_pending_dispatched_confirmed_and_refuses_other_phases() {
     let fx = Fixture::new();
     let mut ledger = fx.open();
     drive_to(&mut ledger, "op-done", SendState::Completed);
-    drive_to(&mut ledger, "op-1", SendState::Accepted);
+    let lease = drive_to(&mut ledger, "op-1", SendState::Accepted).unwrap();
     let report = ledger.stop("alice").unwrap();
     assert_eq!(
         report.remote_stops,
@@ -410,24 +410,25 @@ fn remote_stop_moves_pending_dispatched_confirmed_and_refuses_other_phases() {
         Some("\u{a0}\u{3000}\u{feff}"),
     ] {
         assert_refused(
-            ledger.remote_stop_phase("op-1", RemotePhase::Confirmed, empty),
-            "illegal remote stop phase",
+            ledger.remote_stop_phase(&lease, "op-1", RemotePhase::Confirmed, empty),
+            "cannot go from pending to confirmed",
         );
     }
     assert_refused(
-        ledger.remote_stop_phase("op-none", RemotePhase::Dispatched, None),
+        ledger.remote_stop_phase(&lease, "op-none", RemotePhase::Dispatched, None),
         "no remote stop",
     );
     assert_eq!(before, dump(ledger.raw_connection()));
     ledger
-        .remote_stop_phase("op-1", RemotePhase::Dispatched, None)
+        .remote_stop_phase(&lease, "op-1", RemotePhase::Dispatched, None)
         .unwrap();
     assert_refused(
-        ledger.remote_stop_phase("op-1", RemotePhase::Pending, None),
-        "illegal remote stop phase",
+        ledger.remote_stop_phase(&lease, "op-1", RemotePhase::Pending, None),
+        "cannot go from dispatched to pending",
     );
     ledger
         .remote_stop_phase(
+            &lease,
             "op-1",
             RemotePhase::Confirmed,
             Some("the page shows the answer stopped"),
@@ -440,20 +441,21 @@ fn remote_stop_moves_pending_dispatched_confirmed_and_refuses_other_phases() {
         RemotePhase::Uncertain,
     ] {
         assert_refused(
-            ledger.remote_stop_phase("op-1", bad, None),
-            "remote stop already settled",
+            ledger.remote_stop_phase(&lease, "op-1", bad, None),
+            "is already settled",
         );
     }
 }
 
 /// A ledger where `op` was accepted (its answer still awaited) when Stop came: one pending
-/// remote stop, for `op`. The fixture holds the ledger's folder.
-fn accepted_then_stopped(op: &str) -> (Fixture, Ledger) {
+/// remote stop, for `op`, and the lease that took `op`. The fixture holds the ledger's
+/// folder.
+fn accepted_then_stopped(op: &str) -> (Fixture, Ledger, String) {
     let fx = Fixture::new();
     let mut ledger = fx.open();
-    drive_to(&mut ledger, op, SendState::Accepted);
+    let lease = drive_to(&mut ledger, op, SendState::Accepted).unwrap();
     ledger.stop("alice").unwrap();
-    (fx, ledger)
+    (fx, ledger, lease)
 }
 
 /// A stop that clicks nothing still ends: the tab found no stop button (uncertain), or it
@@ -461,13 +463,14 @@ fn accepted_then_stopped(op: &str) -> (Fixture, Ledger) {
 /// handed out as open. Neither can go back to pending or on to dispatched.
 #[test]
 fn a_remote_stop_that_clicks_nothing_ends_uncertain_or_confirmed_on_evidence() {
-    let (_fx, mut ledger) = accepted_then_stopped("op-1");
+    let (_fx, mut ledger, lease) = accepted_then_stopped("op-1");
     assert_refused(
-        ledger.remote_stop_phase("op-1", RemotePhase::Confirmed, None),
-        "illegal remote stop phase",
+        ledger.remote_stop_phase(&lease, "op-1", RemotePhase::Confirmed, None),
+        "cannot go from pending to confirmed",
     );
     ledger
         .remote_stop_phase(
+            &lease,
             "op-1",
             RemotePhase::Confirmed,
             Some("no answer was being generated in the tab; nothing was clicked"),
@@ -479,14 +482,15 @@ fn a_remote_stop_that_clicks_nothing_ends_uncertain_or_confirmed_on_evidence() {
     );
     for bad in [RemotePhase::Pending, RemotePhase::Dispatched] {
         assert_refused(
-            ledger.remote_stop_phase("op-1", bad, Some("x")),
-            "remote stop already settled",
+            ledger.remote_stop_phase(&lease, "op-1", bad, Some("x")),
+            "is already settled",
         );
     }
 
-    let (_fx, mut ledger) = accepted_then_stopped("op-2");
+    let (_fx, mut ledger, lease) = accepted_then_stopped("op-2");
     ledger
         .remote_stop_phase(
+            &lease,
             "op-2",
             RemotePhase::Uncertain,
             Some("stop button not found"),
@@ -494,16 +498,53 @@ fn a_remote_stop_that_clicks_nothing_ends_uncertain_or_confirmed_on_evidence() {
         .unwrap();
     assert!(ledger.remote_stops().unwrap().is_empty());
     assert_refused(
-        ledger.remote_stop_phase("op-2", RemotePhase::Dispatched, None),
-        "remote stop already settled",
+        ledger.remote_stop_phase(&lease, "op-2", RemotePhase::Dispatched, None),
+        "is already settled",
     );
+}
+
+/// Only the tab that clicked a send reports on its remote stop: another tab's lease is
+/// handed none of it and cannot settle it (that tab's stop button would stop some other
+/// answer, and its "nothing was generating" says nothing about this one).
+#[test]
+fn a_remote_stop_is_seen_and_reported_only_by_the_lease_that_took_the_send() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let taker = drive_to(&mut ledger, "op-1", SendState::Accepted).unwrap();
+    let other = ledger.lease(&tab("tab-other")).unwrap().lease_id;
+    ledger.stop("alice").unwrap();
+    assert!(
+        ledger.remote_stops_of_lease(&other).unwrap().is_empty(),
+        "another tab is not handed the stop"
+    );
+    assert_eq!(ledger.remote_stops_of_lease(&taker).unwrap().len(), 1);
+    let before = dump(ledger.raw_connection());
+    for phase in [
+        RemotePhase::Dispatched,
+        RemotePhase::Confirmed,
+        RemotePhase::Uncertain,
+    ] {
+        let e = assert_refused(
+            ledger.remote_stop_phase(&other, "op-1", phase, Some("what the other tab saw")),
+            "did not take send op-1",
+        );
+        assert_eq!(e.code(), "not_your_remote_stop");
+    }
+    assert_eq!(
+        before,
+        dump(ledger.raw_connection()),
+        "the stop stays as it was"
+    );
+    ledger
+        .remote_stop_phase(&taker, "op-1", RemotePhase::Dispatched, None)
+        .unwrap();
 }
 
 /// Blank evidence is no evidence in SQL too (for whoever writes the file directly), and a
 /// settled stop is written once: a second report, even of its own phase, changes nothing.
 #[test]
 fn a_settled_remote_stop_is_written_once_and_blank_evidence_confirms_nothing() {
-    let (_fx, mut ledger) = accepted_then_stopped("op-1");
+    let (_fx, mut ledger, lease) = accepted_then_stopped("op-1");
     for blank in ["\t", "\u{200b}", "\u{a0} \u{3000}", "\u{feff}\n"] {
         let direct = ledger.raw_connection().execute(
             "UPDATE remote_stops SET phase = 'confirmed', evidence = ?1 WHERE op_id = 'op-1'",
@@ -519,6 +560,7 @@ fn a_settled_remote_stop_is_written_once_and_blank_evidence_confirms_nothing() {
     }
     ledger
         .remote_stop_phase(
+            &lease,
             "op-1",
             RemotePhase::Confirmed,
             Some("nothing was generating"),
@@ -531,7 +573,7 @@ fn a_settled_remote_stop_is_written_once_and_blank_evidence_confirms_nothing() {
         (RemotePhase::Uncertain, Some("x")),
     ] {
         assert_refused(
-            ledger.remote_stop_phase("op-1", phase, evidence),
+            ledger.remote_stop_phase(&lease, "op-1", phase, evidence),
             "already settled",
         );
     }
@@ -546,10 +588,10 @@ fn a_settled_remote_stop_is_written_once_and_blank_evidence_confirms_nothing() {
 fn recovery_moves_a_dispatched_remote_stop_to_uncertain_and_never_confirms() {
     let fx = Fixture::new();
     let mut ledger = fx.open();
-    drive_to(&mut ledger, "op-1", SendState::Dispatched);
+    let lease = drive_to(&mut ledger, "op-1", SendState::Dispatched).unwrap();
     ledger.stop("alice").unwrap();
     ledger
-        .remote_stop_phase("op-1", RemotePhase::Dispatched, None)
+        .remote_stop_phase(&lease, "op-1", RemotePhase::Dispatched, None)
         .unwrap();
     let (ledger, report) = fx.restart(ledger);
     assert_eq!(report.remote_stops_uncertain, 1);

@@ -42,6 +42,7 @@ const CLASSES: &[(&str, ErrorClass)] = &[
     ("usage", ErrorClass::Usage),
     ("unknown_send", ErrorClass::NotFound),
     ("unknown_tool_call", ErrorClass::NotFound),
+    ("unknown_remote_stop", ErrorClass::NotFound),
     ("unknown_lease", ErrorClass::Gone),
     ("lease_ended", ErrorClass::Gone),
     ("profile_owned", ErrorClass::Owned),

@@ -255,7 +255,7 @@ async fn remote_stops(State(st): State<BridgeState>, Query(q): Query<RemoteStopQ
                 .ledger()
                 .call(move |l| {
                     l.get_lease(&lease_id)?;
-                    l.remote_stops()
+                    l.remote_stops_of_lease(&lease_id)
                 })
                 .await?;
             let pending = stops.iter().any(|s| s.phase == RemotePhase::Pending);
@@ -290,7 +290,7 @@ async fn remote_stop_phase(
     st.ledger()
         .call(move |l| {
             l.get_lease(&b.lease_id)?;
-            l.remote_stop_phase(&op_id, b.phase, b.evidence.as_deref())
+            l.remote_stop_phase(&b.lease_id, &op_id, b.phase, b.evidence.as_deref())
         })
         .await?;
     Ok(Json(json!({})))

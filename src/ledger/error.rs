@@ -63,6 +63,18 @@ pub enum LedgerError {
     UnknownToolCall(String),
     #[error("idempotency key reused: operation {0:?} was first asked with another body or by another client; use a new Idempotency-Key for a new send")]
     IdempotencyKeyReused(String),
+    #[error("no remote stop for send {0}: a Stop asks for one only for a send already clicked")]
+    UnknownRemoteStop(String),
+    #[error("lease {lease_id} did not take send {op_id}, so it cannot report on that send's remote stop: only the tab that clicked the send does; the stop stays as it was")]
+    RemoteStopNotYours { op_id: String, lease_id: String },
+    #[error("the remote stop of send {op_id} is already settled ({phase}): it is written once, and the first report stands")]
+    RemoteStopSettled { op_id: String, phase: String },
+    #[error("the remote stop of send {op_id} cannot go from {from} to {to}: legal are pending → dispatched → confirmed or uncertain, and from pending uncertain, or confirmed with the tab's evidence (what it saw)")]
+    IllegalRemotePhase {
+        op_id: String,
+        from: String,
+        to: &'static str,
+    },
     #[error("ledger refused the change: {0}")]
     Refused(String),
     #[error("ledger error: {0}")]
@@ -98,6 +110,10 @@ impl LedgerError {
             Self::ToolReceiptsFull => "tool_receipts_full",
             Self::UnknownToolCall(_) => "unknown_tool_call",
             Self::IdempotencyKeyReused(_) => "idempotency_key_reused",
+            Self::UnknownRemoteStop(_) => "unknown_remote_stop",
+            Self::RemoteStopNotYours { .. } => "not_your_remote_stop",
+            Self::RemoteStopSettled { .. } => "remote_stop_settled",
+            Self::IllegalRemotePhase { .. } => "illegal_remote_stop_phase",
             Self::Refused(_) => "refused",
             Self::Sqlite(_) => "sqlite",
         }

@@ -384,19 +384,26 @@ impl Ledger {
         })
     }
 
-    /// Open remote stops (pending or dispatched).
+    /// Open remote stops (pending or dispatched), of every send.
     pub fn remote_stops(&self) -> Result<Vec<RemoteStop>> {
-        remote_stop::list_open(&self.conn)
+        remote_stop::list_open(&self.conn, None)
     }
 
-    /// Moves a remote stop to its next phase.
+    /// Open remote stops of the sends `lease_id` took: the ones its tab may click for.
+    pub fn remote_stops_of_lease(&self, lease_id: &str) -> Result<Vec<RemoteStop>> {
+        remote_stop::list_open(&self.conn, Some(lease_id))
+    }
+
+    /// Moves a remote stop to its next phase, as reported by the lease that took the send
+    /// (errors: see [`remote_stop::set_phase`]'s refusals in [`LedgerError`]).
     pub fn remote_stop_phase(
         &mut self,
+        lease_id: &str,
         op_id: &str,
         phase: RemotePhase,
         evidence: Option<&str>,
     ) -> Result<()> {
-        self.write(|tx, now| remote_stop::set_phase(tx, op_id, phase, evidence, now))
+        self.write(|tx, now| remote_stop::set_phase(tx, lease_id, op_id, phase, evidence, now))
     }
 
     /// Applies the expiry bounds at the current time.

@@ -6,7 +6,7 @@
 
 use super::error::{LedgerError, Result};
 use crate::clock::Millis;
-use rusqlite::{params, Transaction};
+use rusqlite::{params, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
 
 /// A remote stop's phase.
@@ -77,14 +77,20 @@ pub(crate) fn request_for_clicked(tx: &Transaction, by: &str, now: Millis) -> Re
     Ok(out)
 }
 
-pub(crate) fn list_open(conn: &rusqlite::Connection) -> Result<Vec<RemoteStop>> {
-    let mut stmt = conn.prepare(
+/// Open remote stops (pending or dispatched), oldest first; with `lease_id`, only those of
+/// sends that lease took (the ones its tab may click for).
+pub(crate) fn list_open(
+    conn: &rusqlite::Connection,
+    lease_id: Option<&str>,
+) -> Result<Vec<RemoteStop>> {
+    let mut stmt = conn.prepare_cached(
         "SELECT rs.op_id, coalesce(r.conversation_id, s.conversation_id), rs.epoch, rs.phase, \
          rs.requested_at, rs.requested_by, rs.updated_at, rs.evidence \
          FROM remote_stops rs JOIN sends s ON s.op_id = rs.op_id LEFT JOIN receipts r ON r.op_id = rs.op_id \
-         WHERE rs.phase IN ('pending', 'dispatched') ORDER BY rs.requested_at, rs.op_id",
+         WHERE rs.phase IN ('pending', 'dispatched') AND (?1 IS NULL OR s.lease_id = ?1) \
+         ORDER BY rs.requested_at, rs.op_id",
     )?;
-    let rows = stmt.query_map([], |r| {
+    let rows = stmt.query_map([lease_id], |r| {
         let phase: String = r.get(3)?;
         Ok(RemoteStop {
             op_id: r.get(0)?,
@@ -104,26 +110,72 @@ pub(crate) fn list_open(conn: &rusqlite::Connection) -> Result<Vec<RemoteStop>> 
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Moves a remote stop to `phase` (legal: pending → dispatched → confirmed | uncertain;
-/// pending → uncertain; pending → confirmed with readable evidence: not only white space
-/// or zero-width characters, the set in migration 0008). Trigger
-/// `remote_stops_legal_phases` refuses the rest ("illegal remote stop phase"), and
-/// `remote_stops_settled_once` any change to a settled stop ("remote stop already settled").
+/// Moves a remote stop to `phase`, as reported by `lease_id` (legal: pending → dispatched
+/// → confirmed | uncertain; pending → uncertain; pending → confirmed with readable
+/// evidence: not only white space or zero-width characters, the set in migration 0008).
+///
+/// Errors: [`LedgerError::UnknownRemoteStop`] when the send has none;
+/// [`LedgerError::RemoteStopNotYours`] when `lease_id` is not the lease that took the send
+/// (only the tab that clicked it reports on its stop); [`LedgerError::RemoteStopSettled`]
+/// for any report on a settled stop (trigger `remote_stops_settled_once`);
+/// [`LedgerError::IllegalRemotePhase`] for any other edge (trigger
+/// `remote_stops_legal_phases`, which stays the rule: this only words its refusal).
 pub(crate) fn set_phase(
     tx: &Transaction,
+    lease_id: &str,
     op_id: &str,
     phase: RemotePhase,
     evidence: Option<&str>,
     now: Millis,
 ) -> Result<()> {
-    let n = tx.execute(
+    let found: Option<(Option<String>, String)> = tx
+        .query_row(
+            "SELECT s.lease_id, rs.phase FROM remote_stops rs JOIN sends s ON s.op_id = rs.op_id \
+             WHERE rs.op_id = ?1",
+            [op_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let Some((taken_by, from)) = found else {
+        return Err(LedgerError::UnknownRemoteStop(op_id.into()));
+    };
+    if taken_by.as_deref() != Some(lease_id) {
+        return Err(LedgerError::RemoteStopNotYours {
+            op_id: op_id.into(),
+            lease_id: lease_id.into(),
+        });
+    }
+    let written = tx.execute(
         "UPDATE remote_stops SET phase = ?1, updated_at = ?2, evidence = ?3 WHERE op_id = ?4",
         params![phase.as_str(), now, evidence, op_id],
-    )?;
-    if n == 0 {
-        return Err(LedgerError::Refused(format!(
-            "no remote stop for send {op_id}"
-        )));
+    );
+    match written {
+        Ok(_) => Ok(()),
+        Err(e) => Err(match trigger_message(&e) {
+            Some(m) if m.contains("remote stop already settled") => {
+                LedgerError::RemoteStopSettled {
+                    op_id: op_id.into(),
+                    phase: from,
+                }
+            }
+            Some(m) if m.contains("illegal remote stop phase") => LedgerError::IllegalRemotePhase {
+                op_id: op_id.into(),
+                from,
+                to: phase.as_str(),
+            },
+            _ => e.into(),
+        }),
     }
-    Ok(())
+}
+
+/// The message a trigger's `RAISE(ABORT, ...)` gave, if `e` is one.
+fn trigger_message(e: &rusqlite::Error) -> Option<&str> {
+    match e {
+        rusqlite::Error::SqliteFailure(f, Some(m))
+            if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+        {
+            Some(m)
+        }
+        _ => None,
+    }
 }
