@@ -2,7 +2,8 @@
 //! (`sendledger status | head -c1`) ends a one-shot command quietly, never in a panic, and
 //! never takes `serve` (the owner) down; a stderr that cannot be written loses lines, not
 //! a refusal's exit code or the owner's answers; `keys create` names the base URL a
-//! companion needs, with the port the owner really listens on.
+//! companion needs, with the port the owner really listens on, and a key whose secret
+//! could not be written out does not stay live.
 
 #[path = "support/bridge.rs"]
 mod harness;
@@ -104,6 +105,45 @@ fn keys_create_names_the_base_url_with_the_owners_real_port() {
         format!("http://127.0.0.1:{}/v1", serve.port),
         "the JSON names it too: {v}"
     );
+}
+
+/// A key whose secret could not be written out is a live key nobody has: it is revoked at
+/// once, the command says so and ends with 74, and the name can be made again.
+#[test]
+fn a_new_key_nobody_could_see_is_revoked_at_once() {
+    let (_tmp, profile) = profile_dir();
+    let _serve = Serve::start(&profile, &[]);
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full")
+    };
+    for (name, stdout) in [
+        ("to-a-full-disk", Stdio::from(full())),
+        ("to-nobody", Stdio::from(closed_pipe())),
+    ] {
+        let out = sendledger(&profile, &["keys", "create", name])
+            .stdout(stdout)
+            .output()
+            .expect("the CLI runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(74), "{name}: {err}");
+        assert!(
+            err.contains("could not be shown") && err.contains("revoked at once"),
+            "{name}: says what happened and what to do: {err}"
+        );
+    }
+    let (code, v) = cli_json(&profile, &["keys", "list"]);
+    assert_eq!(code, 0, "{v}");
+    let keys = v["keys"].as_array().expect("keys");
+    assert_eq!(keys.len(), 2, "{v}");
+    assert!(
+        keys.iter().all(|k| !k["revoked_at"].is_null()),
+        "neither unseen key is live: {v}"
+    );
+    let (code, v) = cli_json(&profile, &["keys", "create", "to-nobody"]);
+    assert_eq!(code, 0, "the name can be made again: {v}");
 }
 
 #[test]

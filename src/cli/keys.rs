@@ -3,7 +3,7 @@
 
 use super::backend;
 use super::client::BridgeClient;
-use super::output::{emit, CliError};
+use super::output::{rendered, say_on_stderr, write_failed, write_line, CliError};
 use crate::api::{self, Request};
 use crate::bridge::discovery;
 use crate::clock::SystemClock;
@@ -45,7 +45,7 @@ pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<
     if let Ok(url) = &base {
         v["base_url"] = json!(url);
     }
-    emit(json, &v, || {
+    let out = rendered(json, &v, || {
         match &c {
         KeysCommand::Create { name, .. } => format!(
             "key {name}: {}\nshown once: put it in the companion's settings as its API key (base URL {})",
@@ -58,7 +58,34 @@ pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<
         KeysCommand::List => list_text(&v),
     }
     });
-    Ok(())
+    match (write_line(&out), &c) {
+        (Ok(()), _) => Ok(()),
+        (Err(e), KeysCommand::Create { name, .. }) => unseen_key_revoked(profile, name, &e),
+        (Err(e), _) => write_failed(&e),
+    }
+}
+
+/// A new key whose secret could not be written out (stdout full, closed, gone) is a live
+/// key nobody has: it is revoked at once, and the command ends with status 74 and a
+/// sentence. (A reader that takes part of the line and leaves, `| head -c1`, cannot be
+/// told from one that read it all: the write succeeded.)
+fn unseen_key_revoked(profile: Option<&Path>, name: &str, e: &std::io::Error) -> ! {
+    let revoke = Request::KeyRevoke {
+        name: name.into(),
+        by: "sendledger keys create (the new key could not be shown)".into(),
+    };
+    let what = match backend::apply(profile, &revoke) {
+        Ok(_) => format!(
+            "so it was revoked at once: run `sendledger keys create {name}` again with its output going somewhere you can read"
+        ),
+        Err(r) => format!(
+            "and revoking it failed too ({r}): revoke it with `sendledger keys revoke {name}`"
+        ),
+    };
+    say_on_stderr(&format!(
+        "sendledger: key {name} was made but could not be shown (standard output: {e}), {what}"
+    ));
+    std::process::exit(74)
 }
 
 /// Making and revoking go through [`backend::apply`] (the live owner's key routes, else the

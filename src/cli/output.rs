@@ -70,10 +70,15 @@ pub(crate) fn printable(s: &str) -> String {
 
 /// Prints `value` as JSON, or `text` for people.
 pub(crate) fn emit(json: bool, value: &Value, text: impl FnOnce() -> String) {
+    print_line(&rendered(json, value, text));
+}
+
+/// What [`emit`] prints: `value` as JSON, or `text` for people, made safe for a terminal.
+pub(crate) fn rendered(json: bool, value: &Value, text: impl FnOnce() -> String) -> String {
     if json {
-        print_line(&value.to_string());
+        value.to_string()
     } else {
-        print_line(&printable(&text()));
+        printable(&text())
     }
 }
 
@@ -94,25 +99,35 @@ pub(crate) fn say_on_stderr(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
+/// Writes `text` and a line break to stdout and flushes it; the caller decides what a
+/// failure means (see [`print_line`]).
+pub(crate) fn write_line(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}").and_then(|()| out.flush())
+}
+
 /// Writes `text` and a line break to stdout, for a command that prints once and ends. A
 /// reader that went away first (`sendledger status | head -c1`: EPIPE) ends the process
 /// quietly with status 0 instead of a panic; whatever the command committed stays
 /// committed. Any other write failure is said on stderr and ends it with status 74
 /// (EX_IOERR).
 pub(crate) fn print_line(text: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let written = writeln!(out, "{text}").and_then(|()| out.flush());
-    match written {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
-        Err(e) => {
-            say_on_stderr(&format!(
-                "sendledger: could not write the answer to standard output: {e}"
-            ));
-            std::process::exit(74);
-        }
+    if let Err(e) = write_line(text) {
+        write_failed(&e)
     }
+}
+
+/// Ends the process after stdout failed: quietly with 0 for a reader that went away
+/// (EPIPE), else with 74 (EX_IOERR) and a sentence on stderr.
+pub(crate) fn write_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0)
+    }
+    say_on_stderr(&format!(
+        "sendledger: could not write the answer to standard output: {e}"
+    ));
+    std::process::exit(74)
 }
 
 #[cfg(test)]
