@@ -98,7 +98,9 @@ def test_sigkill_after_the_grant_ends_the_sdk_in_a_no_retry_error_with_one_uncer
         return send["op_id"]
 
     th = player.in_thread(take_and_grant)
-    caller, result = ask_in_thread(sdk)
+    # The SDK's own retries (back-off 0.5, 1, 2, 4, 8 s) must outlast the owner's restart:
+    # its default two (~1.5 s) do not on a loaded machine, and a companion may set more.
+    caller, result = ask_in_thread(sdk.with_options(max_retries=5))
     assert granted.wait(30), "the send was granted"
     th.join(30)
     op = th.box["value"]
