@@ -603,6 +603,41 @@ def test_a_reopened_window_shows_live_rows(desktop):
         app.close()
 
 
+def test_no_file_outside_the_profile_holds_a_messages_text(desktop):
+    """A message's text lives in the ledger and nowhere else: after the window showed it,
+    no file under HOME (the app's logs, the web view's cache, cookies and storage) holds
+    it, while the window is open and after it closed."""
+    p = Profile()
+    app = App(p)
+    text = "A sentence that must stay in the ledger 7f3c"
+
+    def files_holding_the_text():
+        held = []
+        for root, _dirs, files in os.walk(p.home):
+            for name in files:
+                path = os.path.join(root, name)
+                try:
+                    with open(path, "rb") as f:
+                        data = f.read()
+                    # UTF-8 (logs, JSON) or UTF-16 (WebKit keeps page storage that way).
+                    if any(text.encode(c) in data for c in ("utf-8", "utf-16-le", "utf-16-be")):
+                        held.append(path)
+                except OSError:
+                    pass  # a socket or a file gone meanwhile
+        return held
+
+    try:
+        p.cli("send", text, "--id", "private-1")
+        app.wait_row("private-1", "pending")
+        assert text in app.js("return document.body.innerText"), "the window shows it"
+        held = files_holding_the_text()
+        assert held == [], f"while the window is open: {held}"
+    finally:
+        app.close()
+    held = files_holding_the_text()
+    assert held == [], f"after the app closed: {held}"
+
+
 def text_of(app, css):
     return app.js("const e = document.querySelector(arguments[0]); return e ? e.textContent : null", css)
 
@@ -816,6 +851,7 @@ TESTS = [
     test_a_tray_killed_mid_session_ends_its_window_and_the_next_launch_recovers_every_send,
     test_the_windows_stop_gets_through_a_tray_that_does_not_answer,
     test_a_reopened_window_shows_live_rows,
+    test_no_file_outside_the_profile_holds_a_messages_text,
     test_hidden_launch_goes_to_the_tray_only,
     test_tray_menu_over_dbus_and_stop_from_the_tray,
     test_second_launch_hands_over_to_the_first,
