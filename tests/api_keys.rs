@@ -41,6 +41,7 @@ fn a_key_made_through_the_api_opens_the_door_until_its_revocation_through_the_ap
     let revoke = Request::KeyRevoke {
         name: "bot".into(),
         by: "ben".into(),
+        key_sha256: None,
     };
     let Outcome::KeyRevoked { key } = api::apply(&mut ledger, &revoke).unwrap() else {
         panic!("KeyRevoke answers the revoked key")
@@ -77,6 +78,7 @@ fn a_refused_key_name_is_the_ledgers_sentence_and_writes_nothing() {
         &Request::KeyRevoke {
             name: "nobody".into(),
             by: "ann".into(),
+            key_sha256: None,
         },
     )
     .unwrap_err();
@@ -121,8 +123,42 @@ fn a_cli_with_no_owner_may_make_and_revoke_keys_which_admit_no_send() {
     let revoke = Request::KeyRevoke {
         name: "bot".into(),
         by: "ann".into(),
+        key_sha256: None,
     };
     assert!(!revoke.admits_send());
     api::apply_as(Caller::Offline, &mut ledger, &revoke).unwrap();
     assert!(api::keys(&ledger).unwrap()[0].revoked_at.is_some());
+}
+
+/// A revocation meant for one key (by its hash) never revokes another key made under the
+/// same name since: it is refused and writes nothing; the meant key, while live, goes.
+#[test]
+fn an_exact_revocation_never_revokes_a_newer_key_of_the_same_name() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let made =
+        |ledger: &mut sendledger::ledger::Ledger| match api::apply(ledger, &create("bot", "ann"))
+            .unwrap()
+        {
+            Outcome::KeyCreated { secret, .. } => secret,
+            other => panic!("KeyCreate answers the key: {other:?}"),
+        };
+    let first = made(&mut ledger);
+    ledger.key_revoke("bot", "ann").unwrap();
+    let second = made(&mut ledger);
+    let exact = |secret: &str| Request::KeyRevoke {
+        name: "bot".into(),
+        by: "cli".into(),
+        key_sha256: Some(sendledger::ledger::key_sha256(secret)),
+    };
+    let before = dump(ledger.raw_connection());
+    let e = api::apply(&mut ledger, &exact(first.expose())).unwrap_err();
+    assert!(e.to_string().contains("no longer live"), "{e}");
+    assert_eq!(before, dump(ledger.raw_connection()), "nothing written");
+    assert!(
+        ledger.key_use(second.expose()).unwrap().is_some(),
+        "the newer key works"
+    );
+    api::apply(&mut ledger, &exact(second.expose())).unwrap();
+    assert!(ledger.key_use(second.expose()).unwrap().is_none());
 }

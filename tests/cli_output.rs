@@ -146,6 +146,75 @@ fn a_new_key_nobody_could_see_is_revoked_at_once() {
     assert_eq!(code, 0, "the name can be made again: {v}");
 }
 
+/// An output that goes nowhere from the start (`>/dev/null`, or closed: `>&-`, which the
+/// process sees as /dev/null) is refused before any key is made.
+#[test]
+fn keys_create_makes_no_key_when_its_output_goes_nowhere() {
+    let (_tmp, profile) = profile_dir();
+    let _serve = Serve::start(&profile, &[]);
+    let null = sendledger(&profile, &["keys", "create", "into-null"])
+        .stdout(Stdio::null())
+        .output()
+        .expect("the CLI runs");
+    let closed = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" --profile \"$1\" keys create into-closed >&-")
+        .arg(binary())
+        .arg(&profile)
+        .output()
+        .expect("sh runs");
+    for (what, out) in [("/dev/null", null), ("closed", closed)] {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+        assert!(
+            err.contains("nobody would see the key, so none was made"),
+            "{what}: {err}"
+        );
+    }
+    let (_, v) = cli_json(&profile, &["keys", "list"]);
+    assert_eq!(v["keys"], serde_json::json!([]), "no key was made: {v}");
+}
+
+/// The revocation of an unseen key is of that key only: a key made under the same name
+/// meanwhile (after someone revoked the first) stays live.
+#[test]
+fn an_unseen_keys_revocation_never_revokes_a_newer_key_of_its_name() {
+    use std::io::Write;
+    let (_tmp, profile) = profile_dir();
+    let _serve = Serve::start(&profile, &[]);
+    // A pipe already full: the first `keys create` blocks writing its key out.
+    let (reader, mut writer) = std::io::pipe().expect("a pipe");
+    writer.write_all(&[b'.'; 65_536]).expect("the pipe fills");
+    let first = sendledger(&profile, &["keys", "create", "victim"])
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the CLI runs");
+    let live = |v: &serde_json::Value| {
+        v["keys"]
+            .as_array()
+            .map(|ks| ks.iter().filter(|k| k["revoked_at"].is_null()).count())
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while live(&cli_json(&profile, &["keys", "list"]).1) != Some(1) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first key is made"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(cli_json(&profile, &["keys", "revoke", "victim"]).0, 0);
+    let (code, second) = cli_json(&profile, &["keys", "create", "victim"]);
+    assert_eq!(code, 0, "{second}");
+    drop(reader); // the first one's write fails now: EPIPE
+    let out = first.wait_with_output().expect("it ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(74), "{err}");
+    assert!(err.contains("revoking it failed too"), "{err}");
+    let (_, v) = cli_json(&profile, &["keys", "list"]);
+    assert_eq!(live(&v), Some(1), "the second key stays live: {v}");
+}
+
 #[test]
 fn a_refusal_keeps_its_exit_code_when_its_output_cannot_be_written() {
     let (_tmp, profile) = profile_dir();
@@ -174,12 +243,18 @@ fn a_refusal_keeps_its_exit_code_when_its_output_cannot_be_written() {
     }
     let out = sendledger(&profile, &["--json", "show", "op-unknown"])
         .stdout(closed_pipe())
-        .status()
+        .stderr(Stdio::piped())
+        .output()
         .expect("the CLI runs");
     assert_eq!(
-        out.code(),
+        out.status.code(),
         wanted,
         "a refusal in JSON keeps its code when nobody reads the JSON"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("op-unknown"),
+        "and a person can still read it on stderr: {err}"
     );
 }
 

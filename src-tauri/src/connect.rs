@@ -58,6 +58,7 @@ impl Desk {
         let req = Request::KeyRevoke {
             name,
             by: self.by(by),
+            key_sha256: None,
         };
         match self.apply(req).await? {
             Outcome::KeyRevoked { key } => Ok(key),

@@ -69,7 +69,7 @@ impl Api {
     /// live key has that name.
     pub async fn revoke_key(&self, name: String, by: String) -> Result<ApiKey, LedgerError> {
         self.writer
-            .call(move |l| super::keys::revoke(l, &name, &by))
+            .call(move |l| super::keys::revoke(l, &name, &by, None))
             .await
     }
 

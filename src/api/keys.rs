@@ -48,7 +48,16 @@ pub(super) fn create(
     Ok((key, KeySecret::new(secret)))
 }
 
-/// Revokes the live key `name` for `by` (final). Errors: `Invalid` when none is live.
-pub(super) fn revoke(ledger: &mut Ledger, name: &str, by: &str) -> Result<ApiKey, LedgerError> {
-    ledger.key_revoke(name, by)
+/// Revokes the live key `name` for `by` (final); with `key_sha256`, only if that live key
+/// is the one with that hash. Errors: `Invalid` when none (or not that one) is live.
+pub(super) fn revoke(
+    ledger: &mut Ledger,
+    name: &str,
+    by: &str,
+    key_sha256: Option<&str>,
+) -> Result<ApiKey, LedgerError> {
+    match key_sha256 {
+        None => ledger.key_revoke(name, by),
+        Some(h) => ledger.key_revoke_exact(name, h, by),
+    }
 }

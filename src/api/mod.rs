@@ -53,8 +53,13 @@ pub enum Request {
     MarkNotified { op_id: OperationId },
     /// Make a named API key for a companion (a person's act, `by` who).
     KeyCreate { name: String, by: String },
-    /// Revoke the live key `name` (final; a person's act, `by` who).
-    KeyRevoke { name: String, by: String },
+    /// Revoke the live key `name` (final; a person's act, `by` who); with `key_sha256`
+    /// (lowercase hex SHA-256 of its secret), only if the live key of that name is that key.
+    KeyRevoke {
+        name: String,
+        by: String,
+        key_sha256: Option<String>,
+    },
 }
 
 impl Request {
@@ -162,8 +167,12 @@ pub fn apply_as(
             let (key, secret) = keys::create(ledger, name, by)?;
             Outcome::KeyCreated { key, secret }
         }
-        Request::KeyRevoke { name, by } => Outcome::KeyRevoked {
-            key: keys::revoke(ledger, name, by)?,
+        Request::KeyRevoke {
+            name,
+            by,
+            key_sha256,
+        } => Outcome::KeyRevoked {
+            key: keys::revoke(ledger, name, by, key_sha256.as_deref())?,
         },
     })
 }

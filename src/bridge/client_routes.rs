@@ -360,13 +360,27 @@ async fn key_create(State(st): State<BridgeState>, Body(b): Body<KeyBody>) -> An
     Ok((StatusCode::CREATED, Json(v)))
 }
 
-/// `POST /v1/keys/{name}/revoke {"by"}` → `{"key"}` as revoked.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RevokeBody {
+    by: String,
+    #[serde(default)]
+    key_sha256: Option<String>,
+}
+
+/// `POST /v1/keys/{name}/revoke {"by", "key_sha256"?}` → `{"key"}` as revoked; with
+/// `key_sha256`, only that key.
 async fn key_revoke(
     State(st): State<BridgeState>,
     Path(name): Path<String>,
-    Body(b): Body<By>,
+    Body(b): Body<RevokeBody>,
 ) -> Answer {
-    ok(run(&st, Request::KeyRevoke { name, by: b.by }).await?)
+    let req = Request::KeyRevoke {
+        name,
+        by: b.by,
+        key_sha256: b.key_sha256,
+    };
+    ok(run(&st, req).await?)
 }
 
 /// `GET /v1/keys` → `{"keys": [...]}`, newest first, never a secret.

@@ -63,10 +63,17 @@ pub fn route(req: &Request) -> (&'static str, String, Value) {
         Request::KeyCreate { name, by } => {
             ("POST", "/v1/keys".into(), json!({ "name": name, "by": by }))
         }
-        Request::KeyRevoke { name, by } => (
+        Request::KeyRevoke {
+            name,
+            by,
+            key_sha256,
+        } => (
             "POST",
             format!("/v1/keys/{}/revoke", segment(name)),
-            json!({ "by": by }),
+            match key_sha256 {
+                Some(h) => json!({ "by": by, "key_sha256": h }),
+                None => json!({ "by": by }),
+            },
         ),
     }
 }

@@ -7,7 +7,7 @@ use super::output::{rendered, say_on_stderr, write_failed, write_line, CliError}
 use crate::api::{self, Request};
 use crate::bridge::discovery;
 use crate::clock::SystemClock;
-use crate::ledger::Ledger;
+use crate::ledger::{key_sha256, Ledger};
 use crate::owner::DEFAULT_PORT;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -37,6 +37,11 @@ pub enum KeysCommand {
 }
 
 pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<(), CliError> {
+    if matches!(c, KeysCommand::Create { .. }) && stdout_is_discarded() {
+        return Err(CliError::Usage(
+            "keys create shows the new key once, on standard output, and that goes to /dev/null (or is closed): nobody would see the key, so none was made; run it again with its output going somewhere you can read".into(),
+        ));
+    }
     let mut v = through_owner_or_ledger(profile, &c)?;
     let base = match c {
         KeysCommand::Create { .. } => base_url(profile),
@@ -60,19 +65,41 @@ pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<
     });
     match (write_line(&out), &c) {
         (Ok(()), _) => Ok(()),
-        (Err(e), KeysCommand::Create { name, .. }) => unseen_key_revoked(profile, name, &e),
+        (Err(e), KeysCommand::Create { name, .. }) => {
+            let secret = v["secret"].as_str().unwrap_or_default();
+            unseen_key_revoked(profile, name, &key_sha256(secret), &e)
+        }
         (Err(e), _) => write_failed(&e),
     }
+}
+
+/// Whether standard output goes to /dev/null — also what a closed stdout (`>&-`) is by
+/// the time `main` runs (the Rust runtime reopens a closed fd 0–2 on /dev/null).
+fn stdout_is_discarded() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let Ok(null) = std::fs::metadata("/dev/null") else {
+        return false;
+    };
+    let out = std::io::stdout();
+    let meta = out
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .and_then(|f| f.metadata());
+    meta.is_ok_and(|m| m.file_type().is_char_device() && m.rdev() == null.rdev())
 }
 
 /// A new key whose secret could not be written out (stdout full, closed, gone) is a live
 /// key nobody has: it is revoked at once, and the command ends with status 74 and a
 /// sentence. (A reader that takes part of the line and leaves, `| head -c1`, cannot be
 /// told from one that read it all: the write succeeded.)
-fn unseen_key_revoked(profile: Option<&Path>, name: &str, e: &std::io::Error) -> ! {
+fn unseen_key_revoked(profile: Option<&Path>, name: &str, hash: &str, e: &std::io::Error) -> ! {
+    // This key exactly: by then someone may have revoked it and made another of that name.
     let revoke = Request::KeyRevoke {
         name: name.into(),
         by: "sendledger keys create (the new key could not be shown)".into(),
+        key_sha256: Some(hash.into()),
     };
     let what = match backend::apply(profile, &revoke) {
         Ok(_) => format!(
@@ -101,6 +128,7 @@ fn through_owner_or_ledger(profile: Option<&Path>, c: &KeysCommand) -> Result<Va
         KeysCommand::Revoke { name, by } => Request::KeyRevoke {
             name: name.clone(),
             by: who(by),
+            key_sha256: None,
         },
         KeysCommand::List => return list(profile),
     };

@@ -47,8 +47,10 @@ pub(crate) fn print_error(e: &CliError, json: bool) {
     if json {
         let v = serde_json::json!({ "error": { "code": e.code(), "message": e.to_string() } });
         // Not `print_line`: the refusal's exit code stands whether or not anyone reads it.
-        use std::io::Write;
-        let _ = writeln!(std::io::stdout().lock(), "{v}");
+        // When stdout cannot take it, a person may still read stderr.
+        if write_line(&v.to_string()).is_err() {
+            say_on_stderr(&format!("sendledger: {}", printable(&e.to_string())));
+        }
     } else {
         say_on_stderr(&format!("sendledger: {}", printable(&e.to_string())));
     }

@@ -63,7 +63,9 @@ pub fn fingerprint(client: &str, body_sha256: &str) -> String {
     format!("{:x}", h.finalize())
 }
 
-fn sha256_hex(s: &str) -> String {
+/// Lowercase hex SHA-256 of a key's secret: how the profile keeps a key (never the
+/// secret itself).
+pub fn key_sha256(s: &str) -> String {
     format!("{:x}", Sha256::digest(s.as_bytes()))
 }
 
@@ -138,7 +140,7 @@ fn create_key(tx: &Transaction, name: &str, by: &str, now: Millis) -> Result<(Ap
     );
     tx.execute(
         "INSERT INTO api_keys(name, key_sha256, created_at, created_by) VALUES (?1, ?2, ?3, ?4)",
-        params![name, sha256_hex(&secret), now, by],
+        params![name, key_sha256(&secret), now, by],
     )?;
     let key = ApiKey {
         name: name.into(),
@@ -150,20 +152,33 @@ fn create_key(tx: &Transaction, name: &str, by: &str, now: Millis) -> Result<(Ap
     Ok((key, secret))
 }
 
-fn revoke_key(tx: &Transaction, name: &str, by: &str, now: Millis) -> Result<ApiKey> {
+fn revoke_key(
+    tx: &Transaction,
+    name: &str,
+    by: &str,
+    only_sha256: Option<&str>,
+    now: Millis,
+) -> Result<ApiKey> {
     sends::validate_note("who revokes the key", by)?;
     let n = tx.execute(
-        "UPDATE api_keys SET revoked_at = ?2, revoked_by = ?3 WHERE name = ?1 AND revoked_at IS NULL",
-        params![name, now, by],
+        "UPDATE api_keys SET revoked_at = ?2, revoked_by = ?3 \
+         WHERE name = ?1 AND revoked_at IS NULL AND (?4 IS NULL OR key_sha256 = ?4)",
+        params![name, now, by, only_sha256],
     )?;
     if n == 0 {
-        return Err(LedgerError::Invalid(format!(
-            "no live key named {name:?}: see `sendledger keys list`"
-        )));
+        return Err(LedgerError::Invalid(match only_sha256 {
+            None => format!("no live key named {name:?}: see `sendledger keys list`"),
+            Some(_) => format!(
+                "the key named {name:?} meant here is no longer live (revoked, perhaps made again, meanwhile): nothing was revoked; see `sendledger keys list`"
+            ),
+        }));
     }
     Ok(tx.query_row(
-        &format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE name = ?1 ORDER BY seq DESC LIMIT 1"),
-        [name],
+        &format!(
+            "SELECT {KEY_COLUMNS} FROM api_keys WHERE name = ?1 AND (?2 IS NULL OR key_sha256 = ?2) \
+             ORDER BY seq DESC LIMIT 1"
+        ),
+        params![name, only_sha256],
         key_from_row,
     )?)
 }
@@ -173,7 +188,7 @@ fn use_key(tx: &Transaction, secret: &str, now: Millis) -> Result<Option<ApiKey>
     if !secret.starts_with(KEY_PREFIX) {
         return Ok(None);
     }
-    let hash = sha256_hex(secret);
+    let hash = key_sha256(secret);
     let found = tx
         .query_row(
             &format!(
@@ -267,7 +282,14 @@ impl Ledger {
 
     /// Revokes the live key `name` (final). Errors: `Invalid` when none is live.
     pub fn key_revoke(&mut self, name: &str, by: &str) -> Result<ApiKey> {
-        self.write(|tx, now| revoke_key(tx, name, by, now))
+        self.write(|tx, now| revoke_key(tx, name, by, None, now))
+    }
+
+    /// Revokes the live key `name` only if it is the one whose secret hashes to
+    /// `key_sha256` (lowercase hex SHA-256): never another key made under that name since.
+    /// Errors: `Invalid` when that key is not live.
+    pub fn key_revoke_exact(&mut self, name: &str, key_sha256: &str, by: &str) -> Result<ApiKey> {
+        self.write(|tx, now| revoke_key(tx, name, by, Some(key_sha256), now))
     }
 
     /// Every key ever made, newest first (revoked ones included).

@@ -25,7 +25,9 @@ mod tool_calls;
 mod waiting;
 mod writer;
 
-pub use door::{fingerprint, ApiKey, DoorQueue, DoorRequest, KEY_PREFIX, MAX_LIVE_KEYS};
+pub use door::{
+    fingerprint, key_sha256, ApiKey, DoorQueue, DoorRequest, KEY_PREFIX, MAX_LIVE_KEYS,
+};
 pub use epochs::{
     canonical_binding, epoch_of, unbound_epoch, Lease, TabBinding, RELEASED_BEFORE_GRANT,
     STOPPED_EPOCHS_KEPT,
