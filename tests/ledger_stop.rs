@@ -584,6 +584,93 @@ fn a_settled_remote_stop_is_written_once_and_blank_evidence_confirms_nothing() {
     );
 }
 
+/// Evidence made only of characters a person cannot read — controls, bidi and zero-width
+/// marks, tag characters, fillers, variation selectors (migration 0009's set, one of each
+/// kind a helper found confirming a stop) — is no evidence; any script's words are.
+#[test]
+fn invisible_evidence_confirms_no_remote_stop_and_readable_evidence_in_any_script_does() {
+    let invisible = [
+        "\u{1}",
+        "\u{1f}",
+        "\u{7f}",
+        "\u{85}",
+        "\u{ad}",
+        "\u{34f}",
+        "\u{61c}",
+        "\u{115f}",
+        "\u{1160}",
+        "\u{17b4}",
+        "\u{180e}",
+        "\u{200e}",
+        "\u{200f}",
+        "\u{202a}",
+        "\u{202e}",
+        "\u{2061}",
+        "\u{2064}",
+        "\u{2066}",
+        "\u{2069}",
+        "\u{206a}",
+        "\u{2800}",
+        "\u{3164}",
+        "\u{fe0f}",
+        "\u{ffa0}",
+        "\u{fffc}",
+        "\u{1d173}",
+        "\u{e0020}",
+        "\u{e0100}",
+    ];
+    let (_fx, mut ledger, lease) = accepted_then_stopped("op-1");
+    let before = dump(ledger.raw_connection());
+    for c in invisible {
+        let evidence = format!("{c}{c}{c} \u{200b}{c}");
+        let e = assert_refused(
+            ledger.remote_stop_phase(&lease, "op-1", RemotePhase::Confirmed, Some(&evidence)),
+            "has no readable character",
+        );
+        assert_eq!(e.code(), "illegal_remote_stop_phase", "{c:?}");
+    }
+    assert_eq!(before, dump(ledger.raw_connection()), "nothing written");
+    for readable in [
+        "生成は行われていませんでした",
+        "لا شيء",
+        "\u{200f}ok\u{200e}",
+        "0",
+    ] {
+        let (_fx, mut ledger, lease) = accepted_then_stopped("op-2");
+        ledger
+            .remote_stop_phase(&lease, "op-2", RemotePhase::Confirmed, Some(readable))
+            .unwrap_or_else(|e| panic!("{readable:?} is evidence: {e}"));
+    }
+}
+
+/// A dispatched stop's report is written once: a second `dispatched` is refused and its
+/// evidence stays (a repeated report rewrote it, even to nothing).
+#[test]
+fn a_remote_stop_takes_each_phase_once() {
+    let (_fx, mut ledger, lease) = accepted_then_stopped("op-1");
+    ledger
+        .remote_stop_phase(&lease, "op-1", RemotePhase::Dispatched, Some("first"))
+        .unwrap();
+    let once = dump(ledger.raw_connection());
+    for evidence in [Some("second"), None] {
+        let e = assert_refused(
+            ledger.remote_stop_phase(&lease, "op-1", RemotePhase::Dispatched, evidence),
+            "each phase is reported once",
+        );
+        assert_eq!(e.code(), "illegal_remote_stop_phase");
+    }
+    let direct = ledger.raw_connection().execute(
+        "UPDATE remote_stops SET evidence = 'rewritten' WHERE op_id = 'op-1'",
+        [],
+    );
+    assert!(direct.is_err(), "not even written directly");
+    assert_eq!(
+        once,
+        dump(ledger.raw_connection()),
+        "the first report stands"
+    );
+}
+
 #[test]
 fn recovery_moves_a_dispatched_remote_stop_to_uncertain_and_never_confirms() {
     let fx = Fixture::new();

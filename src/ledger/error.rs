@@ -69,11 +69,12 @@ pub enum LedgerError {
     RemoteStopNotYours { op_id: String, lease_id: String },
     #[error("the remote stop of send {op_id} is already settled ({phase}): it is written once, and the first report stands")]
     RemoteStopSettled { op_id: String, phase: String },
-    #[error("the remote stop of send {op_id} cannot go from {from} to {to}: legal are pending → dispatched → confirmed or uncertain, and from pending uncertain, or confirmed with the tab's evidence (what it saw)")]
+    #[error("the remote stop of send {op_id} cannot go from {from} to {to}: {why}")]
     IllegalRemotePhase {
         op_id: String,
         from: String,
         to: &'static str,
+        why: &'static str,
     },
     #[error("ledger refused the change: {0}")]
     Refused(String),

@@ -63,6 +63,13 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0008_remote_stop_without_a_click.sql",
         sql: include_str!("../../migrations/0008_remote_stop_without_a_click.sql"),
     },
+    Migration {
+        version: 9,
+        name: "0009_remote_stop_blank_evidence_and_one_report_per_phase.sql",
+        sql: include_str!(
+            "../../migrations/0009_remote_stop_blank_evidence_and_one_report_per_phase.sql"
+        ),
+    },
 ];
 
 /// The schema version this binary writes.

@@ -112,7 +112,8 @@ pub(crate) fn list_open(
 
 /// Moves a remote stop to `phase`, as reported by `lease_id` (legal: pending → dispatched
 /// → confirmed | uncertain; pending → uncertain; pending → confirmed with readable
-/// evidence: not only white space or zero-width characters, the set in migration 0008).
+/// evidence: not only white space, controls or invisible characters, the set in migration
+/// 0009; each phase once).
 ///
 /// Errors: [`LedgerError::UnknownRemoteStop`] when the send has none;
 /// [`LedgerError::RemoteStopNotYours`] when `lease_id` is not the lease that took the send
@@ -149,22 +150,39 @@ pub(crate) fn set_phase(
         "UPDATE remote_stops SET phase = ?1, updated_at = ?2, evidence = ?3 WHERE op_id = ?4",
         params![phase.as_str(), now, evidence, op_id],
     );
+    let refused_by_trigger = written
+        .as_ref()
+        .err()
+        .and_then(trigger_message)
+        .is_some_and(|m| {
+            m.contains("remote stop already settled") || m.contains("illegal remote stop phase")
+        });
     match written {
         Ok(_) => Ok(()),
-        Err(e) => Err(match trigger_message(&e) {
-            Some(m) if m.contains("remote stop already settled") => {
-                LedgerError::RemoteStopSettled {
-                    op_id: op_id.into(),
-                    phase: from,
-                }
-            }
-            Some(m) if m.contains("illegal remote stop phase") => LedgerError::IllegalRemotePhase {
+        // The triggers are the rule; the words come from the phase read above (either
+        // trigger may fire first for a settled stop).
+        Err(_) if refused_by_trigger && matches!(from.as_str(), "confirmed" | "uncertain") => {
+            Err(LedgerError::RemoteStopSettled {
+                op_id: op_id.into(),
+                phase: from,
+            })
+        }
+        Err(_) if refused_by_trigger => {
+            let why = if from == "pending" && phase == RemotePhase::Confirmed {
+                "a confirmation without a click needs the tab's evidence of what it saw, and the evidence given is empty or has no readable character"
+            } else if from == phase.as_str() {
+                "each phase is reported once"
+            } else {
+                "legal are pending → dispatched → confirmed or uncertain, and from pending uncertain, or confirmed with the tab's evidence"
+            };
+            Err(LedgerError::IllegalRemotePhase {
                 op_id: op_id.into(),
                 from,
                 to: phase.as_str(),
-            },
-            _ => e.into(),
-        }),
+                why,
+            })
+        }
+        Err(e) => Err(e.into()),
     }
 }
 
