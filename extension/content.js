@@ -46,7 +46,6 @@
   let lease = null; // {lease_id, epoch, conversation_id}
   let stoppedLease = null; // the lease a Stop fenced, for its remote stops
   let granted = null; // {op_id, requestSeen} of the send clicked in this tab
-  const grantedOps = new Set();
   const streamOps = new Map(); // page stream id → op id
   const handledStops = new Set();
   let waitingForPairing = null;
@@ -304,7 +303,6 @@
     if (r.ok && r.body && r.body.granted === true) {
       // 5. the one click
       granted = { op_id: send.op_id, requestSeen: false };
-      grantedOps.add(send.op_id);
       forgetPageErrors();
       button.click();
       await outcome(send, 'clicked');
@@ -320,7 +318,12 @@
 
   // ---------------------------------------------------------------- remote stop
 
-  /** Asks for remote stops; with `waitMs` the owner answers as soon as one is pending. */
+  /**
+   * Asks for remote stops; with `waitMs` the owner answers as soon as one is pending. The
+   * owner hands a lease only the stops its tab may click for (this tab clicked the send,
+   * and shows its conversation); the page's conversation is looked at again here, since
+   * the tab may have moved on before it leased again.
+   */
   async function checkRemoteStops(waitMs = 0) {
     const held = lease || stoppedLease;
     if (!held) return false;
@@ -328,8 +331,7 @@
     if (!r.ok || !r.body || !Array.isArray(r.body.remote_stops)) return false;
     for (const stop of r.body.remote_stops) {
       if (stop.phase !== 'pending' || handledStops.has(stop.op_id)) continue;
-      const ours = grantedOps.has(stop.op_id) || stop.epoch === held.epoch;
-      if (!ours) continue;
+      if (stop.conversation_id && stop.conversation_id !== S.conversationId()) continue;
       handledStops.add(stop.op_id);
       await runRemoteStop(held, stop);
     }

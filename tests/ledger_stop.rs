@@ -526,7 +526,7 @@ fn a_remote_stop_is_seen_and_reported_only_by_the_lease_that_took_the_send() {
     ] {
         let e = assert_refused(
             ledger.remote_stop_phase(&other, "op-1", phase, Some("what the other tab saw")),
-            "did not take send op-1",
+            "is not the tab that clicked send op-1",
         );
         assert_eq!(e.code(), "not_your_remote_stop");
     }
@@ -538,6 +538,47 @@ fn a_remote_stop_is_seen_and_reported_only_by_the_lease_that_took_the_send() {
     ledger
         .remote_stop_phase(&taker, "op-1", RemotePhase::Dispatched, None)
         .unwrap();
+}
+
+/// The tab that clicked a send, leased again (after a Resume, a restart or a reload), is
+/// handed its stop and reports on it while it shows the conversation the send went to —
+/// not while it shows another, and never another tab showing that conversation.
+#[test]
+fn the_clicking_tab_leased_again_reports_the_stop_while_it_shows_the_sends_conversation() {
+    let (_fx, mut ledger, _taker) = accepted_then_stopped("op-1");
+    let conversation = receipt("op-1").conversation_id;
+    ledger.resume("alice").unwrap(); // ends every lease
+    let try_report = |ledger: &mut Ledger, lease: &str| {
+        ledger.remote_stop_phase(lease, "op-1", RemotePhase::Dispatched, None)
+    };
+    for (binding, why) in [
+        (
+            conv_tab("tab-op-1", "conv-elsewhere"),
+            "the same tab on another conversation",
+        ),
+        (
+            conv_tab("tab-other", &conversation),
+            "another tab on the same conversation",
+        ),
+        (tab("tab-op-1"), "the same tab on a new chat"),
+    ] {
+        let lease = ledger.lease(&binding).unwrap().lease_id;
+        assert!(
+            ledger.remote_stops_of_lease(&lease).unwrap().is_empty(),
+            "{why}"
+        );
+        let e = assert_refused(
+            try_report(&mut ledger, &lease),
+            "is not the tab that clicked",
+        );
+        assert_eq!(e.code(), "not_your_remote_stop", "{why}");
+    }
+    let again = ledger
+        .lease(&conv_tab("tab-op-1", &conversation))
+        .unwrap()
+        .lease_id;
+    assert_eq!(ledger.remote_stops_of_lease(&again).unwrap().len(), 1);
+    try_report(&mut ledger, &again).expect("the clicking tab, on its conversation");
 }
 
 /// Blank evidence is no evidence in SQL too (for whoever writes the file directly), and a

@@ -77,19 +77,32 @@ pub(crate) fn request_for_clicked(tx: &Transaction, by: &str, now: Millis) -> Re
     Ok(out)
 }
 
-/// Open remote stops (pending or dispatched), oldest first; with `lease_id`, only those of
-/// sends that lease took (the ones its tab may click for).
+/// The remote stops a lease may be handed and report on, as SQL over `remote_stops rs`,
+/// `sends s`, `receipts r` and the taking lease `t` (`LEFT JOIN`s), the lease being `?1`:
+/// those of sends it took, and those of sends its tab took before it leased again (a
+/// restart, a Resume, a reloaded page) while it shows the same conversation the send went
+/// to — the tab whose stop button stops that answer. Never another tab's, nor this tab's
+/// once it shows another conversation (its stop button would stop some other answer).
+const LEASE_MAY_REPORT: &str = "(s.lease_id = ?1 OR EXISTS (SELECT 1 FROM leases l \
+     WHERE l.lease_id = ?1 AND l.tab_id = t.tab_id \
+     AND l.conversation_id = coalesce(r.conversation_id, s.conversation_id, t.conversation_id)))";
+
+/// The tables [`LEASE_MAY_REPORT`] reads, joined to `remote_stops rs`.
+const STOP_JOINS: &str = "FROM remote_stops rs JOIN sends s ON s.op_id = rs.op_id \
+     LEFT JOIN receipts r ON r.op_id = rs.op_id LEFT JOIN leases t ON t.lease_id = s.lease_id";
+
+/// Open remote stops (pending or dispatched), oldest first; with `lease_id`, only those
+/// that lease may click for ([`LEASE_MAY_REPORT`]).
 pub(crate) fn list_open(
     conn: &rusqlite::Connection,
     lease_id: Option<&str>,
 ) -> Result<Vec<RemoteStop>> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT rs.op_id, coalesce(r.conversation_id, s.conversation_id), rs.epoch, rs.phase, \
-         rs.requested_at, rs.requested_by, rs.updated_at, rs.evidence \
-         FROM remote_stops rs JOIN sends s ON s.op_id = rs.op_id LEFT JOIN receipts r ON r.op_id = rs.op_id \
-         WHERE rs.phase IN ('pending', 'dispatched') AND (?1 IS NULL OR s.lease_id = ?1) \
-         ORDER BY rs.requested_at, rs.op_id",
-    )?;
+         rs.requested_at, rs.requested_by, rs.updated_at, rs.evidence {STOP_JOINS} \
+         WHERE rs.phase IN ('pending', 'dispatched') AND (?1 IS NULL OR {LEASE_MAY_REPORT}) \
+         ORDER BY rs.requested_at, rs.op_id"
+    ))?;
     let rows = stmt.query_map([lease_id], |r| {
         let phase: String = r.get(3)?;
         Ok(RemoteStop {
@@ -116,8 +129,8 @@ pub(crate) fn list_open(
 /// 0009; each phase once).
 ///
 /// Errors: [`LedgerError::UnknownRemoteStop`] when the send has none;
-/// [`LedgerError::RemoteStopNotYours`] when `lease_id` is not the lease that took the send
-/// (only the tab that clicked it reports on its stop); [`LedgerError::RemoteStopSettled`]
+/// [`LedgerError::RemoteStopNotYours`] when `lease_id` may not ([`LEASE_MAY_REPORT`]:
+/// only the tab that clicked the send, showing its conversation, reports on its stop); [`LedgerError::RemoteStopSettled`]
 /// for any report on a settled stop (trigger `remote_stops_settled_once`);
 /// [`LedgerError::IllegalRemotePhase`] for any other edge (trigger
 /// `remote_stops_legal_phases`, which stays the rule: this only words its refusal).
@@ -129,18 +142,16 @@ pub(crate) fn set_phase(
     evidence: Option<&str>,
     now: Millis,
 ) -> Result<()> {
-    let found: Option<(Option<String>, String)> = tx
-        .query_row(
-            "SELECT s.lease_id, rs.phase FROM remote_stops rs JOIN sends s ON s.op_id = rs.op_id \
-             WHERE rs.op_id = ?1",
-            [op_id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
+    let found: Option<(bool, String)> = tx
+        .prepare_cached(&format!(
+            "SELECT {LEASE_MAY_REPORT}, rs.phase {STOP_JOINS} WHERE rs.op_id = ?2"
+        ))?
+        .query_row([lease_id, op_id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
-    let Some((taken_by, from)) = found else {
+    let Some((may_report, from)) = found else {
         return Err(LedgerError::UnknownRemoteStop(op_id.into()));
     };
-    if taken_by.as_deref() != Some(lease_id) {
+    if !may_report {
         return Err(LedgerError::RemoteStopNotYours {
             op_id: op_id.into(),
             lease_id: lease_id.into(),
