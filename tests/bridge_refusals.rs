@@ -432,3 +432,114 @@ fn the_extension_token_without_an_origin_is_accepted_as_a_service_worker_get_sen
         a.body
     );
 }
+
+/// An unknown id is named in its refusal, but never echoed whole when it is longer than
+/// any id can be: it comes back as its first characters and its length.
+#[test]
+fn a_refusal_names_an_overlong_id_by_its_start_and_length_not_whole() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    let long = "x".repeat(60_000);
+    let long_lease = "y".repeat(10_000);
+    for (what, a, n) in [
+        ("a send", client.get(&format!("/v1/sends/{long}")), 60_000),
+        (
+            "a remote stop",
+            ext.http.post(
+                &format!("/v1/ext/remote-stops/{long}"),
+                &json!({ "lease_id": lease, "phase": "dispatched" }),
+            ),
+            60_000,
+        ),
+        (
+            "a lease",
+            ext.http
+                .get(&format!("/v1/ext/remote-stops?lease_id={long_lease}")),
+            10_000,
+        ),
+    ] {
+        let message = a.body["message"].as_str().unwrap_or_default();
+        assert!(
+            (400..500).contains(&a.status) && message.contains(&format!("{n} characters long")),
+            "{what}: {} {message:.200}",
+            a.status
+        );
+        assert!(message.len() < 400, "{what}: {} bytes", message.len());
+    }
+}
+
+/// A body is a JSON object, and its refusal says which way it is wrong: an array of the
+/// fields in order is refused (serde would take it), valid JSON of the wrong shape "does not
+/// match", broken JSON "is not valid JSON". The ledger does not move.
+#[test]
+fn a_body_is_an_object_and_its_refusal_says_how_it_is_wrong() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let head = |route: &str| {
+        format!(
+            "POST {route} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}",
+            serve.port,
+            serve.client_token()
+        )
+    };
+    let before = dump(&profile);
+    for (route, body, says) in [
+        ("/v1/stop", r#"["alice"]"#, "must be a JSON object"),
+        ("/v1/stop", " \n[]", "must be a JSON object"),
+        ("/v1/stop", r#""alice""#, "must be a JSON object"),
+        (
+            "/v1/stop",
+            r#"{"by": null}"#,
+            "does not match this route's schema",
+        ),
+        ("/v1/stop", r#"{"by": "#, "is not valid JSON"),
+        (
+            "/v1/sends/op-1/resolve",
+            r#"{"decision": null, "by": "alice", "evidence": "seen"}"#,
+            "does not match this route's schema",
+        ),
+    ] {
+        let (status, answer, _) = raw(serve.port, &head(route), body.as_bytes());
+        let message = answer["message"].as_str().unwrap_or_default();
+        assert_eq!(
+            (status, answer["code"].as_str()),
+            (400, Some("malformed")),
+            "{body}: {answer}"
+        );
+        assert!(message.contains(says), "{body}: {message}");
+    }
+    assert_eq!(before, dump(&profile), "nothing was stopped");
+}
+
+/// A query string that does not parse is refused with its reason when the reason is short
+/// (the field it lacks, the number it could not read), and never with a long echo.
+#[test]
+fn a_query_refusal_names_what_is_wrong_with_it() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    let long = format!("{}-is-not-a-number", "9".repeat(5_000));
+    for (query, says) in [
+        (String::new(), "missing field `lease_id`"),
+        (format!("lease_id={lease}&wait_ms=-1"), "invalid digit"),
+        (
+            format!("lease_id={lease}&wait_ms={long}"),
+            "could not be read",
+        ),
+    ] {
+        let a = ext.http.get(&format!("/v1/ext/remote-stops?{query}"));
+        let message = a.body["message"].as_str().unwrap_or_default();
+        assert_eq!(
+            (a.status, a.code()),
+            (400, "malformed"),
+            "{query:.80}: {}",
+            a.body
+        );
+        assert!(message.contains(says), "{query:.80}: {message}");
+        assert!(message.len() < 300, "{query:.80}: {} bytes", message.len());
+    }
+}

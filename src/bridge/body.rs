@@ -58,12 +58,24 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
                 format!("the body is not read: {e}; no route takes that (docs/bridge-api.md)"),
             )
         })?;
+        // Every route's body is an object: serde would also take a struct's fields as an
+        // array in order (`["lease", "dispatched"]`), which no client means.
+        let first = bytes.iter().find(|b| !b" \t\r\n".contains(b));
+        if first.is_some_and(|b| *b != b'{') {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "malformed",
+                "the body must be a JSON object ({...}): check it against docs/bridge-api.md",
+            ));
+        }
         serde_json::from_slice(&bytes).map(Body).map_err(|e| {
-            let what = match e.classify() {
-                serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-                    "is not valid JSON"
-                }
-                _ => "does not match this route's schema",
+            // serde_json files some schema mismatches (`null` for a phase) as syntax: the
+            // JSON is valid when it parses as any value.
+            let valid = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok();
+            let what = if valid {
+                "does not match this route's schema"
+            } else {
+                "is not valid JSON"
             };
             ApiError::new(
                 StatusCode::BAD_REQUEST,

@@ -224,7 +224,9 @@ async fn log_refusals(
 }
 
 /// Extractor rejections (a query string or path that does not parse) answer plain
-/// text; the contract says every error is `{code, message}`. Their text is replaced.
+/// text; the contract says every error is `{code, message}`. Their text is replaced by a
+/// sentence, which keeps the rejection's own reason (`missing field `lease_id``) when it
+/// is short: never more than [`REASON_KEPT`] characters of what the caller sent.
 async fn json_errors(res: axum::response::Response) -> axum::response::Response {
     use axum::response::IntoResponse;
     let status = res.status();
@@ -236,17 +238,33 @@ async fn json_errors(res: axum::response::Response) -> axum::response::Response 
         return res;
     }
     let (code, message) = match status {
-        StatusCode::BAD_REQUEST | StatusCode::UNPROCESSABLE_ENTITY => (
-            "malformed",
-            "the query string or path could not be read: check it against docs/bridge-api.md",
-        ),
-        StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => {
-            ("unknown_route", "no such route: see docs/bridge-api.md")
+        StatusCode::BAD_REQUEST | StatusCode::UNPROCESSABLE_ENTITY => {
+            let text = axum::body::to_bytes(res.into_body(), 4 * REASON_KEPT)
+                .await
+                .unwrap_or_default();
+            let reason = String::from_utf8_lossy(&text);
+            let reason = reason.rsplit(": ").next().unwrap_or_default().trim();
+            let why = if reason.is_empty() || reason.chars().count() > REASON_KEPT {
+                String::new()
+            } else {
+                format!(" ({reason})")
+            };
+            (
+                "malformed",
+                format!("the query string or path could not be read{why}: check it against docs/bridge-api.md"),
+            )
         }
-        _ => ("internal", "the owner could not answer this request"),
+        StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => (
+            "unknown_route",
+            "no such route: see docs/bridge-api.md".into(),
+        ),
+        _ => ("internal", "the owner could not answer this request".into()),
     };
     ApiError::new(status, code, message).into_response()
 }
+
+/// How many characters of an extractor's own reason a refusal keeps (longer: dropped).
+const REASON_KEPT: usize = 120;
 
 /// Serves until `stop` turns true, then finishes in-flight requests; at most `cap`
 /// connections at once (see [`connections`]).

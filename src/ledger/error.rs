@@ -29,7 +29,7 @@ pub enum LedgerError {
     NoOwner,
     #[error("invalid input: {0}")]
     Invalid(String),
-    #[error("no send with operation id {0:?}: check the id with `sendledger list`")]
+    #[error("no send with operation id {}: check the id with `sendledger list`", quoted(.0))]
     UnknownSend(String),
     #[error("operation identity payload changed: operation id {0:?} was first queued with another text or binding; use a new operation id for a new send")]
     PayloadChanged(String),
@@ -51,7 +51,7 @@ pub enum LedgerError {
     ReceiptOwnerChanged(String),
     #[error("native receipt already belongs to send {owner}; one receipt belongs to one send")]
     ReceiptTaken { owner: String },
-    #[error("unknown lease {0:?}: lease the tab again")]
+    #[error("unknown lease {}: lease the tab again", quoted(.0))]
     UnknownLease(String),
     #[error("lease {0} has ended (the owner restarted, a person resumed, or the tab leased again): lease the tab again")]
     LeaseEnded(String),
@@ -59,11 +59,11 @@ pub enum LedgerError {
     ToolUncertain,
     #[error("tool receipts full: 1000 receipts are retained; archive settled ones (`sendledger tool archive ID --by WHO`) before admitting more")]
     ToolReceiptsFull,
-    #[error("unknown tool call {0:?}: admit it first")]
+    #[error("unknown tool call {}: admit it first", quoted(.0))]
     UnknownToolCall(String),
     #[error("idempotency key reused: operation {0:?} was first asked with another body or by another client; use a new Idempotency-Key for a new send")]
     IdempotencyKeyReused(String),
-    #[error("no remote stop for send {0}: a Stop asks for one only for a send already clicked")]
+    #[error("no remote stop for send {}: a Stop asks for one only for a send already clicked", quoted(.0))]
     UnknownRemoteStop(String),
     #[error("lease {lease_id} is not the tab that clicked send {op_id} (or that tab shows another conversation now), so it cannot report on that send's remote stop; the stop stays as it was")]
     RemoteStopNotYours { op_id: String, lease_id: String },
@@ -118,6 +118,21 @@ impl LedgerError {
             Self::Refused(_) => "refused",
             Self::Sqlite(_) => "sqlite",
         }
+    }
+}
+
+/// An id a caller named, quoted for a sentence: whole up to 256 characters (the longest
+/// a tool call id can be; operation ids are at most 128), else its first 40 and its
+/// length, so a refusal never echoes a megabyte back.
+fn quoted(id: &str) -> String {
+    const SHOWN_WHOLE: usize = 256;
+    const SHOWN_PART: usize = 40;
+    let n = id.chars().count();
+    if n <= SHOWN_WHOLE {
+        format!("{id:?}")
+    } else {
+        let head: String = id.chars().take(SHOWN_PART).collect();
+        format!("{head:?}… ({n} characters long)")
     }
 }
 
