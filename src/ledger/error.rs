@@ -51,9 +51,9 @@ pub enum LedgerError {
     ReceiptOwnerChanged(String),
     #[error("native receipt already belongs to send {owner}; one receipt belongs to one send")]
     ReceiptTaken { owner: String },
-    #[error("unknown lease {}: lease the tab again", quoted(.0))]
+    #[error("unknown lease {}: lease the tab again (while sends are stopped, after a Resume)", quoted(.0))]
     UnknownLease(String),
-    #[error("lease {0} has ended (the owner restarted, a person resumed, or the tab leased again): lease the tab again")]
+    #[error("lease {0} has ended (the owner restarted, a person resumed, or the tab leased again): lease the tab again (while sends are stopped, after a Resume)")]
     LeaseEnded(String),
     #[error("tool outcome is uncertain after restart; do not retry the side effect")]
     ToolUncertain,
