@@ -526,7 +526,7 @@ fn a_remote_stop_is_seen_and_reported_only_by_the_lease_that_took_the_send() {
     ] {
         let e = assert_refused(
             ledger.remote_stop_phase(&other, "op-1", phase, Some("what the other tab saw")),
-            "is not the tab that clicked send op-1",
+            "is not the live lease of the tab that clicked send op-1",
         );
         assert_eq!(e.code(), "not_your_remote_stop");
     }
@@ -542,15 +542,21 @@ fn a_remote_stop_is_seen_and_reported_only_by_the_lease_that_took_the_send() {
 
 /// The tab that clicked a send, leased again (after a Resume, a restart or a reload), is
 /// handed its stop and reports on it while it shows the conversation the send went to —
-/// not while it shows another, and never another tab showing that conversation.
+/// not while it shows another, never another tab showing that conversation, and never
+/// through a lease that has ended.
 #[test]
 fn the_clicking_tab_leased_again_reports_the_stop_while_it_shows_the_sends_conversation() {
-    let (_fx, mut ledger, _taker) = accepted_then_stopped("op-1");
+    let (_fx, mut ledger, taker) = accepted_then_stopped("op-1");
     let conversation = receipt("op-1").conversation_id;
     ledger.resume("alice").unwrap(); // ends every lease
     let try_report = |ledger: &mut Ledger, lease: &str| {
         ledger.remote_stop_phase(lease, "op-1", RemotePhase::Dispatched, None)
     };
+    assert!(
+        ledger.remote_stops_of_lease(&taker).unwrap().is_empty(),
+        "the taking lease, ended, is no longer handed it (its tab may show anything now)"
+    );
+    assert_refused(try_report(&mut ledger, &taker), "is not the live lease");
     for (binding, why) in [
         (
             conv_tab("tab-op-1", "conv-elsewhere"),
@@ -569,7 +575,7 @@ fn the_clicking_tab_leased_again_reports_the_stop_while_it_shows_the_sends_conve
         );
         let e = assert_refused(
             try_report(&mut ledger, &lease),
-            "is not the tab that clicked",
+            "is not the live lease of the tab that clicked",
         );
         assert_eq!(e.code(), "not_your_remote_stop", "{why}");
     }

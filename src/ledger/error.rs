@@ -65,7 +65,7 @@ pub enum LedgerError {
     IdempotencyKeyReused(String),
     #[error("no remote stop for send {}: a Stop asks for one only for a send already clicked", quoted(.0))]
     UnknownRemoteStop(String),
-    #[error("lease {lease_id} is not the tab that clicked send {op_id} (or that tab shows another conversation now), so it cannot report on that send's remote stop; the stop stays as it was")]
+    #[error("lease {lease_id} is not the live lease of the tab that clicked send {op_id} while it shows that send's conversation, so it cannot report on that send's remote stop; the stop stays as it was")]
     RemoteStopNotYours { op_id: String, lease_id: String },
     #[error("the remote stop of send {op_id} is already settled ({phase}): it is written once, and the first report stands")]
     RemoteStopSettled { op_id: String, phase: String },

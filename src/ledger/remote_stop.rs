@@ -78,14 +78,16 @@ pub(crate) fn request_for_clicked(tx: &Transaction, by: &str, now: Millis) -> Re
 }
 
 /// The remote stops a lease may be handed and report on, as SQL over `remote_stops rs`,
-/// `sends s`, `receipts r` and the taking lease `t` (`LEFT JOIN`s), the lease being `?1`:
+/// `sends s`, `receipts r` and the taking lease `t` (`LEFT JOIN`s), the lease being `?1`,
+/// which must not have ended (its tab has not leased again since, no Resume, no restart):
 /// those of sends it took, and those of sends its tab took before it leased again (a
 /// restart, a Resume, a reloaded page) while it shows the same conversation the send went
 /// to — the tab whose stop button stops that answer. Never another tab's, nor this tab's
 /// once it shows another conversation (its stop button would stop some other answer).
-const LEASE_MAY_REPORT: &str = "(s.lease_id = ?1 OR EXISTS (SELECT 1 FROM leases l \
-     WHERE l.lease_id = ?1 AND l.tab_id = t.tab_id \
-     AND l.conversation_id = coalesce(r.conversation_id, s.conversation_id, t.conversation_id)))";
+const LEASE_MAY_REPORT: &str = "EXISTS (SELECT 1 FROM leases l \
+     WHERE l.lease_id = ?1 AND l.ended_at IS NULL AND (l.lease_id = s.lease_id \
+     OR (l.tab_id = t.tab_id \
+     AND l.conversation_id = coalesce(r.conversation_id, s.conversation_id, t.conversation_id))))";
 
 /// The tables [`LEASE_MAY_REPORT`] reads, joined to `remote_stops rs`.
 const STOP_JOINS: &str = "FROM remote_stops rs JOIN sends s ON s.op_id = rs.op_id \
