@@ -460,6 +460,22 @@ fn a_refusal_names_an_overlong_id_by_its_start_and_length_not_whole() {
                 .get(&format!("/v1/ext/remote-stops?lease_id={long_lease}")),
             10_000,
         ),
+        (
+            "a new send's operation id",
+            client.post(
+                "/v1/sends",
+                &json!({ "op_id": "!".repeat(300_000), "text": "hi" }),
+            ),
+            300_000,
+        ),
+        (
+            "a key's name",
+            client.post(
+                &format!("/v1/keys/{long}/revoke"),
+                &json!({ "by": "alice" }),
+            ),
+            60_000,
+        ),
     ] {
         let message = a.body["message"].as_str().unwrap_or_default();
         assert!(

@@ -217,6 +217,45 @@ fn a_conversation_id_of_128_bytes_is_queued_and_129_is_refused() {
     }
 }
 
+/// A lease names the ids its page shows within the bounds a send has: 1 to 128 printable
+/// characters each (a 12,000-character conversation id was leased).
+#[test]
+fn a_lease_binds_page_ids_of_1_to_128_printable_characters() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let ok = sendledger::ledger::TabBinding {
+        tab_id: "1".into(),
+        conversation_id: Some("c".repeat(128)),
+        thread_id: Some("t".repeat(128)),
+        workspace_id: Some("w".repeat(128)),
+    };
+    ledger.lease(&ok).unwrap();
+    for (what, bad) in [
+        ("conversation id", "c".repeat(12_000)),
+        ("thread id", "t".repeat(129)),
+        ("workspace id", String::new()),
+        ("conversation id", "a\u{0}".into()),
+    ] {
+        let mut binding = ok.clone();
+        match what {
+            "conversation id" => binding.conversation_id = Some(bad),
+            "thread id" => binding.thread_id = Some(bad),
+            _ => binding.workspace_id = Some(bad),
+        }
+        let before = dump(ledger.raw_connection());
+        let e = ledger.lease(&binding).unwrap_err();
+        assert!(
+            matches!(&e, LedgerError::Invalid(m) if m.starts_with(what) && m.contains("1 to 128 printable")),
+            "{what}: {e:?}"
+        );
+        assert_eq!(
+            dump(ledger.raw_connection()),
+            before,
+            "{what}: nothing written"
+        );
+    }
+}
+
 #[test]
 fn an_offline_caller_cannot_admit_a_send_and_writes_nothing() {
     let fx = Fixture::new();

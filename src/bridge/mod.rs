@@ -264,7 +264,7 @@ async fn json_errors(res: axum::response::Response) -> axum::response::Response 
 }
 
 /// How many characters of an extractor's own reason a refusal keeps (longer: dropped).
-const REASON_KEPT: usize = 120;
+const REASON_KEPT: usize = 240;
 
 /// Serves until `stop` turns true, then finishes in-flight requests; at most `cap`
 /// connections at once (see [`connections`]).

@@ -3,7 +3,9 @@
 
 use super::backend;
 use super::client::BridgeClient;
-use super::output::{rendered, say_on_stderr, write_failed, write_line, CliError};
+use super::output::{
+    rendered, say_on_stderr, stdout_goes_nowhere, write_failed, write_line, CliError,
+};
 use crate::api::{self, Request};
 use crate::bridge::discovery;
 use crate::clock::SystemClock;
@@ -37,9 +39,9 @@ pub enum KeysCommand {
 }
 
 pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<(), CliError> {
-    if matches!(c, KeysCommand::Create { .. }) && stdout_is_discarded() {
+    if matches!(c, KeysCommand::Create { .. }) && stdout_goes_nowhere() {
         return Err(CliError::Usage(
-            "keys create shows the new key once, on standard output, and that goes to /dev/null (or is closed): nobody would see the key, so none was made; run it again with its output going somewhere you can read".into(),
+            "keys create shows the new key once, on standard output, and that goes nowhere a person or a program reads (/dev/null or another device, closed, or open only for reading): nobody would see the key, so none was made; run it again with its output going to a terminal, a file or a pipe".into(),
         ));
     }
     let mut v = through_owner_or_ledger(profile, &c)?;
@@ -73,23 +75,6 @@ pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<
     }
 }
 
-/// Whether standard output goes to /dev/null — also what a closed stdout (`>&-`) is by
-/// the time `main` runs (the Rust runtime reopens a closed fd 0–2 on /dev/null).
-fn stdout_is_discarded() -> bool {
-    use std::os::fd::AsFd;
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let Ok(null) = std::fs::metadata("/dev/null") else {
-        return false;
-    };
-    let out = std::io::stdout();
-    let meta = out
-        .as_fd()
-        .try_clone_to_owned()
-        .map(std::fs::File::from)
-        .and_then(|f| f.metadata());
-    meta.is_ok_and(|m| m.file_type().is_char_device() && m.rdev() == null.rdev())
-}
-
 /// A new key whose secret could not be written out (stdout full, closed, gone) is a live
 /// key nobody has: it is revoked at once, and the command ends with status 74 and a
 /// sentence. (A reader that takes part of the line and leaves, `| head -c1`, cannot be
@@ -105,8 +90,12 @@ fn unseen_key_revoked(profile: Option<&Path>, name: &str, hash: &str, e: &std::i
         Ok(_) => format!(
             "so it was revoked at once: run `sendledger keys create {name}` again with its output going somewhere you can read"
         ),
+        // Someone revoked it meanwhile: a key made since under that name is another one.
+        Err(r) if r.code() == "invalid" => {
+            "and it was already revoked by then (a key made since under that name is another one and stays live)".into()
+        }
         Err(r) => format!(
-            "and revoking it failed too ({r}): revoke it with `sendledger keys revoke {name}`"
+            "and revoking it failed ({r}): see `sendledger keys list`, and revoke the key named {name} only if it is still the one made now"
         ),
     };
     say_on_stderr(&format!(

@@ -47,8 +47,8 @@ pub(crate) fn print_error(e: &CliError, json: bool) {
     if json {
         let v = serde_json::json!({ "error": { "code": e.code(), "message": e.to_string() } });
         // Not `print_line`: the refusal's exit code stands whether or not anyone reads it.
-        // When stdout cannot take it, a person may still read stderr.
-        if write_line(&v.to_string()).is_err() {
+        // When stdout cannot take it or goes nowhere, a person may still read stderr.
+        if write_line(&v.to_string()).is_err() || stdout_goes_nowhere() {
             say_on_stderr(&format!("sendledger: {}", printable(&e.to_string())));
         }
     } else {
@@ -99,6 +99,29 @@ pub(crate) fn when(ms: i64) -> String {
 pub(crate) fn say_on_stderr(text: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
+/// Whether standard output goes where nobody reads it: a device that is not a terminal
+/// (/dev/null — also what a closed stdout, `>&-`, is by the time `main` runs, since the
+/// Rust runtime reopens a closed fd 0–2 on it — /dev/zero, /dev/urandom, …), or an fd
+/// open only for reading (writes to it fail with EBADF, which Rust's stdout reports as
+/// success).
+pub(crate) fn stdout_goes_nowhere() -> bool {
+    use std::io::IsTerminal;
+    use std::os::fd::{AsFd, AsRawFd};
+    use std::os::unix::fs::FileTypeExt;
+    let out = std::io::stdout();
+    // SAFETY: F_GETFL only reads the flags of an fd this process holds open.
+    let flags = unsafe { libc::fcntl(out.as_fd().as_raw_fd(), libc::F_GETFL) };
+    if flags >= 0 && flags & libc::O_ACCMODE == libc::O_RDONLY {
+        return true;
+    }
+    let meta = out
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .and_then(|f| f.metadata());
+    meta.is_ok_and(|m| m.file_type().is_char_device()) && !out.is_terminal()
 }
 
 /// Writes `text` and a line break to stdout and flushes it; the caller decides what a

@@ -79,7 +79,8 @@ fn validate_key_name(name: &str) -> Result<()> {
         Ok(())
     } else {
         Err(LedgerError::Invalid(format!(
-            "key name {name:?} is malformed: use 1 to 64 letters, digits or . _ -"
+            "key name {} is malformed: use 1 to 64 letters, digits or . _ -",
+            super::error::quoted(name)
         )))
     }
 }
@@ -167,9 +168,13 @@ fn revoke_key(
     )?;
     if n == 0 {
         return Err(LedgerError::Invalid(match only_sha256 {
-            None => format!("no live key named {name:?}: see `sendledger keys list`"),
+            None => format!(
+                "no live key named {}: see `sendledger keys list`",
+                super::error::quoted(name)
+            ),
             Some(_) => format!(
-                "the key named {name:?} meant here is no longer live (revoked, perhaps made again, meanwhile): nothing was revoked; see `sendledger keys list`"
+                "the key named {} meant here is no longer live (revoked, perhaps made again, meanwhile): nothing was revoked; see `sendledger keys list`",
+                super::error::quoted(name)
             ),
         }));
     }

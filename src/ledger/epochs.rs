@@ -130,6 +130,9 @@ pub(crate) fn lease(tx: &Transaction, binding: &TabBinding, now: Millis) -> Resu
             "tab_id must be 1 to 128 characters".into(),
         ));
     }
+    super::sends::validate_page_id("conversation id", binding.conversation_id.as_deref())?;
+    super::sends::validate_page_id("thread id", binding.thread_id.as_deref())?;
+    super::sends::validate_page_id("workspace id", binding.workspace_id.as_deref())?;
     // A tab holds one lease: a new one ends the old (and frees what the old one claimed).
     let mut stmt =
         tx.prepare_cached("SELECT lease_id FROM leases WHERE tab_id = ?1 AND ended_at IS NULL")?;

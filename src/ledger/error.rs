@@ -124,7 +124,7 @@ impl LedgerError {
 /// An id a caller named, quoted for a sentence: whole up to 256 characters (the longest
 /// a tool call id can be; operation ids are at most 128), else its first 40 and its
 /// length, so a refusal never echoes a megabyte back.
-fn quoted(id: &str) -> String {
+pub(crate) fn quoted(id: &str) -> String {
     const SHOWN_WHOLE: usize = 256;
     const SHOWN_PART: usize = 40;
     let n = id.chars().count();

@@ -72,7 +72,8 @@ pub(crate) fn validate_op_id(op_id: &str) -> Result<()> {
         Ok(())
     } else {
         Err(LedgerError::Invalid(format!(
-            "operation id {op_id:?} is malformed: use 1 to {MAX_OP_ID_BYTES} letters, digits or . _ : -"
+            "operation id {} is malformed: use 1 to {MAX_OP_ID_BYTES} letters, digits or . _ : -",
+            super::error::quoted(op_id)
         )))
     }
 }
@@ -90,9 +91,15 @@ pub(crate) fn validate_note(what: &str, value: &str) -> Result<()> {
 }
 
 fn validate_conversation(id: Option<&str>) -> Result<()> {
+    validate_page_id("conversation id", id)
+}
+
+/// An id the page shows (conversation, thread, workspace): absent, or 1 to 128 printable
+/// characters. Errors: `Invalid`, naming `what`.
+pub(crate) fn validate_page_id(what: &str, id: Option<&str>) -> Result<()> {
     match id {
         Some(c) if c.is_empty() || c.len() > 128 || c.chars().any(|ch| ch.is_control()) => Err(
-            LedgerError::Invalid("conversation id must be 1 to 128 printable characters".into()),
+            LedgerError::Invalid(format!("{what} must be 1 to 128 printable characters")),
         ),
         _ => Ok(()),
     }
