@@ -508,6 +508,11 @@ fn a_body_is_an_object_and_its_refusal_says_how_it_is_wrong() {
         ("/v1/stop", r#""alice""#, "must be a JSON object"),
         (
             "/v1/stop",
+            "\u{feff}{\"by\": \"alice\"}",
+            "starts with a byte-order mark",
+        ),
+        (
+            "/v1/stop",
             r#"{"by": null}"#,
             "does not match this route's schema",
         ),

@@ -62,11 +62,12 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
         // array in order (`["lease", "dispatched"]`), which no client means.
         let first = bytes.iter().find(|b| !b" \t\r\n".contains(b));
         if first.is_some_and(|b| *b != b'{') {
-            return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "malformed",
-                "the body must be a JSON object ({...}): check it against docs/bridge-api.md",
-            ));
+            let message = if bytes.starts_with(b"\xEF\xBB\xBF") {
+                "the body starts with a byte-order mark, which JSON does not allow: send the object without it"
+            } else {
+                "the body must be a JSON object ({...}): check it against docs/bridge-api.md"
+            };
+            return Err(ApiError::new(StatusCode::BAD_REQUEST, "malformed", message));
         }
         serde_json::from_slice(&bytes).map(Body).map_err(|e| {
             // serde_json files some schema mismatches (`null` for a phase) as syntax: the
