@@ -632,8 +632,9 @@ fn a_settled_remote_stop_is_written_once_and_blank_evidence_confirms_nothing() {
 }
 
 /// Evidence made only of characters a person cannot read — controls, bidi and zero-width
-/// marks, tag characters, fillers, variation selectors (migration 0009's set, one of each
-/// kind a helper found confirming a stop) — is no evidence; any script's words are.
+/// marks, tag characters, fillers, variation selectors, lone combining marks,
+/// noncharacters (migration 0009's set, one of each kind two helpers found confirming a
+/// stop) — is no evidence; any script's words are, and a mark on a letter.
 #[test]
 fn invisible_evidence_confirms_no_remote_stop_and_readable_evidence_in_any_script_does() {
     let invisible = [
@@ -665,6 +666,15 @@ fn invisible_evidence_confirms_no_remote_stop_and_readable_evidence_in_any_scrip
         "\u{1d173}",
         "\u{e0020}",
         "\u{e0100}",
+        "\u{301}",
+        "\u{20dd}",
+        "\u{303f}",
+        "\u{16fe4}",
+        "\u{1d159}",
+        "\u{fdd0}",
+        "\u{ffff}",
+        "\u{10ffff}",
+        "\u{1f3fb}",
     ];
     let (_fx, mut ledger, lease) = accepted_then_stopped("op-1");
     let before = dump(ledger.raw_connection());
@@ -682,6 +692,8 @@ fn invisible_evidence_confirms_no_remote_stop_and_readable_evidence_in_any_scrip
         "لا شيء",
         "\u{200f}ok\u{200e}",
         "0",
+        "e\u{301}",
+        "\u{1f44d}\u{1f3fb}",
     ] {
         let (_fx, mut ledger, lease) = accepted_then_stopped("op-2");
         ledger
