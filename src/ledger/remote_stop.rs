@@ -132,8 +132,9 @@ pub(crate) fn list_open(
 ///
 /// Errors: [`LedgerError::UnknownRemoteStop`] when the send has none;
 /// [`LedgerError::RemoteStopNotYours`] when `lease_id` may not ([`LEASE_MAY_REPORT`]:
-/// only the tab that clicked the send, showing its conversation, reports on its stop); [`LedgerError::RemoteStopSettled`]
-/// for any report on a settled stop (trigger `remote_stops_settled_once`);
+/// only the tab that clicked the send, showing its conversation, reports on its stop);
+/// [`LedgerError::RemoteStopSettled`] for any report on a settled stop (trigger
+/// `remote_stops_settled_once`);
 /// [`LedgerError::IllegalRemotePhase`] for any other edge (trigger
 /// `remote_stops_legal_phases`, which stays the rule: this only words its refusal).
 pub(crate) fn set_phase(
