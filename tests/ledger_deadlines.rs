@@ -127,3 +127,45 @@ fn the_next_stale_uncertain_deadline_counts_only_sends_not_yet_stale_nor_notifie
         "a notified send is never due again"
     );
 }
+
+/// A remote stop no tab reports on (its tab closed, or shows another conversation) does
+/// not stay open for good: `answer_ms` after the Stop it becomes uncertain, with the
+/// owner's note on the send's timeline, and the deadline is exactly then. A later report
+/// finds it settled.
+#[test]
+fn a_remote_stop_nobody_reports_on_becomes_uncertain_at_the_answer_bound() {
+    use sendledger::ledger::RemotePhase;
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let b = Bounds::default();
+    let lease = drive_to(&mut ledger, "op-1", SendState::Dispatched).unwrap();
+    let stopped_at = fx.clock_now();
+    ledger.stop("alice").unwrap();
+    fx.clock.advance(b.receipt_ms);
+    assert_eq!(
+        ledger.expire(&b).unwrap().receipts,
+        ["op-1"],
+        "the send's own bound"
+    );
+    assert_eq!(
+        ledger.next_expiry_at(&b).unwrap(),
+        Some(stopped_at + b.answer_ms),
+        "the open stop's bound is what is left"
+    );
+    fx.clock.advance(b.answer_ms - b.receipt_ms - 1);
+    assert!(ledger.expire(&b).unwrap().is_empty(), "not yet");
+    fx.clock.advance(1);
+    assert_eq!(ledger.expire(&b).unwrap().remote_stops, ["op-1"]);
+    assert!(ledger.remote_stops().unwrap().is_empty(), "no longer open");
+    assert_eq!(ledger.next_expiry_at(&b).unwrap(), None);
+    let note = ledger.timeline("op-1").unwrap().pop().unwrap();
+    assert_eq!(note.actor, "owner");
+    assert!(
+        note.evidence
+            .unwrap()
+            .contains("remote stop uncertain: no tab reported on it"),
+        "the timeline says why"
+    );
+    let late = ledger.remote_stop_phase(&lease, "op-1", RemotePhase::Dispatched, None);
+    assert_eq!(late.unwrap_err().code(), "remote_stop_settled");
+}

@@ -2,7 +2,7 @@
 //! Each expiry is an audit event with actor `owner`.
 
 use super::error::Result;
-use super::sends;
+use super::{remote_stop, sends};
 use crate::clock::Millis;
 use rusqlite::{params, Connection, Transaction};
 use serde::{Deserialize, Serialize};
@@ -16,7 +16,8 @@ pub struct Bounds {
     /// A dispatched send with no receipt within this becomes uncertain. Default 60,000 ms.
     pub receipt_ms: Millis,
     /// An accepted send whose answer is not seen within this stops holding the queue; it
-    /// stays accepted, marked "answer not observed". Default 600,000 ms.
+    /// stays accepted, marked "answer not observed". Default 600,000 ms. Also the bound of
+    /// a remote stop nobody reported on: from the Stop, it becomes uncertain.
     pub answer_ms: Millis,
 }
 
@@ -39,27 +40,35 @@ pub struct Expired {
     pub receipts: Vec<String>,
     /// Accepted sends marked "answer not observed".
     pub answers: Vec<String>,
+    /// Sends whose remote stop no tab reported on within `answer_ms` (→ uncertain).
+    #[serde(default)]
+    pub remote_stops: Vec<String>,
 }
 
 impl Expired {
     /// Whether nothing expired.
     pub fn is_empty(&self) -> bool {
-        self.claims.is_empty() && self.receipts.is_empty() && self.answers.is_empty()
+        self.claims.is_empty()
+            && self.receipts.is_empty()
+            && self.answers.is_empty()
+            && self.remote_stops.is_empty()
     }
 }
 
 /// When the next bound falls due, in ms on the ledger's clock: the earliest of each
 /// claimed send's `claimed_at + claim_ms`, each dispatched send's `dispatched_at +
-/// receipt_ms`, and each accepted send's (answer neither seen nor given up on) receipt
-/// `observed_at + answer_ms`. `None` when nothing is in flight: nothing can expire until
-/// a commit puts something in flight, so the owner's sweep sleeps until then.
+/// receipt_ms`, each accepted send's (answer neither seen nor given up on) receipt
+/// `observed_at + answer_ms`, and each open remote stop's `requested_at + answer_ms`.
+/// `None` when nothing is in flight: nothing can expire until a commit puts something in
+/// flight, so the owner's sweep sleeps until then.
 pub(crate) fn next_deadline(conn: &Connection, b: &Bounds) -> rusqlite::Result<Option<Millis>> {
     conn.prepare_cached(
         "SELECT min(due) FROM ( \
            SELECT min(claimed_at) + ?1 AS due FROM sends WHERE state = 'claimed' \
            UNION ALL SELECT min(dispatched_at) + ?2 FROM sends WHERE state = 'dispatched' \
            UNION ALL SELECT min(r.observed_at) + ?3 FROM sends s JOIN receipts r ON r.op_id = s.op_id \
-             WHERE s.state = 'accepted' AND s.answered_at IS NULL AND s.answer_not_observed_at IS NULL)",
+             WHERE s.state = 'accepted' AND s.answered_at IS NULL AND s.answer_not_observed_at IS NULL \
+           UNION ALL SELECT min(requested_at) + ?3 FROM remote_stops WHERE phase IN ('pending', 'dispatched'))",
     )?
     .query_row(params![b.claim_ms, b.receipt_ms, b.answer_ms], |r| r.get(0))
 }
@@ -133,6 +142,20 @@ pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis) -> Result<Expired
         );
         sends::note(tx, &send, "owner", (&why, None), now)?;
         out.answers.push(op_id);
+    }
+    for op_id in due(
+        tx,
+        "SELECT op_id FROM remote_stops WHERE phase IN ('pending', 'dispatched') AND requested_at <= ?1",
+        now - b.answer_ms,
+    )? {
+        let why = format!(
+            "remote stop uncertain: no tab reported on it within {} ms of the Stop (the tab closed, or shows another conversation), so nobody knows whether the answer stopped",
+            b.answer_ms
+        );
+        remote_stop::set_uncertain(tx, &op_id, &why, now)?;
+        let send = sends::load(tx, &op_id)?;
+        sends::note(tx, &send, "owner", (&why, None), now)?;
+        out.remote_stops.push(op_id);
     }
     Ok(out)
 }

@@ -200,6 +200,16 @@ pub(crate) fn set_phase(
     }
 }
 
+/// Settles an open remote stop as uncertain, by the owner (an expiry): nobody reported on
+/// it in time. The trigger allows it from pending and from dispatched.
+pub(crate) fn set_uncertain(tx: &Transaction, op_id: &str, why: &str, now: Millis) -> Result<()> {
+    tx.execute(
+        "UPDATE remote_stops SET phase = 'uncertain', updated_at = ?1, evidence = ?2 WHERE op_id = ?3",
+        params![now, why, op_id],
+    )?;
+    Ok(())
+}
+
 /// The message a trigger's `RAISE(ABORT, ...)` gave, if `e` is one.
 fn trigger_message(e: &rusqlite::Error) -> Option<&str> {
     match e {

@@ -74,7 +74,8 @@ async fn expire(ledger: &Writer, bounds: Bounds) -> bool {
                 rejected = ?x.claims,
                 uncertain = ?x.receipts,
                 answer_not_observed = ?x.answers,
-                "expiry: claims failed (nothing clicked), dispatches with no receipt now uncertain (a person decides)"
+                remote_stops_uncertain = ?x.remote_stops,
+                "expiry: claims failed (nothing clicked), dispatches with no receipt now uncertain (a person decides), remote stops nobody reported on now uncertain"
             );
             true
         }
