@@ -152,6 +152,13 @@ fn an_exact_revocation_never_revokes_a_newer_key_of_the_same_name() {
         key_sha256: Some(sendledger::ledger::key_sha256(secret)),
     };
     let before = dump(ledger.raw_connection());
+    let malformed = Request::KeyRevoke {
+        name: "bot".into(),
+        by: "cli".into(),
+        key_sha256: Some("Z".repeat(10_000)),
+    };
+    let e = api::apply(&mut ledger, &malformed).unwrap_err();
+    assert!(e.to_string().contains("64 lowercase hex digits"), "{e}");
     let e = api::apply(&mut ledger, &exact(first.expose())).unwrap_err();
     assert!(e.to_string().contains("no longer live"), "{e}");
     assert_eq!(before, dump(ledger.raw_connection()), "nothing written");

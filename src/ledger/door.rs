@@ -161,6 +161,18 @@ fn revoke_key(
     now: Millis,
 ) -> Result<ApiKey> {
     sends::validate_note("who revokes the key", by)?;
+    if let Some(h) = only_sha256 {
+        if h.len() != 64
+            || !h
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
+            return Err(LedgerError::Invalid(
+                "key_sha256 must be 64 lowercase hex digits (the SHA-256 of the key's secret)"
+                    .into(),
+            ));
+        }
+    }
     let n = tx.execute(
         "UPDATE api_keys SET revoked_at = ?2, revoked_by = ?3 \
          WHERE name = ?1 AND revoked_at IS NULL AND (?4 IS NULL OR key_sha256 = ?4)",
