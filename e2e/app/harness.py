@@ -240,8 +240,19 @@ class Tray:
 
     def click(self, label):
         cid = self.entry(label)[0]
-        self.menu.Event(cid, "clicked", dbus.String("", variant_level=1), dbus.UInt32(int(time.time())),
+        self.event(cid, "clicked")
+
+    def event(self, cid, name):
+        self.menu.Event(cid, name, dbus.String("", variant_level=1), dbus.UInt32(int(time.time())),
                         dbus_interface="com.canonical.dbusmenu", timeout=10)
+
+    def open_menu(self):
+        """What a StatusNotifier host does as it shows the menu: AboutToShow, then "opened"."""
+        self.menu.AboutToShow(0, dbus_interface="com.canonical.dbusmenu", timeout=10)
+        self.event(0, "opened")
+
+    def close_menu(self):
+        self.event(0, "closed")
 
 
 # ---- WebDriver (tauri-driver + WebKitWebDriver) ---------------------------------------

@@ -573,6 +573,97 @@ def test_stop_from_the_tray_while_the_window_is_closed(desktop):
         app.close()
 
 
+def window_processes(tray_pid):
+    """Pids of the tray's window processes (`sendledger-app`)."""
+    return sorted(c for c, n in descendants(tray_pid).items() if n == "sendledger-app")
+
+
+def test_the_window_prepared_while_the_menu_is_open_is_the_one_open_queue_shows(desktop):
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    x = X()
+    try:
+        tray = Tray(desktop, app.pid)
+        tray.open_menu()
+        prepared = wait_until(lambda: window_processes(app.pid), "a window process prepared while the menu is open")
+        wait_until(lambda: any(n.startswith("WebKitWebProces") for n in descendants(app.pid).values()),
+                   "the prepared window's web process")
+        assert not x.shown(), "a prepared window is not shown before it is asked for"
+        tray.click("Open queue")
+        tray.close_menu()
+        win = wait_until(lambda: x.shown(), "Open queue to show the prepared window")[0]
+        assert window_processes(app.pid) == prepared, "the prepared process shows it: no second window process"
+        # It stays after the menu's close (no Open queue would end it), until it is closed.
+        time.sleep(2.0)  # longer than the tray's 1.5 s grace after a menu closes
+        assert x.shown() and window_processes(app.pid) == prepared, "a shown window outlives the menu"
+        x.close(win)
+        wait_until(lambda: not descendants(app.pid), "the window's processes to exit when it closes")
+    finally:
+        app.close()
+
+
+def test_a_menu_closed_without_open_queue_or_stopped_from_leaves_no_window_process(desktop):
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    x = X()
+    try:
+        tray = Tray(desktop, app.pid)
+        tray.open_menu()
+        wait_until(lambda: any(n.startswith("WebKitWebProces") for n in descendants(app.pid).values()),
+                   "a window prepared while the menu is open, with its web process")
+        tray.close_menu()
+        wait_until(lambda: not descendants(app.pid), "the prepared window and WebKit's processes to exit",
+                   bound=10.0)  # it would end by itself only after 20 s
+        assert not x.shown(), "a menu closed without Open queue shows no window"
+        # Stop from the menu: the prepared window is killed at once, and the gate closes.
+        tray.open_menu()
+        wait_until(lambda: window_processes(app.pid), "a window prepared for the menu opened again")
+        tray.click("Stop sends")
+        wait_until(lambda: p.status()["gate_closed"], "Stop from the tray to close the gate")
+        wait_until(lambda: not window_processes(app.pid), "Stop to end the prepared window before the menu closes",
+                   bound=10.0)  # it would end by itself only after 20 s
+        tray.close_menu()
+        assert not x.shown()
+    finally:
+        app.close()
+
+
+def test_a_prepared_window_nobody_asks_for_ends_by_itself(desktop):
+    """`sendledger-app --prepared` reads at most 4 KiB of stdin and waits at most 20 s for
+    its `show` line, whatever the process that started it does."""
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    x = X()
+    env = {**os.environ, "HOME": p.home}
+    env.pop("TAURI_WEBVIEW_AUTOMATION", None)
+    started = []
+    try:
+        def prepared():
+            w = subprocess.Popen([APP, "--profile", p.dir, "--from-tray", "--prepared"], env=env,
+                                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            started.append(w)
+            wait_until(lambda: any(n.startswith("WebKitWebProces") for n in descendants(w.pid).values()),
+                       "the prepared window's web process")
+            return w
+        # Lines it does not know, then more than it reads: taken as the end of its input.
+        chatty = prepared()
+        chatty.stdin.write(b"hello\n" + b"x" * 5000)
+        chatty.stdin.flush()
+        wait_until(lambda: chatty.poll() is not None, "a prepared window fed 5,000 bytes and no show to exit",
+                   bound=10.0)  # it would end by itself only after 20 s
+        # Nothing at all, its stdin held open: it ends at its own bound.
+        silent = prepared()
+        wait_until(lambda: silent.poll() is not None, "a prepared window nobody asks for to exit by itself",
+                   bound=30.0)  # its bound is 20 s from its start
+        assert chatty.returncode == 0 and silent.returncode == 0
+        assert not x.shown(), "neither was ever shown"
+    finally:
+        for w in started:
+            if w.poll() is None:
+                kill(w.pid)
+        app.close()
+
+
 def test_a_reopened_window_shows_live_rows(desktop):
     p = Profile()
     app = App(p)
@@ -848,6 +939,9 @@ TESTS = [
     test_closing_the_window_keeps_the_app_in_the_tray,
     test_closing_the_window_ends_its_process_and_every_web_process,
     test_stop_from_the_tray_while_the_window_is_closed,
+    test_the_window_prepared_while_the_menu_is_open_is_the_one_open_queue_shows,
+    test_a_menu_closed_without_open_queue_or_stopped_from_leaves_no_window_process,
+    test_a_prepared_window_nobody_asks_for_ends_by_itself,
     test_a_tray_killed_mid_session_ends_its_window_and_the_next_launch_recovers_every_send,
     test_the_windows_stop_gets_through_a_tray_that_does_not_answer,
     test_a_reopened_window_shows_live_rows,

@@ -6,7 +6,8 @@
 //! Code map: [`launcher`] makes sure the tray runs; [`desk`] is the single seam onto the
 //! owner (typed requests over the bridge); [`commands`] are the window's IPC (thin over
 //! `desk`); [`connect`] the Connect panel; [`json`] the shapes the window sees; [`live`]
-//! relays the owner's queue feed; [`window`] the window itself.
+//! relays the owner's queue feed; [`window`] the window itself; [`prepared`] a window
+//! made hidden while the tray's menu is open, shown when the tray asks.
 
 pub mod commands;
 pub mod connect;
@@ -14,6 +15,7 @@ pub mod desk;
 pub mod json;
 pub mod launcher;
 pub mod live;
+pub mod prepared;
 pub mod window;
 
 use desk::Desk;
@@ -35,7 +37,7 @@ pub enum Ask {
 }
 
 /// The command line: `sendledger-app [--profile DIR] [--hidden] [--intent=resume|pair]
-/// [--from-tray]`. Unknown arguments are ignored (a desktop launcher or a WebDriver may
+/// [--from-tray] [--prepared]`. Unknown arguments are ignored (a desktop launcher or a WebDriver may
 /// add its own).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Args {
@@ -47,6 +49,8 @@ pub struct Args {
     pub intent: Option<Ask>,
     /// Started by the tray, which owns the profile: no need to look for it.
     pub from_tray: bool,
+    /// Build the window hidden and show it when the tray says so on stdin ([`prepared`]).
+    pub prepared: bool,
 }
 
 impl Args {
@@ -58,6 +62,7 @@ impl Args {
             match a.as_str() {
                 "--hidden" => out.hidden = true,
                 "--from-tray" => out.from_tray = true,
+                "--prepared" => out.prepared = true,
                 "--intent=resume" => out.intent = Some(Ask::Resume),
                 "--intent=pair" => out.intent = Some(Ask::Pair),
                 "--profile" => out.profile = it.next().map(PathBuf::from),
@@ -100,7 +105,11 @@ pub fn run() -> i32 {
             if let Some(ask) = args.intent {
                 take_intent(app.handle(), ask);
             }
-            window::open(app.handle());
+            if args.prepared {
+                prepared::await_show(app.handle());
+            } else {
+                window::open(app.handle());
+            }
             Ok(())
         })
         .build(tauri::generate_context!())
@@ -110,7 +119,7 @@ pub fn run() -> i32 {
 }
 
 /// Shows `ask` in the window (a pairing code is asked of the owner first).
-fn take_intent<R: Runtime>(app: &AppHandle<R>, ask: Ask) {
+pub(crate) fn take_intent<R: Runtime>(app: &AppHandle<R>, ask: Ask) {
     let desk = app.state::<Arc<Desk>>().inner().clone();
     match ask {
         Ask::Resume => desk.ask(json::Intent::Resume),

@@ -14,12 +14,14 @@
 
 pub mod logging;
 pub mod menu;
+pub mod menu_watch;
 pub mod notifications;
 pub mod settings_watch;
 pub mod status;
 pub mod window;
 
 use menu::{Click, Tray};
+use menu_watch::MenuSeen;
 use sendledger::api::queue::QueueStatus;
 use sendledger::api::{Api, Request};
 use sendledger::clock::SystemClock;
@@ -30,7 +32,7 @@ use settings_watch::SettingsWatch;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::sync::mpsc;
-use window::{Intent, Windows};
+use window::{End, Intent, Windows};
 
 /// Exit code when the profile cannot be owned (as the CLI's "owned by another process").
 pub const EXIT_NOT_OWNER: i32 = 3;
@@ -118,6 +120,7 @@ pub fn run() -> i32 {
         }
     };
     gtk_side(tray, from_tokio);
+    prepare_while_the_menu_is_open(windows.clone());
     {
         let _guard = rt.enter();
         follow_status(api.clone(), status, to_gtk.clone());
@@ -211,6 +214,7 @@ fn on_clicks(
         while let Some(click) = clicked.recv().await {
             match click {
                 Click::Stop => {
+                    windows.unprepare(End::Kill);
                     let by = sendledger::person::os_user();
                     match api.apply(Request::Stop { by }).await {
                         Ok(_) => tracing::info!("stopped from the tray"),
@@ -221,11 +225,33 @@ fn on_clicks(
                 Click::Resume => windows.open(Intent::Resume),
                 Click::Pair => windows.open(Intent::Pair),
                 Click::Quit => {
+                    windows.unprepare(End::Kill);
                     let _ = to_gtk.send(ToGtk::Quit);
                 }
             }
         }
     });
+}
+
+/// A window is prepared when the host opens the menu, and let go when it closes without
+/// one of the entries that show it (docs/app.md). The bus's thread only hands what it saw
+/// to one thread of ours, which takes it in order (spawning a process is no work for it).
+fn prepare_while_the_menu_is_open(windows: Windows) {
+    let (seen, menu) = std::sync::mpsc::channel();
+    menu_watch::watch(move |what| {
+        let _ = seen.send(what);
+    });
+    std::thread::Builder::new()
+        .name("menu-watch".into())
+        .spawn(move || {
+            for what in menu {
+                match what {
+                    MenuSeen::Opened => windows.prepare(),
+                    MenuSeen::Closed => windows.unprepare_after(),
+                }
+            }
+        })
+        .expect("a thread for the menu watch");
 }
 
 /// SIGTERM (log-out, `kill`), SIGINT (Ctrl-C) and SIGHUP (the terminal closed) quit as

@@ -3,9 +3,18 @@
 //! and holds none of its memory. The window reaches the owner through the bridge's client
 //! routes like any client. Asking while a window runs starts a second `sendledger-app`,
 //! which hands its arguments (the intent) to the first over D-Bus and exits.
+//!
+//! While the tray's menu is open ([`crate::menu_watch`]), a window can be *prepared*: a
+//! `sendledger-app --prepared` whose window is built hidden, so WebKit starts while the
+//! person reads the menu. *Open queue* (or Resume…, Pair extension…) then shows it with one
+//! line on its stdin (`show`, `show resume`, `show pair`); a menu closed without them ends
+//! it ([`Windows::unprepare_after`]), and Stop kills it first, so it never competes with
+//! the brake for the CPU.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -33,6 +42,39 @@ impl Intent {
             Intent::Pair => Some("--intent=pair"),
         }
     }
+
+    /// The line that shows a prepared window with this intent.
+    fn show_line(self) -> &'static [u8] {
+        match self {
+            Intent::Queue => b"show\n",
+            Intent::Resume => b"show resume\n",
+            Intent::Pair => b"show pair\n",
+        }
+    }
+}
+
+/// How long a menu may stay closed before the window prepared for it is ended, in ms:
+/// hosts send the entry's click and the menu's close in either order.
+pub const UNPREPARE_AFTER_MS: u64 = 1_500;
+/// A prepared window older than this is replaced rather than reused, in ms: it ends itself
+/// after 20 s (`sendledger-app`'s `PREPARED_MAX_MS`) if nobody asks for it.
+pub const PREPARED_REUSE_MS: u64 = 10_000;
+
+/// A window built hidden, waiting for its `show` line.
+struct Prepared {
+    pid: u32,
+    stdin: ChildStdin,
+    since: Instant,
+    generation: u64,
+}
+
+/// How a prepared window is let go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// Its stdin closes: it exits by itself.
+    Close,
+    /// SIGKILL at once (Stop: nothing may compete with the brake).
+    Kill,
 }
 
 /// The window processes this tray started and has not reaped yet.
@@ -40,6 +82,8 @@ impl Intent {
 pub struct Windows {
     profile: PathBuf,
     children: Arc<Mutex<Vec<Child>>>,
+    prepared: Arc<Mutex<Option<Prepared>>>,
+    generations: Arc<AtomicU64>,
 }
 
 impl Windows {
@@ -48,30 +92,115 @@ impl Windows {
         Windows {
             profile: profile.to_path_buf(),
             children: Arc::new(Mutex::new(Vec::new())),
+            prepared: Arc::new(Mutex::new(None)),
+            generations: Arc::new(AtomicU64::new(0)),
         }
     }
 
-    /// Opens (or raises) the queue window showing `intent`. A window that cannot start is
-    /// logged: the tray, Stop and the owner keep working.
+    /// Opens (or raises) the queue window showing `intent`: the prepared window if one
+    /// waits, else a new process. A window that cannot start is logged: the tray, Stop and
+    /// the owner keep working.
     pub fn open(&self, intent: Intent) {
+        if let Some(mut p) = self.lock_prepared().take() {
+            match p.stdin.write_all(intent.show_line()) {
+                Ok(()) => {
+                    tracing::info!(pid = p.pid, ?intent, "prepared queue window shown");
+                    return;
+                }
+                // It ended (its own time bound): start one as if none had been prepared.
+                Err(e) => tracing::info!(pid = p.pid, "the prepared window is gone ({e})"),
+            }
+        }
+        let _ = self.start(intent.arg(), Stdio::null(), intent);
+    }
+
+    /// Starts a window hidden (the menu opened): WebKit starts now, *Open queue* only shows
+    /// it. Does nothing while a recent prepared window waits.
+    pub fn prepare(&self) {
+        let mut prepared = self.lock_prepared();
+        if prepared
+            .as_ref()
+            .is_some_and(|p| p.since.elapsed() < Duration::from_millis(PREPARED_REUSE_MS))
+        {
+            return;
+        }
+        *prepared = None; // an old one: its stdin closes, it exits
+        if let Some((pid, Some(stdin))) =
+            self.start(Some("--prepared"), Stdio::piped(), Intent::Queue)
+        {
+            *prepared = Some(Prepared {
+                pid,
+                stdin,
+                since: Instant::now(),
+                generation: self.generations.fetch_add(1, Ordering::SeqCst) + 1,
+            });
+        }
+    }
+
+    /// Lets the prepared window go now (`End::Kill` for Stop).
+    pub fn unprepare(&self, end: End) {
+        if let Some(p) = self.lock_prepared().take() {
+            if end == End::Kill {
+                // SAFETY: kill(2) of our own child, not reaped yet (it is in `children`
+                // until `reap` sees it exit): its pid cannot have been reused.
+                unsafe {
+                    libc::kill(p.pid as libc::pid_t, libc::SIGKILL);
+                }
+            }
+            tracing::info!(pid = p.pid, ?end, "prepared queue window let go");
+        }
+    }
+
+    /// The menu closed: the prepared window is let go unless an entry shows it within
+    /// [`UNPREPARE_AFTER_MS`].
+    pub fn unprepare_after(&self) {
+        let Some(generation) = self.lock_prepared().as_ref().map(|p| p.generation) else {
+            return;
+        };
+        let windows = self.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(UNPREPARE_AFTER_MS));
+            let mut prepared = windows.lock_prepared();
+            if prepared
+                .as_ref()
+                .is_some_and(|p| p.generation == generation)
+            {
+                *prepared = None;
+                tracing::info!("menu closed without the window: prepared window let go");
+            }
+        });
+    }
+
+    /// Spawns `sendledger-app` with `extra`; returns its pid, and its stdin when piped.
+    fn start(
+        &self,
+        extra: Option<&str>,
+        stdin: Stdio,
+        intent: Intent,
+    ) -> Option<(u32, Option<ChildStdin>)> {
         let mut cmd = Command::new(window_binary());
         cmd.arg(format!("--profile={}", self.profile.display()))
-            .args(intent.arg())
+            .args(extra)
             // Started by the tray: the window does not start an owner of its own.
             .arg("--from-tray")
-            .stdin(Stdio::null())
+            .stdin(stdin)
             .stdout(Stdio::null());
         match cmd.spawn() {
-            Ok(child) => {
-                tracing::info!(pid = child.id(), ?intent, "queue window started");
+            Ok(mut child) => {
+                tracing::info!(pid = child.id(), ?extra, ?intent, "queue window started");
+                let out = (child.id(), child.stdin.take());
                 let mut children = self.lock();
                 children.retain_mut(|c| !matches!(c.try_wait(), Ok(Some(_))));
                 children.push(child);
+                Some(out)
             }
-            Err(e) => tracing::error!(
-                binary = %window_binary().display(),
-                "cannot start the queue window: {e}; is sendledger-app installed beside sendledger-tray?"
-            ),
+            Err(e) => {
+                tracing::error!(
+                    binary = %window_binary().display(),
+                    "cannot start the queue window: {e}; is sendledger-app installed beside sendledger-tray?"
+                );
+                None
+            }
         }
     }
 
@@ -84,6 +213,7 @@ impl Windows {
     /// Asks every window this tray started to close (SIGTERM), then reaps them: Quit. A
     /// window still there after [`END_WAIT_MS`] is killed, so Quit never hangs on one.
     pub fn end_all(&self) {
+        *self.lock_prepared() = None;
         let mut children = self.lock();
         for c in children.iter() {
             signal(c, libc::SIGTERM);
@@ -106,6 +236,10 @@ impl Windows {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Child>> {
         self.children.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_prepared(&self) -> std::sync::MutexGuard<'_, Option<Prepared>> {
+        self.prepared.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
