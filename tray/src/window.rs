@@ -118,10 +118,12 @@ impl Windows {
     /// it. Does nothing while a recent prepared window waits.
     pub fn prepare(&self) {
         let mut prepared = self.lock_prepared();
-        if prepared
-            .as_ref()
-            .is_some_and(|p| p.since.elapsed() < Duration::from_millis(PREPARED_REUSE_MS))
+        if let Some(p) = prepared
+            .as_mut()
+            .filter(|p| p.since.elapsed() < Duration::from_millis(PREPARED_REUSE_MS))
         {
+            // The menu opened again: a close seen before no longer ends this window.
+            p.generation = self.generations.fetch_add(1, Ordering::SeqCst) + 1;
             return;
         }
         *prepared = None; // an old one: its stdin closes, it exits
