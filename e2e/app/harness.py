@@ -462,6 +462,16 @@ def profile_pid(profile):
 QUEUE_TITLE = "sendledger — queue"
 
 
+TRAYER = ["trayer", "--edge", "top", "--align", "right", "--widthtype", "pixel", "--width", "64", "--height", "48",
+          "--transparent", "false", "--tint", "0xffffff", "--SetDockType", "true"]
+
+
+def xembed_tray():
+    """A real XEmbed system tray (trayer), 64×48 px in the top-right corner: where no
+    StatusNotifier host runs, the app's indicator falls back to an icon in it."""
+    return subprocess.Popen(TRAYER, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 class X:
     """Top-level X windows, as a window manager sees them."""
 
@@ -471,6 +481,28 @@ class X:
         self.root = self.d.screen().root
         self.utf8 = self.d.intern_atom("UTF8_STRING")
         self.net_name = self.d.intern_atom("_NET_WM_NAME")
+
+    def click(self, px, py, button=1):
+        """A real pointer click (XTest) at root coordinates."""
+        from Xlib import X as XC
+        from Xlib.ext import xtest
+        xtest.fake_input(self.d, XC.MotionNotify, x=px, y=py)
+        xtest.fake_input(self.d, XC.ButtonPress, button)
+        xtest.fake_input(self.d, XC.ButtonRelease, button)
+        self.d.sync()
+
+    def key(self, name):
+        """A real key press and release (XTest), by keysym name ("Down", "Return")."""
+        from Xlib import X as XC, XK
+        from Xlib.ext import xtest
+        code = self.d.keysym_to_keycode(XK.string_to_keysym(name))
+        xtest.fake_input(self.d, XC.KeyPress, code)
+        xtest.fake_input(self.d, XC.KeyRelease, code)
+        self.d.sync()
+
+    def xembed_menu(self):
+        """Pops up the tray's menu on its XEmbed icon in `xembed_tray()` (a right click)."""
+        self.click(self.root.get_geometry().width - 32, 24, button=3)
 
     def title(self, w):
         try:

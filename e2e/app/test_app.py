@@ -8,7 +8,7 @@ import subprocess
 import time
 
 from harness import (APP, TRAY, App, DirectApp, FakeExtension, Profile, Tray, X, bridge_get, colour_share, kill,
-                     os_user, pid_alive, wait_until)
+                     os_user, pid_alive, wait_until, xembed_tray)
 
 # Each test gets the fake desktop (tray host + notification recorder) from run.py.
 
@@ -634,6 +634,39 @@ def test_a_menu_closed_without_open_queue_or_stopped_from_leaves_no_window_proce
         app.close()
 
 
+def test_the_xembed_icons_menu_prepares_the_window_too(desktop):
+    """No StatusNotifier host: the menu pops up on the XEmbed icon in a real tray (trayer),
+    clicked and driven with the keyboard as a person would."""
+    trayer = xembed_tray()
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    x = X()
+    try:
+        def pop_up():  # the icon is embedded once the tray manager took it
+            x.xembed_menu()
+            return window_processes(app.pid)
+        wait_until(pop_up, "a right click on the XEmbed icon to pop up the menu and prepare a window")
+        assert not x.shown(), "a prepared window is not shown"
+        x.key("Escape")
+        wait_until(lambda: not descendants(app.pid), "the prepared window to exit once the menu closed",
+                   bound=10.0)  # it would end by itself only after 20 s
+        x.xembed_menu()
+        prepared = wait_until(lambda: window_processes(app.pid), "a window prepared for the menu popped up again")
+        x.key("Down")  # the first entry that can be chosen: Open queue
+        x.key("Return")
+        win = wait_until(lambda: x.shown(), "Open queue to show the prepared window")[0]
+        assert window_processes(app.pid) == prepared, "the prepared process shows it"
+        x.close(win)
+        wait_until(lambda: not descendants(app.pid), "the window's processes to exit when it closes")
+    finally:
+        app.close()
+        trayer.terminate()
+        trayer.wait(10)
+
+
+test_the_xembed_icons_menu_prepares_the_window_too.desktop = {"tray_host": False}
+
+
 def test_a_prepared_window_nobody_asks_for_ends_by_itself(desktop):
     """`sendledger-app --prepared` reads at most 4 KiB of stdin and waits at most 20 s for
     its `show` line, whatever the process that started it does."""
@@ -898,10 +931,7 @@ TEAL, AMBER, RED = (0x0F, 0x76, 0x6E), (0xF5, 0x9E, 0x0B), (0xC8, 0x1E, 0x1E)
 def test_tray_icon_shows_each_state_in_a_real_tray(desktop):
     # A real XEmbed system tray (trayer) in the top-right corner; the app's indicator falls
     # back to it because this desktop has no StatusNotifier host.
-    trayer = subprocess.Popen(["trayer", "--edge", "top", "--align", "right", "--widthtype", "pixel",
-                               "--width", "64", "--height", "48", "--transparent", "false",
-                               "--tint", "0xffffff", "--SetDockType", "true"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    trayer = xembed_tray()
     p = Profile()
     app = DirectApp(p, args=["--hidden"])
     x = X()
@@ -947,6 +977,7 @@ TESTS = [
     test_stop_from_the_tray_while_the_window_is_closed,
     test_the_window_prepared_while_the_menu_is_open_is_the_one_open_queue_shows,
     test_a_menu_closed_without_open_queue_or_stopped_from_leaves_no_window_process,
+    test_the_xembed_icons_menu_prepares_the_window_too,
     test_a_prepared_window_nobody_asks_for_ends_by_itself,
     test_a_tray_killed_mid_session_ends_its_window_and_the_next_launch_recovers_every_send,
     test_the_windows_stop_gets_through_a_tray_that_does_not_answer,

@@ -233,11 +233,15 @@ fn on_clicks(
     });
 }
 
-/// A window is prepared when the host opens the menu, and let go when it closes without
-/// one of the entries that show it (docs/app.md). The bus's thread only hands what it saw
+/// A window is prepared when the host opens the menu (or the XEmbed icon pops it up), and
+/// let go when it closes without one of the entries that show it (docs/app.md). The bus's thread only hands what it saw
 /// to one thread of ours, which takes it in order (spawning a process is no work for it).
 fn prepare_while_the_menu_is_open(windows: Windows) {
     let (seen, menu) = std::sync::mpsc::channel();
+    let popped = seen.clone();
+    menu_watch::watch_popups(move |what| {
+        let _ = popped.send(what);
+    });
     menu_watch::watch(move |what| {
         let _ = seen.send(what);
     });

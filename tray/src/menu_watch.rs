@@ -6,8 +6,9 @@
 //! being shown. A host asks `AboutToShow(0)` (or `AboutToShowGroup([0, …])`) of the root
 //! before it shows the menu, and sends `Event(0, "opened" | "closed", …)` (or the same in
 //! an `EventGroup`) around it: a GDBus filter on that connection reads those calls and
-//! lets every message through untouched. Where no host runs (the XEmbed fallback) nothing
-//! arrives, and *Open queue* starts the window as before.
+//! lets every message through untouched. Where no host runs, libayatana-appindicator pops
+//! the same menu up itself on its XEmbed icon, as a GtkMenu of this process: an emission
+//! hook on GtkWidget's `map` and `unmap` sees it shown and hidden ([`watch_popups`]).
 
 use gtk::gio;
 use gtk::glib::Variant;
@@ -50,6 +51,52 @@ pub fn watch(seen: impl Fn(MenuSeen) + Send + Sync + 'static) {
         }
         Some(message.clone())
     });
+}
+
+/// Watches this process's own menus pop up and down (the XEmbed fallback's menu; a menu
+/// served over dbusmenu is never mapped here). Call on the GTK thread, after `gtk::init`;
+/// `seen` runs on it and must not block.
+pub fn watch_popups(seen: impl Fn(MenuSeen) + Clone + 'static) {
+    use gtk::glib::{gobject_ffi, translate::IntoGlib, Type};
+    use gtk::prelude::{ObjectExt, StaticType};
+
+    type Hook = (Box<dyn Fn(MenuSeen)>, MenuSeen);
+
+    unsafe extern "C" fn on_emission(
+        _hint: *mut gobject_ffi::GSignalInvocationHint,
+        n_values: std::ffi::c_uint,
+        values: *const gobject_ffi::GValue,
+        data: gtk::glib::ffi::gpointer,
+    ) -> gtk::glib::ffi::gboolean {
+        if n_values >= 1 && !values.is_null() {
+            // SAFETY: GLib hands the emission's values, the instance first; `glib::Value`
+            // is a transparent wrapper of `GValue`; `data` is the `Hook` leaked below.
+            let instance = unsafe { &*(values as *const gtk::glib::Value) };
+            if instance
+                .get::<gtk::Widget>()
+                .is_ok_and(|w| w.is::<gtk::Menu>())
+            {
+                let (seen, what) = unsafe { &*(data as *const Hook) };
+                seen(*what);
+            }
+        }
+        gtk::glib::ffi::GTRUE // stay for the process's life
+    }
+
+    let widget: Type = gtk::Widget::static_type();
+    for (signal, what) in [(c"map", MenuSeen::Opened), (c"unmap", MenuSeen::Closed)] {
+        // SAFETY: GTK is initialised (GtkWidget's class and signals exist); the hook's data
+        // lives as long as the process (it is never removed).
+        unsafe {
+            let id = gobject_ffi::g_signal_lookup(signal.as_ptr(), widget.into_glib());
+            if id == 0 {
+                tracing::warn!("no GtkWidget::{signal:?} signal: popup menus are not watched");
+                continue;
+            }
+            let hook: *mut Hook = Box::into_raw(Box::new((Box::new(seen.clone()), what)));
+            gobject_ffi::g_signal_add_emission_hook(id, 0, Some(on_emission), hook.cast(), None);
+        }
+    }
 }
 
 /// What a dbusmenu call says of the root menu, if anything: `interface`, `member` and
