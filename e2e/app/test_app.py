@@ -667,6 +667,60 @@ def test_the_xembed_icons_menu_prepares_the_window_too(desktop):
 test_the_xembed_icons_menu_prepares_the_window_too.desktop = {"tray_host": False}
 
 
+def test_a_menu_opened_over_an_open_window_prepares_nothing_and_resume_still_asks(desktop):
+    """A window that already runs is not raised by the menu opening (a prepared window
+    would hand over to it), and Resume… chosen the instant the menu opens still asks."""
+    p = Profile()
+    app = App(p)
+    try:
+        p.cli("stop", "--by", "menu-test")
+        app.wait_js("return !document.querySelector('#resume').hidden", "Resume to be offered")
+        tray = Tray(desktop, app.pid)
+        assert not window_processes(app.pid), "the WebDriver window is not the tray's child"
+        tray.open_menu()
+        tray.click("Resume…")
+        tray.close_menu()
+        app.wait_js("return document.querySelector('#resume-dialog').open",
+                    "Resume… to ask who resumes in the window that was open")
+        time.sleep(2.0)  # longer than the tray's 1.5 s grace after a menu closes
+        assert not window_processes(app.pid), "nothing prepared, nothing left: the open window took the intent"
+    finally:
+        app.close()
+
+
+def test_stop_leaves_a_window_shown_by_a_desktop_launch_and_closes_spare_ones_once(desktop):
+    """Stop lets go of a prepared window, but one a desktop launch showed meanwhile stays;
+    a flood of menu "closed" events starts one timer, not a thread each."""
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    x = X()
+    try:
+        tray = Tray(desktop, app.pid)
+        tray.open_menu()
+        prepared = wait_until(lambda: window_processes(app.pid), "a window prepared while the menu is open")
+        threads_before = len(os.listdir(f"/proc/{app.pid}/task"))
+        most = threads_before
+        for i in range(600):
+            tray.event(0, "closed")
+            if i % 50 == 0:
+                most = max(most, len(os.listdir(f"/proc/{app.pid}/task")))
+        assert most <= threads_before + 3, f"{most} threads after 600 closes (from {threads_before})"
+        tray.open_menu()  # opened again: the closes no longer end it
+        launch = DirectApp(p)  # the desktop's launcher: hands over to the prepared window
+        win = wait_until(lambda: x.shown(), "the desktop launch to show the prepared window")[0]
+        assert window_processes(app.pid) == prepared
+        tray.click("Stop sends")
+        wait_until(lambda: p.status()["gate_closed"], "Stop from the tray to close the gate")
+        tray.close_menu()
+        time.sleep(2.0)  # longer than the tray's 1.5 s grace after a menu closes
+        assert x.shown() == [win], "the window a person opened stays after Stop"
+        x.close(win)
+        wait_until(lambda: not descendants(app.pid), "the window's processes to exit when it closes")
+        launch.proc.wait(10)
+    finally:
+        app.close()
+
+
 def test_a_prepared_window_nobody_asks_for_ends_by_itself(desktop):
     """`sendledger-app --prepared` reads at most 4 KiB of stdin and waits at most 20 s for
     its `show` line, whatever the process that started it does."""
@@ -979,6 +1033,8 @@ TESTS = [
     test_a_menu_closed_without_open_queue_or_stopped_from_leaves_no_window_process,
     test_the_xembed_icons_menu_prepares_the_window_too,
     test_a_prepared_window_nobody_asks_for_ends_by_itself,
+    test_a_menu_opened_over_an_open_window_prepares_nothing_and_resume_still_asks,
+    test_stop_leaves_a_window_shown_by_a_desktop_launch_and_closes_spare_ones_once,
     test_a_tray_killed_mid_session_ends_its_window_and_the_next_launch_recovers_every_send,
     test_the_windows_stop_gets_through_a_tray_that_does_not_answer,
     test_a_reopened_window_shows_live_rows,

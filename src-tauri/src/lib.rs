@@ -148,6 +148,10 @@ fn with_plugins(builder: tauri::Builder<tauri::Wry>, args: &Args) -> tauri::Buil
         // First: a second launch hands over its arguments here and exits.
         .plugin(tauri_plugin_single_instance::init(|app, argv, _cwd| {
             let again = Args::parse(argv.into_iter().skip(1));
+            if again.prepared {
+                // A tray prepared a window while this one runs: nothing was asked of it.
+                return;
+            }
             if let Some(ask) = again.intent {
                 take_intent(app, ask);
             }

@@ -214,7 +214,7 @@ fn on_clicks(
         while let Some(click) = clicked.recv().await {
             match click {
                 Click::Stop => {
-                    windows.unprepare(End::Kill);
+                    windows.unprepare(End::Close);
                     let by = sendledger::person::os_user();
                     match api.apply(Request::Stop { by }).await {
                         Ok(_) => tracing::info!("stopped from the tray"),

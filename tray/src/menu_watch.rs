@@ -51,6 +51,9 @@ pub fn watch(seen: impl Fn(MenuSeen) + Send + Sync + 'static) {
         }
         Some(message.clone())
     });
+    // The filter lives on the shared connection; this reference keeps that connection (and
+    // so the filter) for the process's life, whoever else lets it go.
+    std::mem::forget(bus);
 }
 
 /// Watches this process's own menus pop up and down (the XEmbed fallback's menu; a menu

@@ -7,9 +7,10 @@
 //! While the tray's menu is open ([`crate::menu_watch`]), a window can be *prepared*: a
 //! `sendledger-app --prepared` whose window is built hidden, so WebKit starts while the
 //! person reads the menu. *Open queue* (or Resume…, Pair extension…) then shows it with one
-//! line on its stdin (`show`, `show resume`, `show pair`); a menu closed without them ends
-//! it ([`Windows::unprepare_after`]), and Stop kills it first, so it never competes with
-//! the brake for the CPU.
+//! line on its stdin (`show`, `show resume`, `show pair`); a menu closed without them, or
+//! Stop, ends it (its stdin closes: it exits unless something showed it meanwhile, such
+//! as a launch from the desktop handing over to it). Nothing is prepared while a queue
+//! window already runs ([`window_runs`]): it would hand over to that window and exit.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -71,10 +72,46 @@ struct Prepared {
 /// How a prepared window is let go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum End {
-    /// Its stdin closes: it exits by itself.
+    /// Its stdin closes: it exits by itself unless it was shown (a desktop launch may have
+    /// handed over to it).
     Close,
-    /// SIGKILL at once (Stop: nothing may compete with the brake).
+    /// SIGKILL at once (Quit, which ends every window anyway).
     Kill,
+}
+
+/// The D-Bus name a running queue window holds: tauri-plugin-single-instance's
+/// `<identifier>.SingleInstance`, with the identifier of src-tauri/tauri.conf.json.
+pub const WINDOW_BUS_NAME: &str = "org.sendledger.app.SingleInstance";
+
+/// Whether a queue window runs in this desktop session (its single-instance name has an
+/// owner), asked of the session bus within 1 s; `false` when the bus cannot say.
+pub fn window_runs() -> bool {
+    use gtk::gio;
+    let Ok(bus) = gio::bus_get_sync(gio::BusType::Session, gio::Cancellable::NONE) else {
+        return false;
+    };
+    bus.call_sync(
+        Some("org.freedesktop.DBus"),
+        "/org/freedesktop/DBus",
+        "org.freedesktop.DBus",
+        "NameHasOwner",
+        Some(&(WINDOW_BUS_NAME,).into()),
+        Some(gtk::glib::VariantTy::new("(b)").expect("a valid type")),
+        gio::DBusCallFlags::NONE,
+        1_000,
+        gio::Cancellable::NONE,
+    )
+    .ok()
+    .and_then(|v| v.child_value(0).get::<bool>())
+    .unwrap_or(false)
+}
+
+/// When the prepared window is let go after the menu closed, and whether a timer thread
+/// is waiting for it (one at most, however many closes arrive).
+#[derive(Default)]
+struct Closing {
+    due: Option<(u64, Instant)>,
+    timer: bool,
 }
 
 /// The window processes this tray started and has not reaped yet.
@@ -84,6 +121,7 @@ pub struct Windows {
     children: Arc<Mutex<Vec<Child>>>,
     prepared: Arc<Mutex<Option<Prepared>>>,
     generations: Arc<AtomicU64>,
+    closing: Arc<Mutex<Closing>>,
 }
 
 impl Windows {
@@ -94,6 +132,7 @@ impl Windows {
             children: Arc::new(Mutex::new(Vec::new())),
             prepared: Arc::new(Mutex::new(None)),
             generations: Arc::new(AtomicU64::new(0)),
+            closing: Arc::new(Mutex::new(Closing::default())),
         }
     }
 
@@ -115,8 +154,11 @@ impl Windows {
     }
 
     /// Starts a window hidden (the menu opened): WebKit starts now, *Open queue* only shows
-    /// it. Does nothing while a recent prepared window waits.
+    /// it. Does nothing while a recent prepared window waits, or a queue window runs.
     pub fn prepare(&self) {
+        if window_runs() && self.lock_prepared().is_none() {
+            return;
+        }
         let mut prepared = self.lock_prepared();
         if let Some(p) = prepared
             .as_mut()
@@ -139,30 +181,69 @@ impl Windows {
         }
     }
 
-    /// Lets the prepared window go now (`End::Kill` for Stop).
+    /// Lets the prepared window go now.
     pub fn unprepare(&self, end: End) {
-        if let Some(p) = self.lock_prepared().take() {
-            if end == End::Kill {
-                // SAFETY: kill(2) of our own child, not reaped yet (it is in `children`
-                // until `reap` sees it exit): its pid cannot have been reused.
-                unsafe {
-                    libc::kill(p.pid as libc::pid_t, libc::SIGKILL);
+        let Some(p) = self.lock_prepared().take() else {
+            return;
+        };
+        if end == End::Kill {
+            // Through its `Child`, and only while it has not been reaped: a pid already
+            // reaped may be another process's now.
+            let mut children = self.lock();
+            if let Some(c) = children.iter_mut().find(|c| c.id() == p.pid) {
+                if matches!(c.try_wait(), Ok(None)) {
+                    let _ = c.kill();
                 }
             }
-            tracing::info!(pid = p.pid, ?end, "prepared queue window let go");
         }
+        tracing::info!(pid = p.pid, ?end, "prepared queue window let go");
     }
 
-    /// The menu closed: the prepared window is let go unless an entry shows it within
-    /// [`UNPREPARE_AFTER_MS`].
+    /// The menu closed: the prepared window is let go unless an entry shows it, or the menu
+    /// opens again, within [`UNPREPARE_AFTER_MS`]. One timer thread at most, however many
+    /// closes arrive.
     pub fn unprepare_after(&self) {
         let Some(generation) = self.lock_prepared().as_ref().map(|p| p.generation) else {
             return;
         };
+        let mut closing = self.lock_closing();
+        closing.due = Some((
+            generation,
+            Instant::now() + Duration::from_millis(UNPREPARE_AFTER_MS),
+        ));
+        if closing.timer {
+            return; // the waiting timer takes the new deadline
+        }
         let windows = self.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(UNPREPARE_AFTER_MS));
-            let mut prepared = windows.lock_prepared();
+        let spawned = std::thread::Builder::new()
+            .name("menu-closed".into())
+            .spawn(move || windows.close_when_due());
+        match spawned {
+            Ok(_) => closing.timer = true,
+            Err(e) => tracing::warn!(
+                "no timer for the closed menu ({e}): the prepared window ends itself within 20 s"
+            ),
+        }
+    }
+
+    /// The timer thread: waits for the due close, lets the window go if it is still the one
+    /// the menu closed on, and ends when nothing is due.
+    fn close_when_due(&self) {
+        loop {
+            let mut closing = self.lock_closing();
+            let Some((generation, at)) = closing.due else {
+                closing.timer = false;
+                return;
+            };
+            let now = Instant::now();
+            if now < at {
+                drop(closing);
+                std::thread::sleep(at - now);
+                continue;
+            }
+            closing.due = None;
+            drop(closing);
+            let mut prepared = self.lock_prepared();
             if prepared
                 .as_ref()
                 .is_some_and(|p| p.generation == generation)
@@ -170,7 +251,7 @@ impl Windows {
                 *prepared = None;
                 tracing::info!("menu closed without the window: prepared window let go");
             }
-        });
+        }
     }
 
     /// Spawns `sendledger-app` with `extra`; returns its pid, and its stdin when piped.
@@ -208,8 +289,16 @@ impl Windows {
 
     /// Reaps every window process that has exited (called when one may have: SIGCHLD).
     pub fn reap(&self) {
-        self.lock()
-            .retain_mut(|c| !matches!(c.try_wait(), Ok(Some(_))));
+        let mut prepared = self.lock_prepared();
+        let mut children = self.lock();
+        children.retain_mut(|c| !matches!(c.try_wait(), Ok(Some(_))));
+        // A prepared window that exited (its own bound, a hand-over) is not waiting any more.
+        if prepared
+            .as_ref()
+            .is_some_and(|p| !children.iter().any(|c| c.id() == p.pid))
+        {
+            *prepared = None;
+        }
     }
 
     /// Asks every window this tray started to close (SIGTERM), then reaps them: Quit. A
@@ -242,6 +331,10 @@ impl Windows {
 
     fn lock_prepared(&self) -> std::sync::MutexGuard<'_, Option<Prepared>> {
         self.prepared.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_closing(&self) -> std::sync::MutexGuard<'_, Closing> {
+        self.closing.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
