@@ -721,6 +721,41 @@ def test_stop_leaves_a_window_shown_by_a_desktop_launch_and_closes_spare_ones_on
         app.close()
 
 
+def test_a_launch_as_the_menu_opens_shows_the_window_and_two_profiles_keep_their_own(desktop):
+    """A desktop launch the moment a window is being prepared shows it (it was asked for
+    while still being built); a window prepared for one profile never takes another
+    profile's Open queue (one single-instance name per profile)."""
+    p, q = Profile(), Profile()
+    a = DirectApp(p, args=["--hidden"])
+    b = DirectApp(q, args=["--hidden"])
+    x = X()
+    try:
+        tray_a, tray_b = Tray(desktop, a.pid), Tray(desktop, b.pid)
+        tray_a.open_menu()
+        wait_until(lambda: window_processes(a.pid), "a window prepared for profile A")
+        launch = DirectApp(p)  # the desktop's launcher, as the window is being built
+        tray_a.close_menu()
+        # Whichever takes the profile's window name first shows it: the prepared window (the
+        # launch hands over and exits) or the launch (the prepared one hands over, and goes).
+        win = wait_until(lambda: x.shown(), "the launch to show a window of profile A")[0]
+        x.close(win)
+        wait_until(lambda: launch.proc.poll() is not None and not descendants(a.pid),
+                   "every window process of profile A to exit once its window closed")
+        assert len(x.shown()) == 0
+        # Profile A's menu prepares a window; profile B's Open queue opens B's own.
+        tray_a.open_menu()
+        prepared_a = wait_until(lambda: window_processes(a.pid), "a window prepared for profile A again")
+        tray_b.click("Open queue")
+        wait_until(lambda: x.shown(), "profile B's window")
+        time.sleep(1.0)  # a window that handed over to A's would have exited by now
+        assert window_processes(b.pid), "profile B's window is its own process"
+        assert len(x.shown()) == 1 and window_processes(a.pid) == prepared_a, "A's prepared window stays hidden"
+        tray_a.close_menu()
+    finally:
+        a.close()
+        b.close()
+
+
 def test_a_prepared_window_nobody_asks_for_ends_by_itself(desktop):
     """`sendledger-app --prepared` reads at most 4 KiB of stdin and waits at most 20 s for
     its `show` line, whatever the process that started it does."""
@@ -1035,6 +1070,7 @@ TESTS = [
     test_a_prepared_window_nobody_asks_for_ends_by_itself,
     test_a_menu_opened_over_an_open_window_prepares_nothing_and_resume_still_asks,
     test_stop_leaves_a_window_shown_by_a_desktop_launch_and_closes_spare_ones_once,
+    test_a_launch_as_the_menu_opens_shows_the_window_and_two_profiles_keep_their_own,
     test_a_tray_killed_mid_session_ends_its_window_and_the_next_launch_recovers_every_send,
     test_the_windows_stop_gets_through_a_tray_that_does_not_answer,
     test_a_reopened_window_shows_live_rows,

@@ -93,7 +93,7 @@ pub fn run() -> i32 {
     if args.hidden {
         return 0;
     }
-    let app = with_plugins(tauri::Builder::default(), &args)
+    let app = with_plugins(tauri::Builder::default(), &args, &profile)
         .invoke_handler(commands::handler())
         .setup(move |app| {
             let desk = Arc::new(
@@ -136,7 +136,11 @@ pub(crate) fn take_intent<R: Runtime>(app: &AppHandle<R>, ask: Ask) {
 
 /// The plugins, in order: single instance first (a second launch hands over its arguments
 /// and exits), then the log, autostart and window-state plugins.
-fn with_plugins(builder: tauri::Builder<tauri::Wry>, args: &Args) -> tauri::Builder<tauri::Wry> {
+fn with_plugins(
+    builder: tauri::Builder<tauri::Wry>,
+    args: &Args,
+    profile: &Profile,
+) -> tauri::Builder<tauri::Wry> {
     let log = tauri_plugin_log::Builder::new()
         .targets([
             tauri_plugin_log::Target::new(tauri_plugin_log::TargetKind::LogDir { file_name: None }),
@@ -145,20 +149,26 @@ fn with_plugins(builder: tauri::Builder<tauri::Wry>, args: &Args) -> tauri::Buil
         .level(log::LevelFilter::Info)
         .build();
     builder
-        // First: a second launch hands over its arguments here and exits.
-        .plugin(tauri_plugin_single_instance::init(|app, argv, _cwd| {
-            let again = Args::parse(argv.into_iter().skip(1));
-            if again.prepared {
-                // A tray prepared a window while this one runs: nothing was asked of it.
-                return;
-            }
-            if let Some(ask) = again.intent {
-                take_intent(app, ask);
-            }
-            if !again.hidden {
-                window::open(app);
-            }
-        }))
+        // First: a second launch on the same profile hands over its arguments here and exits
+        // (one D-Bus name per profile: `Profile::window_bus_id`).
+        .plugin(
+            tauri_plugin_single_instance::Builder::new()
+                .dbus_id(profile.window_bus_id())
+                .callback(|app, argv, _cwd| {
+                    let again = Args::parse(argv.into_iter().skip(1));
+                    if again.prepared {
+                        // A tray prepared a window while this one runs: nothing was asked of it.
+                        return;
+                    }
+                    if let Some(ask) = again.intent {
+                        take_intent(app, ask);
+                    }
+                    if !again.hidden {
+                        window::open(app);
+                    }
+                })
+                .build(),
+        )
         .plugin(log)
         .plugin(
             tauri_plugin_autostart::Builder::new()

@@ -49,7 +49,14 @@ fn build<R: Runtime>(app: &AppHandle<R>, visible: bool) {
         .visible(visible)
         .focused(visible)
         .build();
-    if let Err(e) = built {
-        log::error!("cannot open the queue window: {e}");
+    match built {
+        // Asked for while it was being built hidden ([`open`] set SHOWN, found no window
+        // yet and left): shown now. One of the two always sees the other.
+        Ok(w) if !visible && shown() => {
+            let _ = w.show();
+            let _ = w.set_focus();
+        }
+        Ok(_) => {}
+        Err(e) => log::error!("cannot open the queue window: {e}"),
     }
 }

@@ -105,6 +105,18 @@ impl Profile {
         &self.dir
     }
 
+    /// The D-Bus id of this profile's queue window: `org.sendledger.app.profile_<16 hex>`
+    /// (the first 8 bytes of SHA-256 of the canonical directory). tauri-plugin-single-instance
+    /// appends `.SingleInstance` for the name a running window holds, so a launch hands over
+    /// only to a window of the same profile.
+    pub fn window_bus_id(&self) -> String {
+        use sha2::{Digest, Sha256};
+        use std::os::unix::ffi::OsStrExt;
+        let digest = Sha256::digest(self.dir.as_os_str().as_bytes());
+        let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        format!("org.sendledger.app.profile_{hex}")
+    }
+
     /// Path of `name` inside the profile, refused if it resolves outside the directory.
     pub fn file(&self, name: &str) -> Result<PathBuf, ProfileError> {
         let path = self.dir.join(name);

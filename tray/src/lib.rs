@@ -107,7 +107,7 @@ pub fn run() -> i32 {
     };
     let api = owner.api();
     let status = rt.block_on(api.queue_status()).unwrap_or_default();
-    let windows = Windows::new(profile.dir());
+    let windows = Windows::new(&profile);
     let (to_gtk, from_tokio) = mpsc::unbounded_channel();
     let (clicks, clicked) = mpsc::unbounded_channel();
     let tray = match Tray::build(&status, move |c| {

@@ -10,10 +10,11 @@
 //! line on its stdin (`show`, `show resume`, `show pair`); a menu closed without them, or
 //! Stop, ends it (its stdin closes: it exits unless something showed it meanwhile, such
 //! as a launch from the desktop handing over to it). Nothing is prepared while a queue
-//! window already runs ([`window_runs`]): it would hand over to that window and exit.
+//! window of the profile already runs (one this tray started, or [`window_runs`]): it
+//! would hand over to that window and exit.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -79,13 +80,10 @@ pub enum End {
     Kill,
 }
 
-/// The D-Bus name a running queue window holds: tauri-plugin-single-instance's
-/// `<identifier>.SingleInstance`, with the identifier of src-tauri/tauri.conf.json.
-pub const WINDOW_BUS_NAME: &str = "org.sendledger.app.SingleInstance";
-
-/// Whether a queue window runs in this desktop session (its single-instance name has an
-/// owner), asked of the session bus within 1 s; `false` when the bus cannot say.
-pub fn window_runs() -> bool {
+/// Whether the queue window whose single-instance name is `bus_name` runs in this desktop
+/// session (the name has an owner), asked of the session bus within 1 s; `false` when the
+/// bus cannot say.
+pub fn window_runs(bus_name: &str) -> bool {
     use gtk::gio;
     let Ok(bus) = gio::bus_get_sync(gio::BusType::Session, gio::Cancellable::NONE) else {
         return false;
@@ -95,7 +93,7 @@ pub fn window_runs() -> bool {
         "/org/freedesktop/DBus",
         "org.freedesktop.DBus",
         "NameHasOwner",
-        Some(&(WINDOW_BUS_NAME,).into()),
+        Some(&(bus_name,).into()),
         Some(gtk::glib::VariantTy::new("(b)").expect("a valid type")),
         gio::DBusCallFlags::NONE,
         1_000,
@@ -122,12 +120,18 @@ pub struct Windows {
     prepared: Arc<Mutex<Option<Prepared>>>,
     generations: Arc<AtomicU64>,
     closing: Arc<Mutex<Closing>>,
+    /// The single-instance name a window of this profile holds: `Profile::window_bus_id`
+    /// with tauri-plugin-single-instance's `.SingleInstance`.
+    bus_name: String,
 }
 
 impl Windows {
-    /// Windows on the profile at `profile`.
-    pub fn new(profile: &Path) -> Windows {
+    /// Windows on `profile`.
+    pub fn new(profile: &sendledger::profile::Profile) -> Windows {
+        let bus_name = format!("{}.SingleInstance", profile.window_bus_id());
+        let profile = profile.dir();
         Windows {
+            bus_name,
             profile: profile.to_path_buf(),
             children: Arc::new(Mutex::new(Vec::new())),
             prepared: Arc::new(Mutex::new(None)),
@@ -156,7 +160,8 @@ impl Windows {
     /// Starts a window hidden (the menu opened): WebKit starts now, *Open queue* only shows
     /// it. Does nothing while a recent prepared window waits, or a queue window runs.
     pub fn prepare(&self) {
-        if window_runs() && self.lock_prepared().is_none() {
+        if self.lock_prepared().is_none() && (self.own_window_runs() || window_runs(&self.bus_name))
+        {
             return;
         }
         let mut prepared = self.lock_prepared();
@@ -179,6 +184,13 @@ impl Windows {
                 generation: self.generations.fetch_add(1, Ordering::SeqCst) + 1,
             });
         }
+    }
+
+    /// Whether a window this tray started (shown, or starting to be) still runs.
+    fn own_window_runs(&self) -> bool {
+        self.lock()
+            .iter_mut()
+            .any(|c| matches!(c.try_wait(), Ok(None)))
     }
 
     /// Lets the prepared window go now.
