@@ -153,3 +153,26 @@ fn corrupt_ledger_file_gives_the_corrupt_error() {
         "the damaged file is kept as is"
     );
 }
+
+/// A launch hands over only to a window of its own profile: each profile's window takes a
+/// D-Bus name of its own, valid as a bus name element, the same for the same directory
+/// however it is spelled.
+#[test]
+fn each_profile_has_a_window_bus_name_of_its_own() {
+    let root = tempfile::tempdir().unwrap();
+    let a = Profile::at(root.path().join("a")).unwrap();
+    let b = Profile::at(root.path().join("b")).unwrap();
+    let a_again = Profile::at(root.path().join("b/../a")).unwrap();
+    assert_ne!(a.window_bus_id(), b.window_bus_id());
+    assert_eq!(a.window_bus_id(), a_again.window_bus_id());
+    let id = a.window_bus_id();
+    let last = id.strip_prefix("org.sendledger.app.").unwrap();
+    assert!(
+        last.starts_with("profile_") && last.len() == "profile_".len() + 16,
+        "{id}"
+    );
+    assert!(
+        last.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_'),
+        "{id}"
+    );
+}
