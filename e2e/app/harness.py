@@ -504,6 +504,12 @@ class X:
         """Pops up the tray's menu on its XEmbed icon in `xembed_tray()` (a right click)."""
         self.click(self.root.get_geometry().width - 32, 24, button=3)
 
+    def pid_of(self, w):
+        """The pid a window's client says it runs in (_NET_WM_PID), or None."""
+        from Xlib import Xatom
+        prop = w.get_full_property(self.d.intern_atom("_NET_WM_PID"), Xatom.CARDINAL)
+        return int(prop.value[0]) if prop else None
+
     def title(self, w):
         try:
             p = w.get_full_property(self.net_name, self.utf8)

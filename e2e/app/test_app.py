@@ -573,6 +573,19 @@ def test_stop_from_the_tray_while_the_window_is_closed(desktop):
         app.close()
 
 
+def logged(profile, text, log="sendledger-tray.log"):
+    """How many lines of the tray's log (or the window's: sendledger.log) contain `text`."""
+    path = os.path.join(profile.home, ".local/share/org.sendledger.app/logs", log)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return sum(text in line for line in f)
+    except FileNotFoundError:
+        return 0
+
+
+KEPT = "the menu's close came due: the prepared window stays"
+
+
 def window_processes(tray_pid):
     """Pids of the tray's window processes (`sendledger-app`)."""
     return sorted(c for c, n in descendants(tray_pid).items() if n == "sendledger-app")
@@ -593,14 +606,13 @@ def test_the_window_prepared_while_the_menu_is_open_is_the_one_open_queue_shows(
         # first no longer ends it.
         tray.close_menu()
         tray.open_menu()
-        time.sleep(2.0)  # longer than the tray's 1.5 s grace after a menu closes
+        wait_until(lambda: logged(p, KEPT), "the close's grace to come due")
         assert window_processes(app.pid) == prepared, "the menu opened again keeps the prepared window"
         tray.click("Open queue")
         tray.close_menu()
         win = wait_until(lambda: x.shown(), "Open queue to show the prepared window")[0]
         assert window_processes(app.pid) == prepared, "the prepared process shows it: no second window process"
-        # It stays after the menu's close (no Open queue would end it), until it is closed.
-        time.sleep(2.0)  # longer than the tray's 1.5 s grace after a menu closes
+        # Shown, it is no longer the tray's to let go: the menu's close ends nothing.
         assert x.shown() and window_processes(app.pid) == prepared, "a shown window outlives the menu"
         x.close(win)
         wait_until(lambda: not descendants(app.pid), "the window's processes to exit when it closes")
@@ -682,7 +694,8 @@ def test_a_menu_opened_over_an_open_window_prepares_nothing_and_resume_still_ask
         tray.close_menu()
         app.wait_js("return document.querySelector('#resume-dialog').open",
                     "Resume… to ask who resumes in the window that was open")
-        time.sleep(2.0)  # longer than the tray's 1.5 s grace after a menu closes
+        wait_until(lambda: logged(p, "a queue window of this profile runs: nothing prepared"),
+                   "the tray to see the open window and prepare nothing")
         assert not window_processes(app.pid), "nothing prepared, nothing left: the open window took the intent"
     finally:
         app.close()
@@ -712,7 +725,8 @@ def test_stop_leaves_a_window_shown_by_a_desktop_launch_and_closes_spare_ones_on
         tray.click("Stop sends")
         wait_until(lambda: p.status()["gate_closed"], "Stop from the tray to close the gate")
         tray.close_menu()
-        time.sleep(2.0)  # longer than the tray's 1.5 s grace after a menu closes
+        wait_until(lambda: logged(p, "let go after it was shown: it stays", log="sendledger.log"),
+                   "the window to hear the tray let go of it")
         assert x.shown() == [win], "the window a person opened stays after Stop"
         x.close(win)
         wait_until(lambda: not descendants(app.pid), "the window's processes to exit when it closes")
@@ -746,14 +760,31 @@ def test_a_launch_as_the_menu_opens_shows_the_window_and_two_profiles_keep_their
         tray_a.open_menu()
         prepared_a = wait_until(lambda: window_processes(a.pid), "a window prepared for profile A again")
         tray_b.click("Open queue")
-        wait_until(lambda: x.shown(), "profile B's window")
-        time.sleep(1.0)  # a window that handed over to A's would have exited by now
-        assert window_processes(b.pid), "profile B's window is its own process"
+        shown = wait_until(lambda: x.shown(), "profile B's window")[0]
+        assert x.pid_of(shown) in window_processes(b.pid), "profile B's window is B's own process"
         assert len(x.shown()) == 1 and window_processes(a.pid) == prepared_a, "A's prepared window stays hidden"
         tray_a.close_menu()
     finally:
         a.close()
         b.close()
+
+
+def test_a_tray_killed_while_a_window_is_prepared_leaves_no_window_process(desktop):
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    x = X()
+    try:
+        Tray(desktop, app.pid).open_menu()
+        wait_until(lambda: any(n.startswith("WebKitWebProces") for n in descendants(app.pid).values()),
+                   "a window prepared while the menu is open, with its web process")
+        prepared = {c: n for c, n in descendants(app.pid).items()}
+        os.kill(app.pid, signal.SIGKILL)
+        wait_until(lambda: not any(pid_alive(c) for c in prepared),
+                   "the prepared window and WebKit's processes to end with the tray",
+                   bound=10.0)  # it would end by itself only after 20 s
+        assert not x.shown(), "a tray killed mid-prepare shows no window"
+    finally:
+        app.close()
 
 
 def test_a_prepared_window_nobody_asks_for_ends_by_itself(desktop):
@@ -1068,6 +1099,7 @@ TESTS = [
     test_a_menu_closed_without_open_queue_or_stopped_from_leaves_no_window_process,
     test_the_xembed_icons_menu_prepares_the_window_too,
     test_a_prepared_window_nobody_asks_for_ends_by_itself,
+    test_a_tray_killed_while_a_window_is_prepared_leaves_no_window_process,
     test_a_menu_opened_over_an_open_window_prepares_nothing_and_resume_still_asks,
     test_stop_leaves_a_window_shown_by_a_desktop_launch_and_closes_spare_ones_once,
     test_a_launch_as_the_menu_opens_shows_the_window_and_two_profiles_keep_their_own,

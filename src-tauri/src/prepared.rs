@@ -71,7 +71,9 @@ pub fn await_show<R: Runtime>(app: &AppHandle<R>) {
                         window::open(&handle);
                     });
                 }
-                Err(_) if window::shown() => {}
+                Err(_) if window::shown() => {
+                    log::info!("the prepared window was let go after it was shown: it stays");
+                }
                 Err(_) => {
                     log::info!("the prepared window was not asked for: exiting");
                     app.exit(0);

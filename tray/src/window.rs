@@ -162,6 +162,7 @@ impl Windows {
     pub fn prepare(&self) {
         if self.lock_prepared().is_none() && (self.own_window_runs() || window_runs(&self.bus_name))
         {
+            tracing::info!("a queue window of this profile runs: nothing prepared");
             return;
         }
         let mut prepared = self.lock_prepared();
@@ -262,6 +263,8 @@ impl Windows {
             {
                 *prepared = None;
                 tracing::info!("menu closed without the window: prepared window let go");
+            } else {
+                tracing::info!("the menu's close came due: the prepared window stays (shown, or the menu opened again)");
             }
         }
     }
