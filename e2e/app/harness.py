@@ -66,8 +66,11 @@ def free_port():
 class Profile:
     """A fresh profile directory (bridge on any free port) with optional app settings."""
 
+    made = []  # every profile of this run, so a failure can show its logs
+
     def __init__(self, stale_uncertain_ms=None):
         self.root = tempfile.mkdtemp(prefix="sendledger-e2e-")
+        Profile.made.append(self)
         self.dir = os.path.join(self.root, "profile")
         os.makedirs(self.dir, mode=0o700)
         with open(os.path.join(self.dir, "config.json"), "w") as f:
@@ -77,6 +80,16 @@ class Profile:
                 json.dump({"stale_uncertain_ms": stale_uncertain_ms}, f)
         self.home = os.path.join(self.root, "home")
         os.makedirs(self.home)
+
+    def log_tails(self, lines=25):
+        """The last `lines` of each log of this profile (tray and window), for a failure's
+        report (logs never hold a message's text)."""
+        logs = os.path.join(self.home, ".local/share/org.sendledger.app/logs")
+        out = []
+        for name in sorted(os.listdir(logs)) if os.path.isdir(logs) else []:
+            with open(os.path.join(logs, name), encoding="utf-8", errors="replace") as f:
+                out.append(f"--- {name} (last {lines} lines)\n" + "".join(f.readlines()[-lines:]))
+        return "\n".join(out)
 
     def cli(self, *args, check=True):
         """Runs `sendledger --profile DIR --json ARGS`; returns the parsed JSON answer."""

@@ -10,7 +10,7 @@ import time
 import traceback
 
 import test_app
-from harness import Desktop
+from harness import Desktop, Profile
 
 
 def main(filters):
@@ -18,6 +18,7 @@ def main(filters):
     passed = failed = 0
     for t in tests:
         desktop = Desktop(**getattr(t, "desktop", {}))
+        Profile.made.clear()
         start = time.monotonic()
         try:
             t(desktop)
@@ -27,6 +28,8 @@ def main(filters):
             failed += 1
             print(f"FAILED  {t.__name__}", flush=True)
             traceback.print_exc()
+            for p in Profile.made:
+                print(p.log_tails(), flush=True)
         finally:
             desktop.close()
     print(f"{passed} passed, {failed} failed")

@@ -81,27 +81,37 @@ pub enum End {
 }
 
 /// Whether the queue window whose single-instance name is `bus_name` runs in this desktop
-/// session (the name has an owner), asked of the session bus within 1 s; `false` when the
-/// bus cannot say.
-pub fn window_runs(bus_name: &str) -> bool {
+/// session: the name has an owner whose process still lives (a window that has just died
+/// may hold the name until the bus notices): its pid. Asked of the session bus within 1 s;
+/// `None` when the bus cannot say.
+pub fn window_runs(bus_name: &str) -> Option<u32> {
     use gtk::gio;
-    let Ok(bus) = gio::bus_get_sync(gio::BusType::Session, gio::Cancellable::NONE) else {
-        return false;
-    };
+    let bus = gio::bus_get_sync(gio::BusType::Session, gio::Cancellable::NONE).ok()?;
     bus.call_sync(
         Some("org.freedesktop.DBus"),
         "/org/freedesktop/DBus",
         "org.freedesktop.DBus",
-        "NameHasOwner",
+        "GetConnectionUnixProcessID",
         Some(&(bus_name,).into()),
-        Some(gtk::glib::VariantTy::new("(b)").expect("a valid type")),
+        Some(gtk::glib::VariantTy::new("(u)").expect("a valid type")),
         gio::DBusCallFlags::NONE,
         1_000,
         gio::Cancellable::NONE,
     )
     .ok()
-    .and_then(|v| v.child_value(0).get::<bool>())
-    .unwrap_or(false)
+    .and_then(|v| v.child_value(0).get::<u32>())
+    .filter(|&pid| process_lives(pid))
+}
+
+/// Whether process `pid` exists and has not exited, from `/proc/PID/stat`: a zombie has,
+/// and so has a process whose main thread is a zombie while its other threads end.
+fn process_lives(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat
+            .rsplit_once(") ")
+            .and_then(|(_, rest)| rest.chars().next());
+        !matches!(state, None | Some('Z' | 'X'))
+    })
 }
 
 /// When the prepared window is let go after the menu closed, and whether a timer thread
@@ -160,10 +170,11 @@ impl Windows {
     /// Starts a window hidden (the menu opened): WebKit starts now, *Open queue* only shows
     /// it. Does nothing while a recent prepared window waits, or a queue window runs.
     pub fn prepare(&self) {
-        if self.lock_prepared().is_none() && (self.own_window_runs() || window_runs(&self.bus_name))
-        {
-            tracing::info!("a queue window of this profile runs: nothing prepared");
-            return;
+        if self.lock_prepared().is_none() {
+            if let Some(pid) = self.own_window().or_else(|| window_runs(&self.bus_name)) {
+                tracing::info!(pid, "a queue window of this profile runs: nothing prepared");
+                return;
+            }
         }
         let mut prepared = self.lock_prepared();
         if let Some(p) = prepared
@@ -187,11 +198,12 @@ impl Windows {
         }
     }
 
-    /// Whether a window this tray started (shown, or starting to be) still runs.
-    fn own_window_runs(&self) -> bool {
-        self.lock()
-            .iter_mut()
-            .any(|c| matches!(c.try_wait(), Ok(None)))
+    /// The pid of a window this tray started (shown, or starting to be) that still runs: not
+    /// reaped, and not exiting (its main thread gone, the rest tearing WebKit down).
+    fn own_window(&self) -> Option<u32> {
+        self.lock().iter_mut().find_map(|c| {
+            (matches!(c.try_wait(), Ok(None)) && process_lives(c.id())).then(|| c.id())
+        })
     }
 
     /// Lets the prepared window go now.
@@ -366,4 +378,26 @@ fn signal(c: &Child, sig: libc::c_int) {
 /// `SENDLEDGER_WINDOW_BINARY`, else `sendledger-app` beside this binary, else the bare name.
 pub fn window_binary() -> PathBuf {
     sendledger::install::beside_this_binary(WINDOW_BIN, Some(WINDOW_BIN_ENV))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_process_that_exited_does_not_count_as_running_even_before_it_is_reaped() {
+        assert!(process_lives(std::process::id()));
+        let mut child = Command::new("true").spawn().expect("true runs");
+        let pid = child.id();
+        // Exited, not reaped: a zombie, as a window is until the tray's SIGCHLD reaps it.
+        let stat = format!("/proc/{pid}/stat");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::fs::read_to_string(&stat).is_ok_and(|s| !s.contains(") Z")) {
+            assert!(Instant::now() < deadline, "`true` did not exit");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(!process_lives(pid), "a zombie is not a running window");
+        child.wait().expect("reaped");
+        assert!(!process_lives(pid), "a reaped pid is not a running window");
+    }
 }
