@@ -322,19 +322,26 @@
    * Asks for remote stops; with `waitMs` the owner answers as soon as one is pending. The
    * owner hands a lease only the stops its tab may click for (this tab clicked the send,
    * and shows its conversation); the page's conversation is looked at again here, since
-   * the tab may have moved on before it leased again.
+   * the tab may have moved on before it leased again. Returns false when the owner could
+   * not be asked, 'elsewhere' when a pending stop is for a conversation the tab does not
+   * show now (the owner then answers at once until it expires or is clicked), else true.
    */
   async function checkRemoteStops(waitMs = 0) {
     const held = lease || stoppedLease;
     if (!held) return false;
     const r = await ask('remoteStops', { lease_id: held.lease_id, wait_ms: waitMs });
     if (!r.ok || !r.body || !Array.isArray(r.body.remote_stops)) return false;
+    let elsewhere = false;
     for (const stop of r.body.remote_stops) {
       if (stop.phase !== 'pending' || handledStops.has(stop.op_id)) continue;
-      if (stop.conversation_id && stop.conversation_id !== S.conversationId()) continue;
+      if (stop.conversation_id && stop.conversation_id !== S.conversationId()) {
+        elsewhere = true; // this tab's stop button would stop another answer
+        continue;
+      }
       handledStops.add(stop.op_id);
       await runRemoteStop(held, stop);
     }
+    return elsewhere ? 'elsewhere' : true;
   }
 
   async function runRemoteStop(held, stop) {
@@ -368,6 +375,12 @@
         // REMOTE_STOP_WAIT_MS; then the generation state is looked at again.
         const r = await checkRemoteStops(REMOTE_STOP_WAIT_MS);
         if (r === false) await sleep(1_000); // the owner is unreachable: back off
+        if (r === 'elsewhere') {
+          // A stop for the conversation this tab showed before: the owner would answer at
+          // once again, so ask again only when the page changes or at the long-poll's pace.
+          const shown = S.conversationId();
+          await until(() => S.conversationId() !== shown || !S.generating(), REMOTE_STOP_WAIT_MS);
+        }
       }
       if (!alive) return;
     }

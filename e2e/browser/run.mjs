@@ -354,6 +354,44 @@ scenario('stop_with_three_queued_clicks_none_of_them', async (w) => {
   for (const op of queued) assert.equal((await w.send(op)).send.state, 'stopped');
 });
 
+scenario('a_tab_showing_another_conversation_clicks_no_stop_and_does_not_spin_until_it_shows_the_send_again', async (w) => {
+  // The person opens another conversation (no reload) while the send's answer generates:
+  // the tab's stop button would stop that one. The tab must click nothing, ask for remote
+  // stops no faster than its long-poll's pace while the stop waits, and click it once the
+  // tab shows the send's conversation again.
+  await fakeConfig({ hold: 'answer' });
+  const [page] = await ready(w);
+  const first = await w.queue('Answered while the tab moves away.', { conversation_id: CONV_A });
+  await w.until(first, 'accepted');
+  await page.evaluate((c) => history.pushState({}, '', `/c/${c}`), CONV_B);
+  const worker = await w.worker();
+  await worker.evaluate(() => {
+    self.remoteStopPolls = 0;
+    const f = self.fetch;
+    self.fetch = (...a) => {
+      if (String(a[0]).includes('/v1/ext/remote-stops?')) self.remoteStopPolls += 1;
+      return f(...a);
+    };
+  });
+  const polls = () => worker.evaluate(() => self.remoteStopPolls);
+  const stop = await w.owner.request('POST', '/v1/stop', { by: 'e2e' });
+  assert.deepEqual(stop.body.stop.remote_stops, [first], 'the clicked send gets a remote stop');
+  await waitFor(async () => (await polls()) >= 1, { what: 'the tab to ask for remote stops after the Stop' });
+  const before = await polls();
+  await new Promise((r) => setTimeout(r, 3_000));
+  const spun = (await polls()) - before;
+  assert.ok(spun <= 2, `the tab asked ${spun} times in 3 s for a stop it cannot click (at most one per 5 s while the page stays as it is)`);
+  assert.equal((await fakeState()).stop_clicks, 0, "no stop was clicked on another conversation's answer");
+  await page.evaluate((c) => history.pushState({}, '', `/c/${c}`), CONV_A);
+  await waitFor(async () => (await fakeState()).stop_clicks === 1, {
+    what: "the stop to be clicked once the tab shows the send's conversation again",
+    ms: 15_000,
+  });
+  await waitFor(async () => (await w.owner.request('GET', '/v1/status')).body.status.remote_stops_open === 0, {
+    what: 'the remote stop to be confirmed',
+  });
+});
+
 scenario('a_refused_grant_clears_the_composer_and_clicks_nothing', async (w) => {
   // The first answer is held and stops holding the queue after 1 s, so the second send is
   // handed to the tab while the page is still generating; the tab waits for the answer
