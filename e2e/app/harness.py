@@ -85,11 +85,28 @@ class Profile:
         """The last `lines` of each log of this profile (tray and window), for a failure's
         report (logs never hold a message's text)."""
         logs = os.path.join(self.home, ".local/share/org.sendledger.app/logs")
+        paths = [os.path.join(logs, n) for n in sorted(os.listdir(logs))] if os.path.isdir(logs) else []
+        # What the WebDriver (and the app it started) or a directly started app printed.
+        paths += [p for p in (os.path.join(self.root, n) for n in ("driver.log", "app.log")) if os.path.exists(p)]
         out = []
-        for name in sorted(os.listdir(logs)) if os.path.isdir(logs) else []:
-            with open(os.path.join(logs, name), encoding="utf-8", errors="replace") as f:
-                out.append(f"--- {name} (last {lines} lines)\n" + "".join(f.readlines()[-lines:]))
+        for path in paths:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                out.append(f"--- {os.path.basename(path)} (last {lines} lines)\n" + "".join(f.readlines()[-lines:]))
         return "\n".join(out)
+
+    def end_a_tray_left_running(self):
+        """Ends this profile's tray if a test left it running (a failure before its own
+        clean-up): one test's owner never outlives it. Returns its pid, or None."""
+        pid = profile_pid(self)
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                ours = f.read().strip() == "sendledger-tray"
+        except (OSError, TypeError):
+            return None
+        if not (ours and pid_alive(pid)):
+            return None
+        kill(pid)
+        return pid
 
     def cli(self, *args, check=True):
         """Runs `sendledger --profile DIR --json ARGS`; returns the parsed JSON answer."""
@@ -274,13 +291,14 @@ class Tray:
 class Driver:
     """A tauri-driver for one app run (the app inherits its environment)."""
 
-    def __init__(self, env):
+    def __init__(self, env, log_path=os.devnull):
         self.port = free_port()
         native = free_port()
+        self.log = open(log_path, "a")  # its output and the app's stderr, for a failure's report
         self.proc = subprocess.Popen(
             ["tauri-driver", "--port", str(self.port), "--native-port", str(native),
              "--native-driver", "/usr/bin/WebKitWebDriver"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+            stdout=self.log, stderr=subprocess.STDOUT, env=env,
         )
 
         def up(port):
@@ -295,6 +313,7 @@ class Driver:
     def close(self):
         self.proc.terminate()
         self.proc.wait(10)
+        self.log.close()
 
 
 class App:
@@ -305,7 +324,8 @@ class App:
         self.profile = profile
         # WebKitWebDriver starts the app with tauri-driver's environment; HOME keeps the
         # app's own files (log, window state, autostart entry) inside the test's folder.
-        self.driver = Driver({**os.environ, "HOME": profile.home, **(extra_env or {})})
+        self.driver = Driver({**os.environ, "HOME": profile.home, **(extra_env or {})},
+                             log_path=os.path.join(profile.root, "driver.log"))
         caps = {"capabilities": {"alwaysMatch": {
             "browserName": "wry",
             "tauri:options": {"application": APP, "args": ["--profile", profile.dir, *args]},

@@ -31,6 +31,9 @@ def main(filters):
             for p in Profile.made:
                 print(p.log_tails(), flush=True)
         finally:
+            for p in Profile.made:
+                if (pid := p.end_a_tray_left_running()) is not None:
+                    print(f"        (ended tray {pid}, left running by {t.__name__})", flush=True)
             desktop.close()
     print(f"{passed} passed, {failed} failed")
     return 1 if failed or not tests else 0

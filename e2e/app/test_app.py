@@ -646,6 +646,88 @@ def test_a_menu_closed_without_open_queue_or_stopped_from_leaves_no_window_proce
         app.close()
 
 
+# Holds a profile's single-instance name as a window that is closing does, and drops the
+# first hand-over without an answer (exits), as that window's ending does; with "refuse",
+# answers every hand-over with an error and stays.
+CLOSING_WINDOW = r"""
+import os, sys, dbus, dbus.service
+from dbus.mainloop.glib import DBusGMainLoop
+from gi.repository import GLib
+DBusGMainLoop(set_as_default=True)
+bus = dbus.SessionBus()
+name = sys.argv[1]
+class Closing(dbus.service.Object):
+    @dbus.service.method("org.SingleInstance.DBus", in_signature="ass", out_signature="")
+    def ExecuteCallback(self, argv, cwd):
+        if sys.argv[2:] == ["refuse"]:
+            print("refused", flush=True)
+            raise dbus.exceptions.DBusException("org.sendledger.Test.Refused")
+        os._exit(0)
+held = dbus.service.BusName(name, bus, do_not_queue=True)
+Closing(bus, "/" + name.replace(".", "/").replace("-", "_"))
+print("holding", flush=True)
+GLib.MainLoop().run()
+"""
+
+
+def window_bus_name(profile):
+    """The profile's single-instance name (`Profile::window_bus_id` + the plugin's suffix)."""
+    import hashlib
+    digest = hashlib.sha256(os.path.realpath(profile.dir).encode()).hexdigest()[:16]
+    return f"org.sendledger.app.profile_{digest}.SingleInstance"
+
+
+def test_a_launch_whose_hand_over_a_closing_window_drops_opens_the_window_itself(desktop):
+    """A launch as the profile's window closes hands over to it; the closing window may drop
+    the hand-over unanswered (seen under load: the launch panicked and no window opened).
+    The launch starts again and, the name now free, is the window."""
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    x = X()
+    holder = subprocess.Popen(["/usr/bin/python3", "-c", CLOSING_WINDOW, window_bus_name(p)],
+                              stdout=subprocess.PIPE, text=True)
+    launch = None
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        launch = subprocess.Popen([APP, "--profile", p.dir], env={**os.environ, "HOME": p.home},
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        win = wait_until(lambda: x.shown(), "the launch to open the window once the closing one is gone")[0]
+        assert holder.wait(10) == 0, "the closing window was handed the launch first"
+        assert x.pid_of(win) == launch.pid, "the launch itself is the window"
+        x.close(win)
+        assert launch.wait(20) == 0
+        assert "panicked" not in launch.stderr.read()
+    finally:
+        for proc in (holder, launch):
+            if proc and proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+        app.close()
+
+
+def test_a_launch_the_running_window_keeps_refusing_says_so_and_exits(desktop):
+    """Starting again is bounded: a window that answers every hand-over with an error gets
+    three tries, then the launch says what happened and what to do, with no panic."""
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    holder = subprocess.Popen(["/usr/bin/python3", "-c", CLOSING_WINDOW, window_bus_name(p), "refuse"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        launch = subprocess.run([APP, "--profile", p.dir], env={**os.environ, "HOME": p.home},
+                                capture_output=True, text=True, timeout=30)
+        assert launch.returncode == 4, (launch.returncode, launch.stderr)
+        said = launch.stderr.strip().splitlines()[-1]
+        assert said.startswith("sendledger could not open its window: the profile's window did not take the launch"), said
+        assert "3 times; open it again from the tray" in said, said
+        assert "panicked" not in launch.stderr
+        assert [holder.stdout.readline().strip() for _ in range(3)] == ["refused"] * 3, "three tries in all"
+    finally:
+        holder.kill()
+        holder.wait(10)
+        app.close()
+
+
 def test_the_xembed_icons_menu_prepares_the_window_too(desktop):
     """No StatusNotifier host: the menu pops up on the XEmbed icon in a real tray (trayer),
     clicked and driven with the keyboard as a person would."""
@@ -654,10 +736,12 @@ def test_the_xembed_icons_menu_prepares_the_window_too(desktop):
     app = DirectApp(p, args=["--hidden"])
     x = X()
     try:
-        def pop_up():  # the icon is embedded once the tray manager took it
-            x.xembed_menu()
-            return window_processes(app.pid)
-        wait_until(pop_up, "a right click on the XEmbed icon to pop up the menu and prepare a window")
+        # One right click, once the icon is in the tray: a second click could land on the
+        # popped-up menu's first entry (Open queue) and show the window.
+        wait_until(lambda: icon_in_xembed_tray(x, TEAL), "the tray's icon to be embedded in the XEmbed tray")
+        x.xembed_menu()
+        wait_until(lambda: window_processes(app.pid),
+                   "a right click on the XEmbed icon to pop up the menu and prepare a window")
         assert not x.shown(), "a prepared window is not shown"
         x.key("Escape")
         wait_until(lambda: not descendants(app.pid), "the prepared window to exit once the menu closed",
@@ -1048,6 +1132,12 @@ def test_the_first_run_guide_shows_folder_steps_and_a_code_until_a_tab_is_leased
 TEAL, AMBER, RED = (0x0F, 0x76, 0x6E), (0xF5, 0x9E, 0x0B), (0xC8, 0x1E, 0x1E)
 
 
+def icon_in_xembed_tray(x, rgb, name="xembed-tray"):
+    """Whether the `xembed_tray()` in the top-right corner shows an icon of colour `rgb`."""
+    box = (64, 48, x.root.get_geometry().width - 64, 0)
+    return colour_share(x.shot(name), box, rgb) > 0.15
+
+
 def test_tray_icon_shows_each_state_in_a_real_tray(desktop):
     # A real XEmbed system tray (trayer) in the top-right corner; the app's indicator falls
     # back to it because this desktop has no StatusNotifier host.
@@ -1055,14 +1145,9 @@ def test_tray_icon_shows_each_state_in_a_real_tray(desktop):
     p = Profile()
     app = DirectApp(p, args=["--hidden"])
     x = X()
-    width = x.root.get_geometry().width
-    box = (64, 48, width - 64, 0)
 
     def showing(name, rgb):
-        def check():
-            shot = x.shot(name)
-            return colour_share(shot, box, rgb) > 0.15
-        wait_until(check, f"the tray to show the {name} icon")
+        wait_until(lambda: icon_in_xembed_tray(x, rgb, name), f"the tray to show the {name} icon")
 
     try:
         showing("20-tray-normal", TEAL)
@@ -1103,6 +1188,8 @@ TESTS = [
     test_a_menu_opened_over_an_open_window_prepares_nothing_and_resume_still_asks,
     test_stop_leaves_a_window_shown_by_a_desktop_launch_and_closes_spare_ones_once,
     test_a_launch_as_the_menu_opens_shows_the_window_and_two_profiles_keep_their_own,
+    test_a_launch_whose_hand_over_a_closing_window_drops_opens_the_window_itself,
+    test_a_launch_the_running_window_keeps_refusing_says_so_and_exits,
     test_a_tray_killed_mid_session_ends_its_window_and_the_next_launch_recovers_every_send,
     test_the_windows_stop_gets_through_a_tray_that_does_not_answer,
     test_a_reopened_window_shows_live_rows,

@@ -7,11 +7,13 @@
 //! owner (typed requests over the bridge); [`commands`] are the window's IPC (thin over
 //! `desk`); [`connect`] the Connect panel; [`json`] the shapes the window sees; [`live`]
 //! relays the owner's queue feed; [`window`] the window itself; [`prepared`] a window
-//! made hidden while the tray's menu is open, shown when the tray asks.
+//! made hidden while the tray's menu is open, shown when the tray asks; [`handover`] a
+//! launch the closing window dropped starts again.
 
 pub mod commands;
 pub mod connect;
 pub mod desk;
+pub mod handover;
 pub mod json;
 pub mod launcher;
 pub mod live;
@@ -112,9 +114,25 @@ pub fn run() -> i32 {
             }
             Ok(())
         })
-        .build(tauri::generate_context!())
-        .expect("the window could not be built");
-    app.run(|_, _| {});
+        .build(tauri::generate_context!());
+    let app = match app {
+        Ok(app) => app,
+        // The profile's window was closing and dropped the hand-over unanswered.
+        Err(tauri::Error::PluginInitialization(plugin, why)) if plugin == "single-instance" => {
+            return handover::start_again(&why);
+        }
+        Err(e) => {
+            eprintln!("sendledger could not open its window: {e}");
+            return handover::EXIT_NO_WINDOW;
+        }
+    };
+    app.run(|app, event| {
+        if let tauri::RunEvent::ExitRequested { .. } = event {
+            // Ending (the window closed, or `exit`): from now on a launch finds no window
+            // here to hand over to, and becomes the window itself.
+            tauri_plugin_single_instance::destroy(app);
+        }
+    });
     0
 }
 

@@ -75,10 +75,7 @@ pub fn await_show<R: Runtime>(app: &AppHandle<R>) {
                     log::info!("the prepared window was let go after it was shown: it stays");
                 }
                 Err(_) => {
-                    // The profile's single-instance name goes first, acknowledged by the bus:
-                    // a launch or a tray looking for a queue window from now on finds none,
-                    // rather than this one, which is ending (~1.5 s with WebKit).
-                    tauri_plugin_single_instance::destroy(&app);
+                    // `exit` releases the profile's single-instance name first (lib.rs).
                     log::info!("the prepared window was not asked for: exiting");
                     app.exit(0);
                 }
