@@ -346,13 +346,13 @@
 
   async function runRemoteStop(held, stop) {
     const phase = (p, evidence) => ask('remoteStopPhase', { lease_id: held.lease_id, op_id: stop.op_id, phase: p, evidence });
+    const noButton = 'stop button not found: chatgpt.com layout changed';
     if (!S.generating()) {
       await phase('confirmed', 'no answer was being generated in the tab when the stop arrived; nothing was clicked');
       return;
     }
-    const button = S.stopButton();
-    if (!button) {
-      await phase('uncertain', 'stop button not found: chatgpt.com layout changed');
+    if (!S.stopButton()) {
+      await phase('uncertain', noButton);
       return;
     }
     const d = await phase('dispatched');
@@ -360,7 +360,22 @@
       handledStops.delete(stop.op_id); // not recorded: try again on the next check
       return;
     }
-    button.click();
+    // The page may have moved on while `dispatched` was recorded: look again, in the same
+    // step as the click, at the conversation, the generation and the button itself.
+    if (stop.conversation_id && stop.conversation_id !== S.conversationId()) {
+      await phase('uncertain', 'the tab moved to another conversation before the stop button was clicked; nothing was clicked');
+      return;
+    }
+    if (!S.generating()) {
+      await phase('confirmed', 'the answer had stopped generating before the stop button was clicked; nothing was clicked');
+      return;
+    }
+    const now = S.stopButton();
+    if (!now) {
+      await phase('uncertain', noButton);
+      return;
+    }
+    now.click();
     const stopped = await until(() => !S.generating(), STOP_CONFIRM_MS);
     if (stopped) await phase('confirmed', "the page's stop button was clicked and the answer stopped generating");
     else await phase('uncertain', `the page's stop button was clicked but the answer was still generating after ${STOP_CONFIRM_MS / 1000} s`);

@@ -670,6 +670,27 @@ GLib.MainLoop().run()
 """
 
 
+_unread = {}
+
+
+def line_within(stream, seconds):
+    """The next line of a child's stdout without its line break, or None after `seconds`
+    (read from the descriptor, so lines that arrive together are all seen)."""
+    import select
+    fd, deadline = stream.fileno(), time.monotonic() + seconds
+    while b"\n" not in _unread.get(fd, b""):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return None
+        _unread[fd] = _unread.get(fd, b"") + chunk
+    line, _, rest = _unread[fd].partition(b"\n")
+    _unread[fd] = rest
+    return line.decode()
+
+
 def window_bus_name(profile):
     """The profile's single-instance name (`Profile::window_bus_id` + the plugin's suffix)."""
     import hashlib
@@ -688,15 +709,17 @@ def test_a_launch_whose_hand_over_a_closing_window_drops_opens_the_window_itself
                               stdout=subprocess.PIPE, text=True)
     launch = None
     try:
-        assert holder.stdout.readline().strip() == "holding"
+        assert line_within(holder.stdout, 10) == "holding"
+        err = open(os.path.join(p.root, "launch.err"), "w+")
         launch = subprocess.Popen([APP, "--profile", p.dir], env={**os.environ, "HOME": p.home},
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                  stdout=subprocess.DEVNULL, stderr=err, text=True)
         win = wait_until(lambda: x.shown(), "the launch to open the window once the closing one is gone")[0]
         assert holder.wait(10) == 0, "the closing window was handed the launch first"
         assert x.pid_of(win) == launch.pid, "the launch itself is the window"
         x.close(win)
         assert launch.wait(20) == 0
-        assert "panicked" not in launch.stderr.read()
+        err.seek(0)
+        assert "panicked" not in err.read()
     finally:
         for proc in (holder, launch):
             if proc and proc.poll() is None:
@@ -713,7 +736,7 @@ def test_a_launch_the_running_window_keeps_refusing_says_so_and_exits(desktop):
     holder = subprocess.Popen(["/usr/bin/python3", "-c", CLOSING_WINDOW, window_bus_name(p), "refuse"],
                               stdout=subprocess.PIPE, text=True)
     try:
-        assert holder.stdout.readline().strip() == "holding"
+        assert line_within(holder.stdout, 10) == "holding"
         launch = subprocess.run([APP, "--profile", p.dir], env={**os.environ, "HOME": p.home},
                                 capture_output=True, text=True, timeout=30)
         assert launch.returncode == 4, (launch.returncode, launch.stderr)
@@ -721,7 +744,8 @@ def test_a_launch_the_running_window_keeps_refusing_says_so_and_exits(desktop):
         assert said.startswith("sendledger could not open its window: the profile's window did not take the launch"), said
         assert "3 times; open it again from the tray" in said, said
         assert "panicked" not in launch.stderr
-        assert [holder.stdout.readline().strip() for _ in range(3)] == ["refused"] * 3, "three tries in all"
+        assert [line_within(holder.stdout, 10) for _ in range(3)] == ["refused"] * 3, "three tries in all"
+        assert line_within(holder.stdout, 1) is None, "no fourth try"
     finally:
         holder.kill()
         holder.wait(10)

@@ -2,12 +2,28 @@
 //! single-instance plugin's D-Bus call) and exits. A window that is closing can still hold
 //! the profile's name and drop that call unanswered; the launch then starts again — by then
 //! the name is free, so it becomes the window — at most [`HANDOVER_TRIES`] times,
-//! [`HANDOVER_RETRY_MS`] apart, and otherwise says why it did not open.
+//! [`HANDOVER_RETRY_MS`] apart, and otherwise says why it did not open. A closing window
+//! that does take a launch starts it anew ([`relaunch`]), counted the same way.
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::Duration;
+
+/// The desktop's activation token of this launch (GTK takes it out of the environment as
+/// it starts): a launch started again passes it on, so its window still gets the focus.
+static ACTIVATION: OnceLock<Vec<(&'static str, OsString)>> = OnceLock::new();
+
+/// Keeps `DESKTOP_STARTUP_ID` and `XDG_ACTIVATION_TOKEN` before GTK starts.
+pub fn keep_activation_token() {
+    ACTIVATION.get_or_init(|| {
+        ["DESKTOP_STARTUP_ID", "XDG_ACTIVATION_TOKEN"]
+            .into_iter()
+            .filter_map(|k| Some((k, std::env::var_os(k)?)))
+            .collect()
+    });
+}
 
 /// How many times a launch tries in all before it gives up on a dropped hand-over.
 pub const HANDOVER_TRIES: u32 = 3;
@@ -26,6 +42,16 @@ pub fn this_try(args: &[OsString]) -> u32 {
         .unwrap_or(1)
 }
 
+/// `args` with the try after `tried` counted in place of any earlier count.
+fn next_try(args: Vec<OsString>, tried: u32) -> Vec<OsString> {
+    let mut again: Vec<OsString> = args
+        .into_iter()
+        .filter(|a| !a.to_str().is_some_and(|s| s.starts_with(TRY_ARG)))
+        .collect();
+    again.push(format!("{TRY_ARG}{}", tried + 1).into());
+    again
+}
+
 /// The hand-over was dropped (`why`, the plugin's error): starts this program again in
 /// this process (`exec`, the same pid, stdin and environment) with the try counted, or,
 /// after the last try, says so on stderr and returns the exit code.
@@ -42,17 +68,38 @@ pub fn start_again(why: &str) -> i32 {
     // Before the log plugin (built after the hand-over): stderr only.
     eprintln!("sendledger: the profile's window did not take the launch ({why}): starting again");
     std::thread::sleep(Duration::from_millis(HANDOVER_RETRY_MS));
-    let mut again: Vec<OsString> = args
-        .into_iter()
-        .filter(|a| !a.to_str().is_some_and(|s| s.starts_with(TRY_ARG)))
-        .collect();
-    again.push(format!("{TRY_ARG}{}", tried + 1).into());
+    let again = next_try(args, tried);
     let err = match std::env::current_exe() {
-        Ok(exe) => Command::new(exe).args(again).exec(),
+        Ok(exe) => Command::new(exe)
+            .args(again)
+            .envs(ACTIVATION.get().into_iter().flatten().cloned())
+            .exec(),
         Err(e) => e,
     };
     eprintln!("sendledger could not open its window: it could not start again: {err}");
     EXIT_NO_WINDOW
+}
+
+/// A launch handed over to this window as it ends (`argv` as the plugin passes it, the
+/// program first): started anew as a process of its own, with the try counted, unless it
+/// has had its tries.
+pub fn relaunch(argv: &[String]) {
+    let args: Vec<OsString> = argv.iter().skip(1).map(OsString::from).collect();
+    let tried = this_try(&args);
+    if tried >= HANDOVER_TRIES {
+        log::warn!("a launch came as this window ends, after {tried} tries: not started again");
+        return;
+    }
+    let again = next_try(args, tried);
+    let started = std::env::current_exe()
+        .and_then(|exe| Command::new(exe).args(again).stdin(Stdio::null()).spawn());
+    match started {
+        Ok(child) => log::info!(
+            "a launch came as this window ends: started anew (pid {})",
+            child.id()
+        ),
+        Err(e) => log::error!("a launch came as this window ends and could not start anew: {e}"),
+    }
 }
 
 #[cfg(test)]
@@ -69,5 +116,7 @@ mod tests {
             3
         );
         assert_eq!(this_try(&args(&["--handover-try=x"])), 1);
+        let next = next_try(args(&["--profile", "/p", "--handover-try=2"]), 2);
+        assert_eq!(next, args(&["--profile", "/p", "--handover-try=3"]));
     }
 }

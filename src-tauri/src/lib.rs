@@ -81,6 +81,7 @@ impl Args {
 
 /// Runs the window until it closes (or the owner quits); returns the exit code.
 pub fn run() -> i32 {
+    handover::keep_activation_token();
     let args = Args::parse(std::env::args().skip(1));
     let profile = match Profile::resolve(args.profile.as_deref()) {
         Ok(p) => p,
@@ -102,6 +103,7 @@ pub fn run() -> i32 {
                 Desk::reach(profile, sendledger::person::os_user()).map_err(|r| r.message)?,
             );
             app.manage(desk.clone());
+            take_early_intent(app.handle());
             let handle = app.handle().clone();
             live::follow(desk.clone(), move || handle.exit(0));
             if let Some(ask) = args.intent {
@@ -127,18 +129,37 @@ pub fn run() -> i32 {
         }
     };
     app.run(|app, event| {
-        if let tauri::RunEvent::ExitRequested { .. } = event {
-            // Ending (the window closed, or `exit`): from now on a launch finds no window
-            // here to hand over to, and becomes the window itself.
+        use tauri::{RunEvent, WindowEvent};
+        if let RunEvent::ExitRequested { .. }
+        | RunEvent::WindowEvent {
+            event: WindowEvent::CloseRequested { .. },
+            ..
+        } = event
+        {
+            // Ending (the window closes, or `exit`): a launch handed over from now on is
+            // started anew, and the name goes, so a later launch is the window itself.
+            window::mark_ending();
             tauri_plugin_single_instance::destroy(app);
         }
     });
     0
 }
 
-/// Shows `ask` in the window (a pairing code is asked of the owner first).
+/// An intent handed over before setup reached the owner (`take_intent` keeps it here).
+static EARLY_ASK: std::sync::Mutex<Option<Ask>> = std::sync::Mutex::new(None);
+
+/// Shows `ask` in the window (a pairing code is asked of the owner first). Handed over
+/// before setup reached the owner, it waits for setup ([`take_early_intent`]).
 pub(crate) fn take_intent<R: Runtime>(app: &AppHandle<R>, ask: Ask) {
-    let desk = app.state::<Arc<Desk>>().inner().clone();
+    let Some(desk) = app.try_state::<Arc<Desk>>() else {
+        *EARLY_ASK.lock().unwrap_or_else(|p| p.into_inner()) = Some(ask);
+        // Setup may have looked before the line above: look again.
+        if app.try_state::<Arc<Desk>>().is_some() {
+            take_early_intent(app);
+        }
+        return;
+    };
+    let desk = desk.inner().clone();
     match ask {
         Ask::Resume => desk.ask(json::Intent::Resume),
         Ask::Pair => {
@@ -149,6 +170,15 @@ pub(crate) fn take_intent<R: Runtime>(app: &AppHandle<R>, ask: Ask) {
                 }
             });
         }
+    }
+}
+
+/// Shows an intent handed over before setup reached the owner, once (setup or the late
+/// hand-over, whichever comes second).
+fn take_early_intent<R: Runtime>(app: &AppHandle<R>) {
+    let early = EARLY_ASK.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some(ask) = early {
+        take_intent(app, ask);
     }
 }
 
@@ -173,9 +203,16 @@ fn with_plugins(
             tauri_plugin_single_instance::Builder::new()
                 .dbus_id(profile.window_bus_id())
                 .callback(|app, argv, _cwd| {
-                    let again = Args::parse(argv.into_iter().skip(1));
+                    let again = Args::parse(argv.iter().skip(1).cloned());
                     if again.prepared {
                         // A tray prepared a window while this one runs: nothing was asked of it.
+                        return;
+                    }
+                    if window::ending() {
+                        // This window is closing: the launch gets a window of its own.
+                        if !again.hidden {
+                            handover::relaunch(&argv);
+                        }
                         return;
                     }
                     if let Some(ask) = again.intent {

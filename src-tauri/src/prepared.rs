@@ -71,7 +71,9 @@ pub fn await_show<R: Runtime>(app: &AppHandle<R>) {
                         window::open(&handle);
                     });
                 }
-                Err(_) if window::shown() => {
+                // One step decides: shown (it stays), or ending (a launch racing this end
+                // is started anew, lib.rs), never shown and then exited.
+                Err(_) if !window::end_unless_shown() => {
                     log::info!("the prepared window was let go after it was shown: it stays");
                 }
                 Err(_) => {
