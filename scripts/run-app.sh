@@ -20,5 +20,6 @@ if [[ "${1:-}" == "--debug" ]]; then mode=debug; flag=; shift; fi
 # One build of all three binaries: the core library is compiled once for them.
 cargo build $flag -p sendledger -p sendledger-app -p sendledger-tray \
   --bin sendledger --bin sendledger-app --bin sendledger-tray
-echo "run-app: the CLI is target/$mode/sendledger; logs go to ~/.local/share/org.sendledger.app/logs/"
-exec "target/$mode/sendledger-app" "$@"
+out="${CARGO_TARGET_DIR:-target}/$mode"
+echo "run-app: the CLI is $out/sendledger (put $out on your PATH to type \`sendledger\`); logs go to ~/.local/share/org.sendledger.app/logs/"
+exec "$out/sendledger-app" "$@"

@@ -99,3 +99,37 @@ fn a_tool_call_id_means_the_same_through_the_owner_as_directly() {
     assert_eq!(code, 1, "`A` is another call id than `%41`: {err}");
     assert!(err.contains("unknown tool call"), "{err}");
 }
+
+#[test]
+fn a_text_over_the_limit_on_stdin_is_refused_as_too_long_not_as_an_unreachable_owner() {
+    use std::io::Write;
+    let (_tmp, profile) = profile_dir();
+    let _serve = Serve::start(&profile, &[]);
+    // 5 MB: the owner would cut the body off mid-write, which read as "could not be
+    // reached … may or may not have been recorded".
+    let mut child = Command::new(binary())
+        .arg("--profile")
+        .arg(&profile)
+        .args(["send", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the CLI runs");
+    let mut stdin = child.stdin.take().expect("its stdin");
+    let _ = stdin.write_all(&vec![b'a'; 5_000_000]);
+    drop(stdin);
+    let out = child.wait_with_output().expect("it ends");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("the text is 5000000 bytes, over the limit of 65536 bytes"),
+        "{said}"
+    );
+    assert!(!said.contains("may or may not"), "{said}");
+    let (_, listed, _) = run(&profile, &[], &["--json", "list"]);
+    assert!(
+        listed.contains("\"sends\":[]"),
+        "nothing was queued: {listed}"
+    );
+}

@@ -201,3 +201,29 @@ fn a_stop_committed_beside_the_owner_wakes_what_waits_on_the_owner() {
         a.body
     );
 }
+
+#[test]
+fn a_stop_on_a_profile_with_no_ledger_says_it_stopped_nothing_there() {
+    let (_tmp, profile) = profile_dir();
+    let typo = profile.join("mistyped");
+    let said = |dir: &std::path::Path| {
+        let out = Command::new(binary())
+            .arg("--profile")
+            .arg(dir)
+            .args(["stop", "--by", "alice"])
+            .output()
+            .expect("sendledger stop runs");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let first = said(&typo);
+    assert!(
+        first.contains("there was no ledger at") && first.contains("pass its --profile"),
+        "a Stop on a new profile says so: {first}"
+    );
+    let again = said(&typo);
+    assert!(
+        !again.contains("there was no ledger"),
+        "a profile with a ledger is not called new: {again}"
+    );
+}

@@ -195,6 +195,8 @@ fn with_plugins(
             tauri_plugin_log::Target::new(tauri_plugin_log::TargetKind::Stderr),
         ])
         .level(log::LevelFilter::Info)
+        // zbus logs every D-Bus call it dispatches (a launch's hand-over) at Info.
+        .level_for("zbus", log::LevelFilter::Warn)
         .build();
     builder
         // First: a second launch on the same profile hands over its arguments here and exits

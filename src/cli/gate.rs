@@ -87,10 +87,25 @@ pub fn brake(profile: &Profile, by: &str) -> Result<Braked, CliError> {
 pub(crate) fn stop(profile: Option<&Path>, json: bool, a: StopArgs) -> Result<(), CliError> {
     let by = a.by.unwrap_or_else(backend::os_user);
     let profile = backend::profile(profile)?;
+    // A mistyped --profile makes a new, empty profile here: say so, or a person believes
+    // the real one stopped.
+    let new_profile = !profile.dir().join(crate::profile::LEDGER_FILE).exists();
     let Braked { stop, via, why } = brake(&profile, &by)?;
     let v = serde_json::json!({ "stop": stop, "via": via, "why": why });
     emit(json, &v, || {
         let n = |k: &str| stop[k].as_array().map(Vec::len).unwrap_or(0);
+        let clicked = match n("remote_stops") {
+            0 => "none already clicked".to_string(),
+            k => format!("{k} already clicked (its tab is asked to press the page's stop button)"),
+        };
+        let new_profile = if new_profile {
+            format!(
+                "; there was no ledger at {} before this Stop, so it stopped nothing else: if you meant another profile, pass its --profile",
+                profile.dir().display()
+            )
+        } else {
+            String::new()
+        };
         let how = match (via, &why) {
             ("owner", _) => "through the owner".to_string(),
             ("fence", Some(why)) => {
@@ -104,9 +119,8 @@ pub(crate) fn stop(profile: Option<&Path>, json: bool, a: StopArgs) -> Result<()
             ""
         };
         format!(
-            "stopped {how}: {} send(s) stopped before dispatch, {} already clicked (remote stop pending){reserve}; no new send until `sendledger resume --by WHO`",
+            "stopped {how}: {} send(s) stopped before dispatch, {clicked}{reserve}; no new send until `sendledger resume --by WHO`{new_profile}",
             n("stopped"),
-            n("remote_stops")
         )
     });
     Ok(())

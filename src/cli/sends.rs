@@ -140,6 +140,9 @@ pub(crate) fn send(profile: Option<&Path>, json: bool, a: SendArgs) -> Result<()
     } else {
         a.text
     };
+    // Checked here too, as the owner will: a text over the limit is refused before it is
+    // sent (the owner cuts a body that large off mid-write, which reads as unreachable).
+    crate::ledger::prepare_text(&text)?;
     // The operation id is made here, before anything is sent, so that a request whose
     // answer is lost can be retried as the same operation instead of a second send.
     let op_id = a.id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 pub enum LedgerError {
     #[error(transparent)]
     Profile(#[from] ProfileError),
-    #[error("no ledger at {0} yet: queue a send (`sendledger send TEXT`) or start the owner (`sendledger serve`) first")]
+    #[error("no ledger at {0} yet: start the app or `sendledger serve` on this profile first, or check the --profile path")]
     NoLedger(PathBuf),
     #[error("the ledger at {path} was written by a newer sendledger (schema {found}, this binary knows up to {known}): upgrade sendledger; the file was not touched")]
     NewerSchema {

@@ -19,6 +19,16 @@ pub fn bad_input(detail: &str) -> CallToolResult {
     ))
 }
 
+/// The owner's message as a sentence of its own: with a full stop unless it ends in one.
+fn sentence(message: &str) -> String {
+    let m = message.trim_end();
+    if m.ends_with(['.', '!', '?']) {
+        m.to_string()
+    } else {
+        format!("{m}.")
+    }
+}
+
 /// `send_message` refused by the owner before anything was queued.
 pub fn send_refused(e: &LinkError) -> CallToolResult {
     let LinkError::Refused { code, message, .. } = e else {
@@ -26,6 +36,7 @@ pub fn send_refused(e: &LinkError) -> CallToolResult {
             "{NO_OWNER} Nothing was sent, so calling again then is safe."
         ));
     };
+    let message = sentence(message);
     did_nothing(match code.as_str() {
         "epoch_stopped" => "Sending is stopped: a person pressed Stop in sendledger, and nothing was queued. Do not retry: tell the user, who can resume sending in sendledger.".to_string(),
         "payload_changed" => "This idempotency_key already names a different message (other text or conversation), so nothing new was sent. Use a new idempotency_key for a new message.".to_string(),
