@@ -81,16 +81,19 @@ pub fn start_again(why: &str) -> i32 {
 }
 
 /// A launch handed over to this window as it ends (`argv` as the plugin passes it, the
-/// program first): started anew as a process of its own, with the try counted, unless it
-/// has had its tries.
-pub fn relaunch(argv: &[String]) {
+/// program first): started anew as a process of its own on `profile` (this window's: the
+/// launch's own `--profile` may be relative to a directory, or come from an environment,
+/// this process does not share), with the try counted, unless it has had its tries.
+pub fn relaunch(argv: &[String], profile: &std::path::Path) {
     let args: Vec<OsString> = argv.iter().skip(1).map(OsString::from).collect();
     let tried = this_try(&args);
     if tried >= HANDOVER_TRIES {
         log::warn!("a launch came as this window ends, after {tried} tries: not started again");
         return;
     }
-    let again = next_try(args, tried);
+    let mut again = next_try(args, tried);
+    // The last `--profile` wins (`Args::parse`).
+    again.push(format!("--profile={}", profile.display()).into());
     let started = std::env::current_exe()
         .and_then(|exe| Command::new(exe).args(again).stdin(Stdio::null()).spawn());
     match started {

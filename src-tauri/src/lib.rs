@@ -198,13 +198,16 @@ fn with_plugins(
         // zbus logs every D-Bus call it dispatches (a launch's hand-over) at Info.
         .level_for("zbus", log::LevelFilter::Warn)
         .build();
+    // The profile a launch handed over here is for (the name is per profile), as a launch
+    // started anew must name it: its own `--profile` may be relative to its directory.
+    let dir = profile.dir().to_path_buf();
     builder
         // First: a second launch on the same profile hands over its arguments here and exits
         // (one D-Bus name per profile: `Profile::window_bus_id`).
         .plugin(
             tauri_plugin_single_instance::Builder::new()
                 .dbus_id(profile.window_bus_id())
-                .callback(|app, argv, _cwd| {
+                .callback(move |app, argv, _cwd| {
                     let again = Args::parse(argv.iter().skip(1).cloned());
                     if again.prepared {
                         // A tray prepared a window while this one runs: nothing was asked of it.
@@ -213,7 +216,7 @@ fn with_plugins(
                     if window::ending() {
                         // This window is closing: the launch gets a window of its own.
                         if !again.hidden {
-                            handover::relaunch(&argv);
+                            handover::relaunch(&argv, &dir);
                         }
                         return;
                     }

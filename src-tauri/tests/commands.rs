@@ -565,6 +565,9 @@ fn arguments_are_profile_hidden_and_intent_and_others_are_ignored() {
     let b = Args::parse(["--profile=/q".to_string()]);
     assert_eq!(b.profile.as_deref(), Some(std::path::Path::new("/q")));
     assert!(!b.hidden);
+    // The last one wins: a launch started anew by a closing window names its profile last.
+    let c = Args::parse(["--profile", "relative", "--profile=/abs"].map(String::from));
+    assert_eq!(c.profile.as_deref(), Some(std::path::Path::new("/abs")));
 }
 
 #[test]
