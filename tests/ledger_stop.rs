@@ -964,3 +964,106 @@ fn stop_asks_no_remote_stop_for_an_accepted_send_whose_answer_is_no_longer_await
     );
     assert!(ledger.remote_stops().unwrap().is_empty());
 }
+
+/// The notes on `op`'s audit trail, oldest first: (actor, evidence).
+fn notes(ledger: &Ledger, op: &str) -> Vec<(String, String)> {
+    ledger
+        .timeline(op)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == sendledger::ledger::EventKind::Note)
+        .map(|e| (e.actor, e.evidence.unwrap_or_default()))
+        .collect()
+}
+
+/// A person who pressed Stop can see what became of the answer's stop: every phase —
+/// asked, clicking, confirmed or uncertain, with what the tab said, and recovery's
+/// uncertain — is a note on the send's own audit trail (so the window's timeline, `show`
+/// and the change feed carry it), and the send's view carries the phase.
+#[test]
+fn every_remote_stop_phase_is_on_the_sends_audit_trail_and_in_its_view() {
+    let (_fx, mut ledger, lease) = accepted_then_stopped("op-1");
+    assert_eq!(
+        notes(&ledger, "op-1"),
+        [(
+            "alice".to_string(),
+            "Stop asked the tab to click the page's stop button for this send's answer (remote stop pending)"
+                .to_string()
+        )]
+    );
+    let view = sendledger::api::show(&ledger, &"op-1".into()).unwrap();
+    assert_eq!(view.remote_stop.unwrap().phase, RemotePhase::Pending);
+    ledger
+        .remote_stop_phase(&lease, "op-1", RemotePhase::Dispatched, None)
+        .unwrap();
+    ledger
+        .remote_stop_phase(
+            &lease,
+            "op-1",
+            RemotePhase::Uncertain,
+            Some("the stop button did not go away"),
+        )
+        .unwrap();
+    let said = notes(&ledger, "op-1");
+    assert_eq!(said.len(), 3, "{said:?}");
+    assert_eq!(said[1].0, "extension");
+    assert!(said[1].1.starts_with("remote stop dispatched"), "{said:?}");
+    assert_eq!(
+        said[2].1,
+        "remote stop uncertain: the stop button did not go away"
+    );
+    let view = sendledger::api::show(&ledger, &"op-1".into()).unwrap();
+    let rs = view.remote_stop.unwrap();
+    assert_eq!(rs.phase, RemotePhase::Uncertain);
+    assert_eq!(
+        rs.evidence.as_deref(),
+        Some("the stop button did not go away")
+    );
+    let row = &sendledger::api::queue::rows(&ledger, ["op-1".to_string()].into()).unwrap()[0];
+    let shown = row.remote_stop.as_ref().unwrap();
+    assert_eq!(shown.phase, RemotePhase::Uncertain);
+    assert_eq!(
+        shown.words,
+        "Stop of its answer: not known whether it stopped: the stop button did not go away; look at the conversation"
+    );
+
+    // Confirmed without a click, on the tab's evidence.
+    let (_fx, mut ledger, lease) = accepted_then_stopped("op-2");
+    ledger
+        .remote_stop_phase(
+            &lease,
+            "op-2",
+            RemotePhase::Confirmed,
+            Some("no answer was being generated"),
+        )
+        .unwrap();
+    assert_eq!(
+        notes(&ledger, "op-2")[1].1,
+        "remote stop confirmed without a click: no answer was being generated"
+    );
+
+    // A refused report leaves no note.
+    assert!(ledger
+        .remote_stop_phase(&lease, "op-2", RemotePhase::Uncertain, Some("x"))
+        .is_err());
+    assert_eq!(notes(&ledger, "op-2").len(), 2);
+
+    // Recovery's uncertain, for a click dispatched when the owner went down.
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = drive_to(&mut ledger, "op-3", SendState::Dispatched).unwrap();
+    ledger.stop("alice").unwrap();
+    ledger
+        .remote_stop_phase(&lease, "op-3", RemotePhase::Dispatched, None)
+        .unwrap();
+    let (ledger, _) = fx.restart(ledger);
+    let said = notes(&ledger, "op-3");
+    assert_eq!(said.last().unwrap().0, "recovery");
+    assert!(
+        said.last()
+            .unwrap()
+            .1
+            .starts_with("remote stop uncertain: the owner restarted"),
+        "{said:?}"
+    );
+}

@@ -176,6 +176,13 @@ function build(row, previous) {
     }
   }
 
+  if (row.remote_stop) {
+    const p = $(".answer-stop", el);
+    p.hidden = false;
+    p.dataset.phase = row.remote_stop.phase;
+    p.textContent = row.remote_stop.words;
+  }
+
   const links = [];
   if (row.resend_of) links.push(`queued again from ${row.resend_of}`);
   if (row.queued_again_as) links.push(`queued again as ${row.queued_again_as}`);

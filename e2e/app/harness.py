@@ -176,6 +176,22 @@ class FakeExtension:
             self.post("/v1/ext/release", {"lease_id": lease, "reason": "test done"})
 
 
+    def dispatch(self, op_id):
+        """Leases a tab, claims `op_id` and is granted its click: the send is `dispatched`
+        and the lease is kept (it reports on the send's remote stop). Returns the lease."""
+        lease = self.post("/v1/ext/lease", {"tab_id": "1"})["lease_id"]
+        got = self.post("/v1/ext/next", {"lease_id": lease, "wait_ms": 5000})["send"]
+        assert got and got["op_id"] == op_id, f"expected to claim {op_id}, got {got}"
+        assert self.post("/v1/ext/dispatch", {"lease_id": lease, "op_id": op_id})["granted"]
+        return lease
+
+    def remote_stop(self, lease, op_id, phase, evidence=None):
+        body = {"lease_id": lease, "phase": phase}
+        if evidence is not None:
+            body["evidence"] = evidence
+        return self.post(f"/v1/ext/remote-stops/{op_id}", body)
+
+
 def bridge_get(profile, path, bearer):
     """GET `path` on the owner's bridge as a local client (no Origin) with `bearer` as the
     API key; returns (status, headers as a lower-cased dict, parsed JSON body)."""

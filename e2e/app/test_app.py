@@ -43,6 +43,30 @@ def test_rows_appear_for_queued_uncertain_and_stopped_sends(desktop):
         app.close()
 
 
+def test_a_clicked_sends_row_shows_what_became_of_the_stop_of_its_answer(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        p.cli("send", "Write the long report on every county", "--id", "clicked-1")
+        app.wait_row("clicked-1", "pending")
+        ext = FakeExtension(p)
+        lease = ext.dispatch("clicked-1")
+        app.click("#stop")
+        line = "return (document.querySelector('[data-op=\"clicked-1\"] .answer-stop') || {}).textContent || ''"
+        app.wait_js(line + ".startsWith('Stop of its answer: asked by')", "the row to say its answer's stop was asked")
+        ext.remote_stop(lease, "clicked-1", "dispatched")
+        ext.remote_stop(lease, "clicked-1", "uncertain", "the stop button was still there after the click")
+        app.wait_js(line + ".includes('not known whether it stopped: the stop button was still there')",
+                    "the row to say the stop is uncertain, with what the tab saw")
+        assert app.js("return document.querySelector('[data-op=\"clicked-1\"] .answer-stop').dataset.phase") == "uncertain"
+        app.shot("05-answer-stop-uncertain")
+        shown = p.show("clicked-1")
+        assert shown["remote_stop"]["phase"] == "uncertain", shown
+        assert any((e.get("evidence") or "").startswith("remote stop uncertain") for e in shown["timeline"]), shown
+    finally:
+        app.close()
+
+
 def test_stop_button_closes_the_gate_and_resume_is_a_persons_decision(desktop):
     p = Profile()
     app = App(p)
@@ -656,13 +680,22 @@ from gi.repository import GLib
 DBusGMainLoop(set_as_default=True)
 bus = dbus.SessionBus()
 name = sys.argv[1]
+mode = sys.argv[2] if len(sys.argv) > 2 else "drop"
 class Closing(dbus.service.Object):
-    @dbus.service.method("org.SingleInstance.DBus", in_signature="ass", out_signature="")
-    def ExecuteCallback(self, argv, cwd):
-        if sys.argv[2:] == ["refuse"]:
-            print("refused", flush=True)
-            raise dbus.exceptions.DBusException("org.sendledger.Test.Refused")
-        os._exit(0)
+    @dbus.service.method("org.SingleInstance.DBus", in_signature="ass", out_signature="",
+                         async_callbacks=("ok", "err"))
+    def ExecuteCallback(self, argv, cwd, ok, err):
+        print(mode, flush=True)
+        if mode == "refuse":
+            err(dbus.exceptions.DBusException("org.sendledger.Test.Refused"))
+        elif mode == "take-and-go":
+            # Takes the launch, then ends at once: its close was already on its way.
+            ok()
+            bus.flush()
+            GLib.timeout_add(20, lambda: os._exit(0))
+        elif mode == "drop":
+            os._exit(0)
+        # "silent": never answers (a window stuck on its main loop).
 held = dbus.service.BusName(name, bus, do_not_queue=True)
 Closing(bus, "/" + name.replace(".", "/").replace("-", "_"))
 print("holding", flush=True)
@@ -744,11 +777,63 @@ def test_a_launch_the_running_window_keeps_refusing_says_so_and_exits(desktop):
         assert said.startswith("sendledger could not open its window: the profile's window did not take the launch"), said
         assert "3 times; open it again from the tray" in said, said
         assert "panicked" not in launch.stderr
-        assert [line_within(holder.stdout, 10) for _ in range(3)] == ["refused"] * 3, "three tries in all"
+        assert [line_within(holder.stdout, 10) for _ in range(3)] == ["refuse"] * 3, "three tries in all"
         assert line_within(holder.stdout, 1) is None, "no fourth try"
     finally:
         holder.kill()
         holder.wait(10)
+        app.close()
+
+
+def test_a_launch_the_running_window_never_answers_says_so_within_its_bound(desktop):
+    """A window that holds the profile's name but never answers (stuck) does not make a
+    launch hang: within the answer bound (5 s) it says what to do, naming the process."""
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    holder = subprocess.Popen(["/usr/bin/python3", "-c", CLOSING_WINDOW, window_bus_name(p), "silent"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert line_within(holder.stdout, 10) == "holding"
+        launch = subprocess.run([APP, "--profile", p.dir], env={**os.environ, "HOME": p.home},
+                                capture_output=True, text=True, timeout=30)
+        assert launch.returncode == 4, (launch.returncode, launch.stderr)
+        said = launch.stderr.strip().splitlines()[-1]
+        assert "the profile's window did not answer within 5 s" in said, said
+        assert f"kill {holder.pid}" in said, said
+        assert line_within(holder.stdout, 1) == "silent", "it was asked once"
+    finally:
+        holder.kill()
+        holder.wait(10)
+        app.close()
+
+
+def test_a_launch_taken_by_a_window_that_closes_at_once_opens_a_window_itself(desktop):
+    """A close and a launch at the same instant: the window takes the launch, then its
+    close (already on its way) ends it. The launch sees the window go and opens its own."""
+    p = Profile()
+    app = DirectApp(p, args=["--hidden"])
+    x = X()
+    holder = subprocess.Popen(["/usr/bin/python3", "-c", CLOSING_WINDOW, window_bus_name(p), "take-and-go"],
+                              stdout=subprocess.PIPE, text=True)
+    launch = None
+    try:
+        assert line_within(holder.stdout, 10) == "holding"
+        err = open(os.path.join(p.root, "launch.err"), "w+")
+        launch = subprocess.Popen([APP, "--profile", p.dir], env={**os.environ, "HOME": p.home},
+                                  stdout=subprocess.DEVNULL, stderr=err, text=True)
+        win = wait_until(lambda: x.shown(), "the launch to open the window once the closing one is gone")[0]
+        assert line_within(holder.stdout, 1) == "take-and-go", "the window was handed the launch first"
+        assert holder.wait(10) == 0
+        assert x.pid_of(win) == launch.pid, "the launch itself is the window"
+        x.close(win)
+        assert launch.wait(20) == 0
+        err.seek(0)
+        assert "panicked" not in err.read()
+    finally:
+        for proc in (holder, launch):
+            if proc and proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
         app.close()
 
 
@@ -1192,6 +1277,7 @@ test_tray_icon_shows_each_state_in_a_real_tray.desktop = {"tray_host": False}
 
 TESTS = [
     test_rows_appear_for_queued_uncertain_and_stopped_sends,
+    test_a_clicked_sends_row_shows_what_became_of_the_stop_of_its_answer,
     test_the_first_run_guide_shows_folder_steps_and_a_code_until_a_tab_is_leased,
     test_a_key_made_in_the_connect_panel_opens_the_door_until_it_is_revoked_there,
     test_the_connect_panels_snippets_parse_and_its_mcp_entry_is_what_mcp_config_prints,
@@ -1214,6 +1300,8 @@ TESTS = [
     test_a_launch_as_the_menu_opens_shows_the_window_and_two_profiles_keep_their_own,
     test_a_launch_whose_hand_over_a_closing_window_drops_opens_the_window_itself,
     test_a_launch_the_running_window_keeps_refusing_says_so_and_exits,
+    test_a_launch_the_running_window_never_answers_says_so_within_its_bound,
+    test_a_launch_taken_by_a_window_that_closes_at_once_opens_a_window_itself,
     test_a_tray_killed_mid_session_ends_its_window_and_the_next_launch_recovers_every_send,
     test_the_windows_stop_gets_through_a_tray_that_does_not_answer,
     test_a_reopened_window_shows_live_rows,

@@ -1,5 +1,5 @@
-//! A launch that finds the profile's window running hands its arguments over (the
-//! single-instance plugin's D-Bus call) and exits. A window that is closing can still hold
+//! A launch that finds the profile's window running hands its arguments over
+//! ([`crate::pass`], else the single-instance plugin's own call) and exits. A window that is closing can still hold
 //! the profile's name and drop that call unanswered; the launch then starts again — by then
 //! the name is free, so it becomes the window — at most [`HANDOVER_TRIES`] times,
 //! [`HANDOVER_RETRY_MS`] apart, and otherwise says why it did not open. A closing window
@@ -77,6 +77,20 @@ pub fn start_again(why: &str) -> i32 {
         Err(e) => e,
     };
     eprintln!("sendledger could not open its window: it could not start again: {err}");
+    EXIT_NO_WINDOW
+}
+
+/// The running window did not answer the launch within [`crate::pass::ANSWER_MS`]: says
+/// what to do on stderr and returns the exit code (it may still be starting under load;
+/// if it never shows, it is stuck).
+pub fn unanswered(pid: Option<u32>) -> i32 {
+    let who = pid.map_or("its process".to_string(), |p| format!("process {p}"));
+    eprintln!(
+        "sendledger could not open its window: the profile's window did not answer within {} s; \
+         if no window appears, it is stuck: end it ({who}, e.g. `kill {}`) and launch again",
+        crate::pass::ANSWER_MS / 1000,
+        pid.map_or("PID".to_string(), |p| p.to_string())
+    );
     EXIT_NO_WINDOW
 }
 

@@ -7,8 +7,9 @@
 //! owner (typed requests over the bridge); [`commands`] are the window's IPC (thin over
 //! `desk`); [`connect`] the Connect panel; [`json`] the shapes the window sees; [`live`]
 //! relays the owner's queue feed; [`window`] the window itself; [`prepared`] a window
-//! made hidden while the tray's menu is open, shown when the tray asks; [`handover`] a
-//! launch the closing window dropped starts again.
+//! made hidden while the tray's menu is open, shown when the tray asks; [`pass`] a
+//! launch passes itself to the running window, with bounds; [`handover`] a launch the
+//! closing window dropped starts again.
 
 pub mod commands;
 pub mod connect;
@@ -17,6 +18,7 @@ pub mod handover;
 pub mod json;
 pub mod launcher;
 pub mod live;
+pub mod pass;
 pub mod prepared;
 pub mod window;
 
@@ -39,8 +41,8 @@ pub enum Ask {
 }
 
 /// The command line: `sendledger-app [--profile DIR] [--hidden] [--intent=resume|pair]
-/// [--from-tray] [--prepared]`. Unknown arguments are ignored (a desktop launcher or a WebDriver may
-/// add its own).
+/// [--from-tray] [--prepared] [--help] [--version]`. Unknown arguments are ignored (a
+/// desktop launcher or a WebDriver may add its own).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Args {
     /// Profile directory (else `SENDLEDGER_PROFILE`, else the platform data directory).
@@ -53,7 +55,27 @@ pub struct Args {
     pub from_tray: bool,
     /// Build the window hidden and show it when the tray says so on stdin ([`prepared`]).
     pub prepared: bool,
+    /// Print [`USAGE`] and exit, opening nothing.
+    pub help: bool,
+    /// Print the version and exit, opening nothing.
+    pub version: bool,
 }
+
+/// What `sendledger-app --help` prints.
+pub const USAGE: &str = "\
+Usage: sendledger-app [--profile DIR] [--hidden] [--intent=resume|pair]
+
+Opens sendledger's queue window, starting its tray (the profile's owner) first if it does
+not run. Closing the window leaves the tray running.
+
+  --profile DIR       the profile (default: $SENDLEDGER_PROFILE, else the data directory)
+  --hidden            only make sure the tray runs; open no window (what log-in starts)
+  --intent=resume     open the window on the Resume confirmation
+  --intent=pair       open the window on a new pairing code for the extension
+  --help, --version   print this or the version, and exit
+
+The command line, its API and its doors: `sendledger --help`.
+";
 
 impl Args {
     /// Parses the arguments after the program name.
@@ -65,6 +87,8 @@ impl Args {
                 "--hidden" => out.hidden = true,
                 "--from-tray" => out.from_tray = true,
                 "--prepared" => out.prepared = true,
+                "--help" | "-h" => out.help = true,
+                "--version" | "-V" => out.version = true,
                 "--intent=resume" => out.intent = Some(Ask::Resume),
                 "--intent=pair" => out.intent = Some(Ask::Pair),
                 "--profile" => out.profile = it.next().map(PathBuf::from),
@@ -83,6 +107,9 @@ impl Args {
 pub fn run() -> i32 {
     handover::keep_activation_token();
     let args = Args::parse(std::env::args().skip(1));
+    if args.help || args.version {
+        return print_help(&args);
+    }
     let profile = match Profile::resolve(args.profile.as_deref()) {
         Ok(p) => p,
         Err(e) => return refuse(&e.to_string(), EXIT_NOT_OWNER),
@@ -95,6 +122,9 @@ pub fn run() -> i32 {
     }
     if args.hidden {
         return 0;
+    }
+    if let Some(code) = pass_to_running_window(&profile) {
+        return code;
     }
     let app = with_plugins(tauri::Builder::default(), &args, &profile)
         .invoke_handler(commands::handler())
@@ -252,6 +282,27 @@ fn autostart_args(args: &Args) -> Vec<String> {
         out.push(format!("--profile={}", p.display()));
     }
     out
+}
+
+/// A window of this profile runs: this launch is passed to it, and the exit code is
+/// returned; `None`: this launch is the window.
+fn pass_to_running_window(profile: &Profile) -> Option<i32> {
+    match pass::pass(&profile.window_bus_id(), std::env::args().collect()) {
+        pass::Passed::NoWindow => None,
+        pass::Passed::Taken => Some(0),
+        pass::Passed::Dropped(why) => Some(handover::start_again(&why)),
+        pass::Passed::Unanswered(pid) => Some(handover::unanswered(pid)),
+    }
+}
+
+/// `--help` or `--version`: prints it, and nothing else happens.
+fn print_help(args: &Args) -> i32 {
+    if args.help {
+        print!("{USAGE}");
+    } else {
+        println!("sendledger-app {}", env!("CARGO_PKG_VERSION"));
+    }
+    0
 }
 
 /// The profile cannot be had: say so on stderr and exit without touching anything.

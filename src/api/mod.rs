@@ -187,6 +187,11 @@ pub struct SendView {
     /// Why it waits, for a queued send something holds back (usage limit, no usable tab,
     /// another send in flight, Stop), as a sentence.
     pub waiting: Option<String>,
+    /// The stop of its answer a Stop asked the tab for, in its phase (`pending`,
+    /// `dispatched`, `confirmed`, `uncertain`) with the tab's evidence; absent from owners
+    /// before it was shown.
+    #[serde(default)]
+    pub remote_stop: Option<crate::ledger::RemoteStop>,
 }
 
 /// One send with its timeline, from the owner's ledger or a reader.
@@ -197,6 +202,7 @@ pub fn show(src: &impl queue::Source, op_id: &OperationId) -> Result<SendView, L
     Ok(SendView {
         timeline: src.events(op_id.as_str())?,
         waiting: src.waiting(&send)?,
+        remote_stop: src.remote_stop(op_id.as_str())?,
         send,
     })
 }

@@ -3,7 +3,9 @@
 //! Computed here, once, for every front end (the tray window renders it as it is; the
 //! bridge serves it as `GET /v1/queue`). Times are ms since the Unix epoch.
 
-use crate::ledger::{Event, EventKind, EvidenceKind, ListFilter, Send, SendState, Status};
+use crate::ledger::{
+    Event, EventKind, EvidenceKind, ListFilter, RemotePhase, RemoteStop, Send, SendState, Status,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 
@@ -103,8 +105,45 @@ pub struct Row {
     pub waiting: Option<String>,
     /// What a person may do now.
     pub actions: Vec<Action>,
+    /// The stop of its answer a Stop asked the tab for (the send was already clicked);
+    /// absent from owners before it was shown.
+    #[serde(default)]
+    pub remote_stop: Option<AnswerStop>,
     /// The audit trail, oldest first.
     pub timeline: Vec<Step>,
+}
+
+/// The stop of a clicked send's answer, as a person sees it on the send's row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerStop {
+    /// pending → dispatched → confirmed | uncertain.
+    pub phase: RemotePhase,
+    /// The phase in words, with what the tab reported ([`answer_stop_words`]).
+    pub words: String,
+    /// When the phase last changed.
+    pub updated_at: i64,
+}
+
+/// What became of the stop of a send's answer, as a sentence for a person.
+pub fn answer_stop_words(rs: &RemoteStop) -> String {
+    let said = rs
+        .evidence
+        .as_deref()
+        .map(|e| format!(": {e}"))
+        .unwrap_or_default();
+    match rs.phase {
+        RemotePhase::Pending => format!(
+            "Stop of its answer: asked by {}, waiting for its tab to click the page's stop button",
+            rs.requested_by
+        ),
+        RemotePhase::Dispatched => {
+            "Stop of its answer: its tab is clicking the page's stop button".to_string()
+        }
+        RemotePhase::Confirmed => format!("Stop of its answer: confirmed{said}"),
+        RemotePhase::Uncertain => format!(
+            "Stop of its answer: not known whether it stopped{said}; look at the conversation"
+        ),
+    }
 }
 
 /// Counts and the gate, for a window's header and the tray.
@@ -151,6 +190,8 @@ pub trait Source {
     fn counts(&self) -> crate::ledger::Result<Status>;
     /// Why the queued send `send` waits now, as a sentence; `None` when nothing holds it.
     fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>>;
+    /// The remote stop asked for on a send's answer, if any.
+    fn remote_stop(&self, op_id: &str) -> crate::ledger::Result<Option<RemoteStop>>;
 }
 
 impl Source for crate::ledger::Ledger {
@@ -169,6 +210,9 @@ impl Source for crate::ledger::Ledger {
     fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>> {
         let now = self.now_ms();
         Ok(crate::ledger::Ledger::waiting(self, send)?.map(|w| w.sentence(now)))
+    }
+    fn remote_stop(&self, op_id: &str) -> crate::ledger::Result<Option<RemoteStop>> {
+        crate::ledger::Ledger::remote_stop(self, op_id)
     }
 }
 
@@ -189,6 +233,9 @@ impl Source for crate::ledger::LedgerReader {
         use crate::clock::Clock;
         let now = crate::clock::SystemClock.now_ms();
         Ok(crate::ledger::LedgerReader::waiting(self, send)?.map(|w| w.sentence(now)))
+    }
+    fn remote_stop(&self, op_id: &str) -> crate::ledger::Result<Option<RemoteStop>> {
+        crate::ledger::LedgerReader::remote_stop(self, op_id)
     }
 }
 
@@ -335,6 +382,11 @@ fn row_of(
         _ => Vec::new(),
     };
     let waiting = src.waiting(&send)?;
+    let remote_stop = src.remote_stop(&send.op_id)?.map(|rs| AnswerStop {
+        phase: rs.phase,
+        words: answer_stop_words(&rs),
+        updated_at: rs.updated_at,
+    });
     Ok(Row {
         label: state_words(&send).to_string(),
         preview: preview(&send.text),
@@ -350,6 +402,7 @@ fn row_of(
         notified_at: send.notified_at,
         waiting,
         actions,
+        remote_stop,
         timeline: timeline.into_iter().map(Into::into).collect(),
     })
 }

@@ -2,8 +2,8 @@
 
 use super::backend;
 use super::output::{emit, CliError};
-use crate::api::Request;
-use crate::ledger::{Decision, Event, ListFilter, QueueRequest, Resolution, Send, SendState};
+use crate::api::{Request, SendView};
+use crate::ledger::{Decision, ListFilter, QueueRequest, Resolution, Send, SendState};
 use serde_json::json;
 use std::path::Path;
 
@@ -84,7 +84,8 @@ fn one_line(s: &Send) -> String {
     format!("{:<36}  {:<10}  {preview}{more}", s.op_id, s.state)
 }
 
-fn describe(s: &Send, timeline: &[Event], waiting: Option<&str>) -> String {
+fn describe(view: &SendView) -> String {
+    let (s, timeline, waiting) = (&view.send, &view.timeline, view.waiting.as_deref());
     let mut out = format!(
         "operation {}\nstate      {}\nconversation {}\ntext       {}\n",
         s.op_id,
@@ -111,6 +112,12 @@ fn describe(s: &Send, timeline: &[Event], waiting: Option<&str>) -> String {
             "answer     {} ({} chars)\n",
             a.message_id,
             a.text.chars().count()
+        ));
+    }
+    if let Some(rs) = &view.remote_stop {
+        out.push_str(&format!(
+            "stop       {}\n",
+            crate::api::queue::answer_stop_words(rs)
         ));
     }
     out.push_str("timeline\n");
@@ -197,17 +204,8 @@ pub(crate) fn list(profile: Option<&Path>, json: bool, a: ListArgs) -> Result<()
 
 pub(crate) fn show(profile: Option<&Path>, json: bool, a: ShowArgs) -> Result<(), CliError> {
     let reader = backend::reader(profile)?;
-    let send = reader
-        .get(&a.id)?
-        .ok_or_else(|| crate::ledger::LedgerError::UnknownSend(a.id.clone()))?;
-    let timeline = reader.timeline(&a.id)?;
-    let now = crate::clock::Clock::now_ms(&crate::clock::SystemClock);
-    let waiting = reader.waiting(&send)?.map(|w| w.sentence(now));
-    emit(
-        json,
-        &json!({ "send": send, "timeline": timeline, "waiting": waiting }),
-        || describe(&send, &timeline, waiting.as_deref()),
-    );
+    let view = crate::api::show(&reader, &a.id.as_str().into())?;
+    emit(json, &json!(view), || describe(&view));
     Ok(())
 }
 

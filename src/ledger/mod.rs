@@ -548,6 +548,11 @@ impl Ledger {
         Ok(read::timeline(&self.conn, op_id)?)
     }
 
+    /// The remote stop a Stop asked for on `op_id`'s answer, in whatever phase, if any.
+    pub fn remote_stop(&self, op_id: &str) -> Result<Option<RemoteStop>> {
+        Ok(remote_stop::of_send(&self.conn, op_id)?)
+    }
+
     /// Audit events after `after_id` (the change feed), at most `limit`.
     pub fn events_since(&self, after_id: i64, limit: u32) -> Result<Vec<Event>> {
         Ok(read::events_since(&self.conn, after_id, limit)?)
@@ -626,6 +631,11 @@ impl LedgerReader {
     /// A send's audit trail, oldest first.
     pub fn timeline(&self, op_id: &str) -> Result<Vec<Event>> {
         read::timeline(&self.conn, op_id).map_err(|e| error::from_sqlite(e, &self.path))
+    }
+
+    /// The remote stop a Stop asked for on `op_id`'s answer, in whatever phase, if any.
+    pub fn remote_stop(&self, op_id: &str) -> Result<Option<RemoteStop>> {
+        remote_stop::of_send(&self.conn, op_id).map_err(|e| error::from_sqlite(e, &self.path))
     }
 
     /// The profile at a glance.

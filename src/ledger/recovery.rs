@@ -9,6 +9,7 @@
 //! Compare `fail()`, which knows where the caller stood: claimed → rejected.
 
 use super::error::Result;
+use super::sends;
 use crate::clock::Millis;
 use rusqlite::{params, Transaction};
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,9 @@ pub const QUEUED_AT_RESTART: &str =
 /// Evidence recorded for a send claimed or dispatched at a restart.
 pub const IN_FLIGHT_AT_RESTART: &str =
     "claimed or dispatched when the previous owner stopped: it may or may not have been sent; check the conversation";
+/// Evidence recorded for a remote stop whose click was dispatched at a restart.
+pub const STOP_CLICK_AT_RESTART: &str =
+    "the owner restarted after the tab was told to click the stop button: nobody knows whether the answer stopped";
 
 /// What recovery changed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,11 +59,21 @@ pub(crate) fn recover(tx: &Transaction, now: Millis) -> Result<RecoveryReport> {
          WHERE state IN ('claimed', 'dispatched')",
         params![now, RECOVERY_ACTOR, IN_FLIGHT_AT_RESTART],
     )?;
+    let clicking: Vec<String> = {
+        let mut stmt = tx.prepare("SELECT op_id FROM remote_stops WHERE phase = 'dispatched'")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
     let remote_stops_uncertain = tx.execute(
         "UPDATE remote_stops SET phase = 'uncertain', updated_at = ?1, \
-         evidence = 'the owner restarted after the stop click was dispatched' WHERE phase = 'dispatched'",
-        [now],
+         evidence = ?2 WHERE phase = 'dispatched'",
+        params![now, STOP_CLICK_AT_RESTART],
     )?;
+    for op_id in &clicking {
+        let send = sends::load(tx, op_id)?;
+        let note = format!("remote stop uncertain: {STOP_CLICK_AT_RESTART}");
+        sends::note(tx, &send, RECOVERY_ACTOR, (&note, None), now)?;
+    }
     let tool_calls_uncertain = tx.execute(
         "UPDATE tool_calls SET state = 'uncertain' WHERE state = 'started'",
         [],

@@ -5,6 +5,7 @@
 //! that nothing was being generated (migration 0008). Nothing invents a confirmation.
 
 use super::error::{LedgerError, Result};
+use super::sends;
 use crate::clock::Millis;
 use rusqlite::{params, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
@@ -24,12 +25,55 @@ pub enum RemotePhase {
 }
 
 impl RemotePhase {
-    fn as_str(self) -> &'static str {
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
         match self {
             Self::Pending => "pending",
             Self::Dispatched => "dispatched",
             Self::Confirmed => "confirmed",
             Self::Uncertain => "uncertain",
+        }
+    }
+
+    fn parse(s: &str) -> rusqlite::Result<Self> {
+        Ok(match s {
+            "pending" => Self::Pending,
+            "dispatched" => Self::Dispatched,
+            "confirmed" => Self::Confirmed,
+            "uncertain" => Self::Uncertain,
+            other => {
+                return Err(rusqlite::Error::FromSqlConversionFailure(
+                    3,
+                    rusqlite::types::Type::Text,
+                    format!("unknown remote stop phase {other:?}").into(),
+                ))
+            }
+        })
+    }
+}
+
+/// The note a Stop leaves on a clicked send's audit trail when it asks for a remote stop.
+const PENDING_NOTE: &str = "Stop asked the tab to click the page's stop button for this send's answer (remote stop pending)";
+
+/// The note a phase reported by the tab leaves on the send's audit trail (`from`: the
+/// phase before), so the timeline, `GET /v1/sends/{op_id}` and the window show it.
+fn phase_note(from: &str, phase: RemotePhase, evidence: Option<&str>) -> String {
+    let said = evidence.map(str::trim).filter(|e| !e.is_empty());
+    match (phase, said) {
+        (RemotePhase::Pending, _) => PENDING_NOTE.to_string(),
+        (RemotePhase::Dispatched, _) => {
+            "remote stop dispatched: the tab is clicking the page's stop button".to_string()
+        }
+        (RemotePhase::Confirmed, Some(e)) if from == "pending" => {
+            format!("remote stop confirmed without a click: {e}")
+        }
+        (RemotePhase::Confirmed, Some(e)) => format!("remote stop confirmed: {e}"),
+        (RemotePhase::Confirmed, None) => {
+            "remote stop confirmed: the page showed the answer stopped".to_string()
+        }
+        (RemotePhase::Uncertain, Some(e)) => format!("remote stop uncertain: {e}"),
+        (RemotePhase::Uncertain, None) => {
+            "remote stop uncertain: the tab could not tell whether the answer stopped".to_string()
         }
     }
 }
@@ -71,6 +115,8 @@ pub(crate) fn request_for_clicked(tx: &Transaction, by: &str, now: Millis) -> Re
             params![op_id, epoch, now, by],
         )?;
         if n == 1 {
+            let send = sends::load(tx, &op_id)?;
+            sends::note(tx, &send, by, (PENDING_NOTE, None), now)?;
             out.push(op_id);
         }
     }
@@ -100,29 +146,40 @@ pub(crate) fn list_open(
     lease_id: Option<&str>,
 ) -> Result<Vec<RemoteStop>> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT rs.op_id, coalesce(r.conversation_id, s.conversation_id), rs.epoch, rs.phase, \
-         rs.requested_at, rs.requested_by, rs.updated_at, rs.evidence {STOP_JOINS} \
-         WHERE rs.phase IN ('pending', 'dispatched') AND (?1 IS NULL OR {LEASE_MAY_REPORT}) \
+        "SELECT {STOP_COLUMNS} {STOP_JOINS} WHERE rs.phase IN ('pending', 'dispatched') AND (?1 IS NULL OR {LEASE_MAY_REPORT}) \
          ORDER BY rs.requested_at, rs.op_id"
     ))?;
-    let rows = stmt.query_map([lease_id], |r| {
-        let phase: String = r.get(3)?;
-        Ok(RemoteStop {
-            op_id: r.get(0)?,
-            conversation_id: r.get(1)?,
-            epoch: r.get(2)?,
-            phase: if phase == "pending" {
-                RemotePhase::Pending
-            } else {
-                RemotePhase::Dispatched
-            },
-            requested_at: r.get(4)?,
-            requested_by: r.get(5)?,
-            updated_at: r.get(6)?,
-            evidence: r.get(7)?,
-        })
-    })?;
+    let rows = stmt.query_map([lease_id], from_row)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The columns [`from_row`] reads, over [`STOP_JOINS`].
+const STOP_COLUMNS: &str = "rs.op_id, coalesce(r.conversation_id, s.conversation_id), rs.epoch, \
+     rs.phase, rs.requested_at, rs.requested_by, rs.updated_at, rs.evidence";
+
+fn from_row(r: &rusqlite::Row) -> rusqlite::Result<RemoteStop> {
+    Ok(RemoteStop {
+        op_id: r.get(0)?,
+        conversation_id: r.get(1)?,
+        epoch: r.get(2)?,
+        phase: RemotePhase::parse(&r.get::<_, String>(3)?)?,
+        requested_at: r.get(4)?,
+        requested_by: r.get(5)?,
+        updated_at: r.get(6)?,
+        evidence: r.get(7)?,
+    })
+}
+
+/// The remote stop of one send, in whatever phase, if a Stop asked for one.
+pub(crate) fn of_send(
+    conn: &rusqlite::Connection,
+    op_id: &str,
+) -> rusqlite::Result<Option<RemoteStop>> {
+    conn.prepare_cached(&format!(
+        "SELECT {STOP_COLUMNS} {STOP_JOINS} WHERE rs.op_id = ?1"
+    ))?
+    .query_row([op_id], from_row)
+    .optional()
 }
 
 /// Moves a remote stop to `phase`, as reported by `lease_id` (legal: pending → dispatched
@@ -172,7 +229,11 @@ pub(crate) fn set_phase(
             m.contains("remote stop already settled") || m.contains("illegal remote stop phase")
         });
     match written {
-        Ok(_) => Ok(()),
+        Ok(_) => {
+            let send = sends::load(tx, op_id)?;
+            let note = phase_note(&from, phase, evidence);
+            sends::note(tx, &send, "extension", (&note, None), now)
+        }
         // The triggers are the rule; the words come from the phase read above (either
         // trigger may fire first for a settled stop).
         Err(_) if refused_by_trigger && matches!(from.as_str(), "confirmed" | "uncertain") => {

@@ -1,0 +1,151 @@
+//! A launch passes itself to the profile's running window before this process starts any
+//! GTK, over the session bus, with bounds the single-instance plugin's own hand-over lacks:
+//! the window must answer within [`ANSWER_MS`], and a window that ends within [`KEPT_MS`]
+//! of taking the launch (its close was already on its way) did not keep it, so the launch
+//! opens a window itself. The call is the plugin's (`org.SingleInstance.DBus.ExecuteCallback`
+//! on the name `<Profile::window_bus_id>.SingleInstance`), so the running window's plugin
+//! answers it; the plugin's own hand-over stays for a window that appears after this looked.
+
+use gtk::gio;
+use gtk::glib::{self, ToVariant};
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long the running window may take to answer a launch, in ms.
+pub const ANSWER_MS: i32 = 5_000;
+/// How long after a window took a launch its end still means it did not keep it, in ms.
+pub const KEPT_MS: u64 = 500;
+/// GIO's words for a remote error saying the name has no owner (gio 0.18 binds no
+/// `DBusError` to read the remote error's name from).
+const GONE: [&str; 2] = [
+    "GDBus.Error:org.freedesktop.DBus.Error.ServiceUnknown",
+    "GDBus.Error:org.freedesktop.DBus.Error.NameHasNoOwner",
+];
+/// Bound on each question to the bus itself (who holds the name), in ms.
+const BUS_MS: i32 = 1_000;
+
+/// What became of the launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Passed {
+    /// No window of this profile runs (or no session bus): this launch is the window.
+    NoWindow,
+    /// The running window took it and still runs: nothing more to do.
+    Taken,
+    /// The window dropped it or ended as it took it (`why`): start again
+    /// ([`crate::handover::start_again`]).
+    Dropped(String),
+    /// The window (pid, if the bus knew it) did not answer within [`ANSWER_MS`].
+    Unanswered(Option<u32>),
+}
+
+/// Passes this launch (`argv`, the program first) to the window holding `bus_id`'s name.
+pub fn pass(bus_id: &str, argv: Vec<String>) -> Passed {
+    let Ok(bus) = gio::bus_get_sync(gio::BusType::Session, gio::Cancellable::NONE) else {
+        return Passed::NoWindow;
+    };
+    let name = format!("{bus_id}.SingleInstance");
+    let Some(owner) = ask_bus(&bus, "GetNameOwner", &name, "(s)").and_then(|v| v.get::<String>())
+    else {
+        return Passed::NoWindow;
+    };
+    let pid = ask_bus(&bus, "GetConnectionUnixProcessID", &owner, "(u)").and_then(|v| v.get());
+    let ctx = glib::MainContext::new();
+    let pushed = ctx.with_thread_default(|| {
+        // Subscribed before the call, so an end that follows the answer is never missed.
+        let ended = Rc::new(Cell::new(false));
+        let seen = ended.clone();
+        let watch = bus.signal_subscribe(
+            Some("org.freedesktop.DBus"),
+            Some("org.freedesktop.DBus"),
+            Some("NameOwnerChanged"),
+            Some("/org/freedesktop/DBus"),
+            Some(&name),
+            gio::DBusSignalFlags::NONE,
+            move |_, _, _, _, _, args| {
+                let now: Option<(String, String, String)> = args.get();
+                if now.is_some_and(|(_, _, new)| new != owner) {
+                    seen.set(true);
+                }
+            },
+        );
+        let answered = call(&bus, &name, argv);
+        let out = match answered {
+            Ok(()) if ends_within(&ctx, &ended, KEPT_MS) => {
+                Passed::Dropped("it closed as it took the launch".into())
+            }
+            Ok(()) => Passed::Taken,
+            Err(e) if e.matches(gio::IOErrorEnum::TimedOut) => Passed::Unanswered(pid),
+            // The name went before the call reached it: nobody holds it now.
+            Err(e) if GONE.iter().any(|g| e.message().starts_with(g)) => Passed::NoWindow,
+            Err(e) => Passed::Dropped(e.message().to_string()),
+        };
+        #[allow(deprecated)] // the replacement (0.19's `SignalSubscription`) is not in gio 0.18
+        bus.signal_unsubscribe(watch);
+        out
+    });
+    pushed.unwrap_or(Passed::NoWindow)
+}
+
+/// The plugin's method, as its own hand-over calls it: `(argv, cwd)`, answered empty.
+fn call(bus: &gio::DBusConnection, name: &str, argv: Vec<String>) -> Result<(), glib::Error> {
+    let cwd = std::env::current_dir()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let path = format!("/{}", name.replace('.', "/").replace('-', "_"));
+    bus.call_sync(
+        Some(name),
+        &path,
+        "org.SingleInstance.DBus",
+        "ExecuteCallback",
+        Some(&(argv, cwd).to_variant()),
+        None,
+        gio::DBusCallFlags::NO_AUTO_START,
+        ANSWER_MS,
+        gio::Cancellable::NONE,
+    )
+    .map(drop)
+}
+
+/// One question to the bus daemon about `arg`, answered within [`BUS_MS`]: the reply's
+/// first value, or `None` (no such name, or no answer).
+fn ask_bus(bus: &gio::DBusConnection, method: &str, arg: &str, ty: &str) -> Option<glib::Variant> {
+    bus.call_sync(
+        Some("org.freedesktop.DBus"),
+        "/org/freedesktop/DBus",
+        "org.freedesktop.DBus",
+        method,
+        Some(&(arg,).to_variant()),
+        Some(glib::VariantTy::new(ty).ok()?),
+        gio::DBusCallFlags::NONE,
+        BUS_MS,
+        gio::Cancellable::NONE,
+    )
+    .ok()
+    .map(|v| v.child_value(0))
+}
+
+/// Whether `ended` is set (the name changed hands) within `ms`, dispatching `ctx`'s
+/// signals meanwhile.
+fn ends_within(ctx: &glib::MainContext, ended: &Rc<Cell<bool>>, ms: u64) -> bool {
+    let over = Arc::new(AtomicBool::new(false));
+    let set = over.clone();
+    let timer = glib::timeout_source_new(
+        Duration::from_millis(ms),
+        None,
+        glib::Priority::DEFAULT,
+        move || {
+            set.store(true, Ordering::SeqCst);
+            glib::ControlFlow::Break
+        },
+    );
+    timer.attach(Some(ctx));
+    while !ended.get() && !over.load(Ordering::SeqCst) {
+        ctx.iteration(true);
+    }
+    timer.destroy();
+    ended.get()
+}
