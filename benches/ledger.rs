@@ -4,9 +4,11 @@
 //! - `durable_transition`: one committed transition (queue, claim, dispatch, accept,
 //!   complete, in turn) next to `fsync_baseline`, a raw 256-byte write + fsync of a file in
 //!   the same directory.
-//! - `paired`: not a criterion benchmark: a loop timing a transition, a write+fsync and a
-//!   write+fdatasync back to back, 2,000 rounds (`SENDLEDGER_BENCH_PAIRS`), for the p50
-//!   ratio printed at the end (target ≤ 1.3).
+//! - `paired`: not a criterion benchmark: a loop timing a transition, a write+fsync, a
+//!   write+fdatasync and `sqlite_floor` (the least any SQLite commit costs: one row's
+//!   `UPDATE` in a one-table file with the ledger's pragmas, WAL and `synchronous=FULL`,
+//!   no index, no trigger) back to back, 2,000 rounds (`SENDLEDGER_BENCH_PAIRS`), for the
+//!   p50 ratios printed at the end (target ≤ 1.3).
 //! - `transition_at_size/N`: the same transitions with N sends of history already in the
 //!   ledger (target: flat within 1.2× from 10³ to 10⁶). `paired_size/N`: not criterion: the
 //!   three sizes open at once, taking turns transition by transition, for the p50 spread.
@@ -155,10 +157,18 @@ fn paired_ratio(root: &Path) {
         .open(profile.dir().join("fsync-baseline"))
         .unwrap();
     let buf = [7u8; 256];
+    let floor = sqlite_floor(profile.dir());
+    let mut bump = floor
+        .prepare("UPDATE floor SET n = n + 1 WHERE id = 1")
+        .unwrap();
     for i in 0..rounds {
-        for k in 0..3 {
+        for k in 0..4 {
             let t = Instant::now();
-            match (i + k) % 3 {
+            match (i + k) % 4 {
+                3 => {
+                    bump.execute([]).unwrap();
+                    record("paired/sqlite_floor", t.elapsed());
+                }
                 0 => {
                     pipeline.step();
                     record("paired/ledger_transition", t.elapsed());
@@ -176,8 +186,27 @@ fn paired_ratio(root: &Path) {
             }
         }
     }
+    drop(bump);
+    drop(floor);
     drop(pipeline);
     let _ = std::fs::remove_dir_all(profile.dir());
+}
+
+/// A one-table SQLite file beside the ledger, with the ledger's pragmas (`store.rs`): the
+/// floor under any ledger made of SQLite commits.
+fn sqlite_floor(dir: &Path) -> rusqlite::Connection {
+    let conn = rusqlite::Connection::open(dir.join("sqlite-floor.db")).unwrap();
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    conn.execute_batch(
+        "PRAGMA synchronous = FULL; \
+         CREATE TABLE floor (id INTEGER PRIMARY KEY, n INTEGER NOT NULL); \
+         INSERT INTO floor VALUES (1, 0);",
+    )
+    .unwrap();
+    conn
 }
 
 /// Transition cost by ledger size, paired: one pipeline per size, open at the same time,
@@ -493,6 +522,16 @@ fn report() {
             "p50 ratio (paired) transition / write+fdatasync: {:.3}",
             l / d
         );
+        if let Some(s) = p50.get("paired/sqlite_floor") {
+            println!(
+                "p50 ratio (paired) one-row SQLite commit / write+fsync: {:.3} (the floor of any SQLite ledger)",
+                s / f
+            );
+            println!(
+                "p50 ratio (paired) transition / one-row SQLite commit: {:.3}",
+                l / s
+            );
+        }
     }
     spread(&p50, "transition_at_size/", "criterion runs, not paired");
     spread(&p50, "paired_size/", "paired");

@@ -9,6 +9,7 @@ const COMMANDS: &[&str] = &[
     "resume",
     "resolve",
     "requeue",
+    "withdraw",
     "pairing_code",
     "connect",
     "create_key",

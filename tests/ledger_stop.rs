@@ -1067,3 +1067,36 @@ fn every_remote_stop_phase_is_on_the_sends_audit_trail_and_in_its_view() {
         "{said:?}"
     );
 }
+
+/// The tab's words become a note, so they are bounded like every note (4 KiB) and a
+/// refusal writes nothing; words with no visible character read as none.
+#[test]
+fn a_remote_stops_evidence_is_bounded_and_invisible_words_say_nothing() {
+    let (_fx, mut ledger, lease) = accepted_then_stopped("op-1");
+    let before = dump(ledger.raw_connection());
+    assert_refused(
+        ledger.remote_stop_phase(
+            &lease,
+            "op-1",
+            RemotePhase::Uncertain,
+            Some(&"x".repeat(4097)),
+        ),
+        "over the limit of 4096 bytes",
+    );
+    assert_eq!(before, dump(ledger.raw_connection()));
+    assert_eq!(
+        sendledger::ledger::remote_said(Some(" \u{200b}\u{feff} ")),
+        None
+    );
+    assert_eq!(
+        sendledger::ledger::remote_said(Some(" no button ")),
+        Some("no button")
+    );
+    ledger
+        .remote_stop_phase(&lease, "op-1", RemotePhase::Uncertain, Some("\u{200b}"))
+        .unwrap();
+    assert_eq!(
+        notes(&ledger, "op-1").last().unwrap().1,
+        "remote stop uncertain: the tab could not tell whether the answer stopped"
+    );
+}

@@ -168,7 +168,7 @@ function build(row, previous) {
     w.textContent = `Waiting: ${row.waiting || status.waiting}`;
   }
   if (row.state === "page_error") {
-    const said = [...row.timeline].reverse().find((s) => s.to === "page_error" && s.evidence);
+    const said = [...row.timeline].reverse().find((s) => s.transition && s.to === "page_error" && s.evidence);
     if (said) {
       const p = $(".page-said", el);
       p.hidden = false;
@@ -222,6 +222,11 @@ function build(row, previous) {
     const again = $(".again", el);
     again.hidden = false;
     $("button", again).addEventListener("click", () => requeueRow(row.op_id, el));
+  }
+  if (row.actions.includes("withdraw")) {
+    const back = $(".withdraw", el);
+    back.hidden = false;
+    $("button", back).addEventListener("click", () => withdrawRow(row.op_id, el));
   }
   const tl = $(".timeline", el);
   $("summary", tl).textContent = `Timeline (${row.timeline.length})`;
@@ -376,6 +381,19 @@ async function requeueRow(opId, el) {
     apply({ kind: "changed", status, rows: changed });
   } catch (e) {
     showError(again, e);
+  }
+}
+
+async function withdrawRow(opId, el) {
+  const back = $(".withdraw", el);
+  clearError(back);
+  $("button", back).disabled = true;
+  try {
+    const changed = await invoke("withdraw", { op_id: opId, by: who });
+    apply({ kind: "changed", status, rows: changed });
+  } catch (e) {
+    $("button", back).disabled = false;
+    showError(back, e);
   }
 }
 

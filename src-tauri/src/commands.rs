@@ -62,6 +62,16 @@ pub async fn requeue(
     desk.requeue(op_id, by).await
 }
 
+/// Take back one send before it is clicked (queued or claimed → stopped).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn withdraw(
+    desk: State<'_, Arc<Desk>>,
+    op_id: String,
+    by: Option<String>,
+) -> Result<Vec<Row>, Refusal> {
+    desk.withdraw(op_id, by).await
+}
+
 /// A one-time code for pairing the extension (valid 5 minutes).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn pairing_code(desk: State<'_, Arc<Desk>>) -> Result<json::Pairing, Refusal> {
@@ -151,6 +161,7 @@ pub fn handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + 
         resume,
         resolve,
         requeue,
+        withdraw,
         pairing_code,
         connect,
         create_key,

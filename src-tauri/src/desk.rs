@@ -182,6 +182,17 @@ impl Desk {
         self.rows(ids).await
     }
 
+    /// Takes back one send before it is clicked (queued or claimed → stopped).
+    pub async fn withdraw(&self, op_id: String, by: Option<String>) -> Result<Vec<Row>, Refusal> {
+        let by = self.by(by);
+        self.apply(Request::Withdraw {
+            op_id: op_id.clone().into(),
+            by,
+        })
+        .await?;
+        self.rows(BTreeSet::from([op_id])).await
+    }
+
     /// A new one-time pairing code for the extension.
     pub async fn pairing_code(&self) -> Result<json::Pairing, Refusal> {
         let c = self.client.clone();

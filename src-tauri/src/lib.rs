@@ -55,6 +55,9 @@ pub struct Args {
     pub from_tray: bool,
     /// Build the window hidden and show it when the tray says so on stdin ([`prepared`]).
     pub prepared: bool,
+    /// Passed by a launch that starts again by itself if this window is ending
+    /// ([`pass::PASSED_ARG`]): an ending window leaves it alone.
+    pub passed: bool,
     /// Print [`USAGE`] and exit, opening nothing.
     pub help: bool,
     /// Print the version and exit, opening nothing.
@@ -88,6 +91,7 @@ impl Args {
                 "--from-tray" => out.from_tray = true,
                 "--prepared" => out.prepared = true,
                 "--help" | "-h" => out.help = true,
+                pass::PASSED_ARG => out.passed = true,
                 "--version" | "-V" => out.version = true,
                 "--intent=resume" => out.intent = Some(Ask::Resume),
                 "--intent=pair" => out.intent = Some(Ask::Pair),
@@ -244,8 +248,10 @@ fn with_plugins(
                         return;
                     }
                     if window::ending() {
-                        // This window is closing: the launch gets a window of its own.
-                        if !again.hidden {
+                        // This window is closing: the launch gets a window of its own (a
+                        // passed launch sees this window let go of the name, and starts
+                        // again by itself).
+                        if !again.hidden && !again.passed {
                             handover::relaunch(&argv, &dir);
                         }
                         return;

@@ -1,8 +1,8 @@
 //! A launch passes itself to the profile's running window before this process starts any
 //! GTK, over the session bus, with bounds the single-instance plugin's own hand-over lacks:
-//! the window must answer within [`ANSWER_MS`], and a window that ends within [`KEPT_MS`]
-//! of taking the launch (its close was already on its way) did not keep it, so the launch
-//! opens a window itself. The call is the plugin's (`org.SingleInstance.DBus.ExecuteCallback`
+//! the window must answer within [`ANSWER_MS`], and a window that lets go of the name
+//! within [`KEPT_MS`] of taking the launch, or before it (its close was already on its
+//! way), did not keep it, so the launch opens a window itself. The call is the plugin's (`org.SingleInstance.DBus.ExecuteCallback`
 //! on the name `<Profile::window_bus_id>.SingleInstance`), so the running window's plugin
 //! answers it; the plugin's own hand-over stays for a window that appears after this looked.
 
@@ -16,8 +16,10 @@ use std::time::Duration;
 
 /// How long the running window may take to answer a launch, in ms.
 pub const ANSWER_MS: i32 = 5_000;
-/// How long after a window took a launch its end still means it did not keep it, in ms.
-pub const KEPT_MS: u64 = 500;
+/// How long after a window took a launch its end still means it did not keep it, in ms: a
+/// close already on its way is seen within a few ms (0 of 15 rounds at a 20 ms gap), and
+/// a person does not close a window this soon after it was raised.
+pub const KEPT_MS: u64 = 250;
 /// GIO's words for a remote error saying the name has no owner (gio 0.18 binds no
 /// `DBusError` to read the remote error's name from).
 const GONE: [&str; 2] = [
@@ -41,9 +43,13 @@ pub enum Passed {
     Unanswered(Option<u32>),
 }
 
+/// The argument a passed launch carries, so a window that is ending leaves the launch to
+/// start again by itself ([`crate::Args::passed`]) instead of starting it anew too.
+pub const PASSED_ARG: &str = "--passed";
+
 /// Passes this launch (`argv`, the program first) to the window holding `bus_id`'s name.
-pub fn pass(bus_id: &str, argv: Vec<String>) -> Passed {
-    let Ok(bus) = gio::bus_get_sync(gio::BusType::Session, gio::Cancellable::NONE) else {
+pub fn pass(bus_id: &str, mut argv: Vec<String>) -> Passed {
+    let Some(bus) = session_bus() else {
         return Passed::NoWindow;
     };
     let name = format!("{bus_id}.SingleInstance");
@@ -52,11 +58,13 @@ pub fn pass(bus_id: &str, argv: Vec<String>) -> Passed {
         return Passed::NoWindow;
     };
     let pid = ask_bus(&bus, "GetConnectionUnixProcessID", &owner, "(u)").and_then(|v| v.get());
+    argv.push(PASSED_ARG.into());
     let ctx = glib::MainContext::new();
     let pushed = ctx.with_thread_default(|| {
         // Subscribed before the call, so an end that follows the answer is never missed.
-        let ended = Rc::new(Cell::new(false));
-        let seen = ended.clone();
+        let left = Rc::new(Cell::new(false));
+        let seen = left.clone();
+        let holder = owner.clone();
         let watch = bus.signal_subscribe(
             Some("org.freedesktop.DBus"),
             Some("org.freedesktop.DBus"),
@@ -65,20 +73,20 @@ pub fn pass(bus_id: &str, argv: Vec<String>) -> Passed {
             Some(&name),
             gio::DBusSignalFlags::NONE,
             move |_, _, _, _, _, args| {
-                let now: Option<(String, String, String)> = args.get();
-                if now.is_some_and(|(_, _, new)| new != owner) {
+                let changed: Option<(String, String, String)> = args.get();
+                if changed.is_some_and(|(_, old, _)| old == holder) {
                     seen.set(true);
                 }
             },
         );
-        let answered = call(&bus, &name, argv);
-        let out = match answered {
-            Ok(()) if ends_within(&ctx, &ended, KEPT_MS) => {
+        // To the window that holds the name now, by its own connection: never another.
+        let out = match call(&bus, &owner, &name, argv) {
+            Ok(()) if left_within(&ctx, &left, KEPT_MS) || !holds(&bus, &name, &owner) => {
                 Passed::Dropped("it closed as it took the launch".into())
             }
             Ok(()) => Passed::Taken,
             Err(e) if e.matches(gio::IOErrorEnum::TimedOut) => Passed::Unanswered(pid),
-            // The name went before the call reached it: nobody holds it now.
+            // It went before the call reached it: nobody holds the name for it now.
             Err(e) if GONE.iter().any(|g| e.message().starts_with(g)) => Passed::NoWindow,
             Err(e) => Passed::Dropped(e.message().to_string()),
         };
@@ -89,15 +97,52 @@ pub fn pass(bus_id: &str, argv: Vec<String>) -> Passed {
     pushed.unwrap_or(Passed::NoWindow)
 }
 
-/// The plugin's method, as its own hand-over calls it: `(argv, cwd)`, answered empty.
-fn call(bus: &gio::DBusConnection, name: &str, argv: Vec<String>) -> Result<(), glib::Error> {
+/// A private connection to the session bus the plugin uses (`DBUS_SESSION_BUS_ADDRESS`,
+/// else `$XDG_RUNTIME_DIR/bus`); `None` without one. Never GIO's shared connection, which
+/// would start a bus of its own (`dbus-launch`) where there is none.
+fn session_bus() -> Option<gio::DBusConnection> {
+    let address = std::env::var("DBUS_SESSION_BUS_ADDRESS")
+        .ok()
+        .filter(|a| !a.is_empty())
+        .or_else(|| {
+            let socket = std::path::Path::new(&std::env::var_os("XDG_RUNTIME_DIR")?).join("bus");
+            socket
+                .exists()
+                .then(|| format!("unix:path={}", socket.display()))
+        })?;
+    gio::DBusConnection::for_address_sync(
+        &address,
+        gio::DBusConnectionFlags::AUTHENTICATION_CLIENT
+            | gio::DBusConnectionFlags::MESSAGE_BUS_CONNECTION,
+        None,
+        gio::Cancellable::NONE,
+    )
+    .ok()
+}
+
+/// Whether `owner` still holds `name` (asked of the bus after the answer: an end that came
+/// before the watch was subscribed is seen here).
+fn holds(bus: &gio::DBusConnection, name: &str, owner: &str) -> bool {
+    ask_bus(bus, "GetNameOwner", name, "(s)")
+        .and_then(|v| v.get::<String>())
+        .is_some_and(|now| now == owner)
+}
+
+/// The plugin's method, as its own hand-over calls it: `(argv, cwd)`, answered empty; sent
+/// to `owner`, at the plugin's object path for `name`.
+fn call(
+    bus: &gio::DBusConnection,
+    owner: &str,
+    name: &str,
+    argv: Vec<String>,
+) -> Result<(), glib::Error> {
     let cwd = std::env::current_dir()
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
     let path = format!("/{}", name.replace('.', "/").replace('-', "_"));
     bus.call_sync(
-        Some(name),
+        Some(owner),
         &path,
         "org.SingleInstance.DBus",
         "ExecuteCallback",
@@ -128,9 +173,9 @@ fn ask_bus(bus: &gio::DBusConnection, method: &str, arg: &str, ty: &str) -> Opti
     .map(|v| v.child_value(0))
 }
 
-/// Whether `ended` is set (the name changed hands) within `ms`, dispatching `ctx`'s
+/// Whether `left` is set (the window let go of the name) within `ms`, dispatching `ctx`'s
 /// signals meanwhile.
-fn ends_within(ctx: &glib::MainContext, ended: &Rc<Cell<bool>>, ms: u64) -> bool {
+fn left_within(ctx: &glib::MainContext, left: &Rc<Cell<bool>>, ms: u64) -> bool {
     let over = Arc::new(AtomicBool::new(false));
     let set = over.clone();
     let timer = glib::timeout_source_new(
@@ -143,9 +188,9 @@ fn ends_within(ctx: &glib::MainContext, ended: &Rc<Cell<bool>>, ms: u64) -> bool
         },
     );
     timer.attach(Some(ctx));
-    while !ended.get() && !over.load(Ordering::SeqCst) {
+    while !left.get() && !over.load(Ordering::SeqCst) {
         ctx.iteration(true);
     }
     timer.destroy();
-    ended.get()
+    left.get()
 }

@@ -34,6 +34,8 @@ pub enum Request {
     },
     /// Queue again a stopped or rejected send.
     Requeue { op_id: OperationId, by: String },
+    /// Take back one send before it is clicked (queued or claimed → stopped), by a person.
+    Withdraw { op_id: OperationId, by: String },
     /// Stop: fence the epoch, close the gate.
     Stop { by: String },
     /// Resume after a Stop.
@@ -106,6 +108,8 @@ pub enum Outcome {
     Tool { tool_call: ToolCall },
     /// `Requeue`: the new operation linked to the old one.
     Requeued { send: Send },
+    /// `Withdraw`: the send, now stopped.
+    Withdrawn { send: Send },
     /// `MarkNotified`: whether this call recorded it (`false`: recorded before).
     Notified { notified: bool },
     /// `KeyCreate`: the new key and its secret, the only time the secret is handed out.
@@ -143,6 +147,9 @@ pub fn apply_as(
         },
         Request::Requeue { op_id, by } => Outcome::Requeued {
             send: ledger.requeue(op_id.as_str(), by)?,
+        },
+        Request::Withdraw { op_id, by } => Outcome::Withdrawn {
+            send: ledger.withdraw(op_id.as_str(), by)?,
         },
         Request::Stop { by } => Outcome::Stopped {
             stop: ledger.stop(by)?,

@@ -42,6 +42,8 @@ pub enum Action {
     Resend,
     /// Stopped or rejected: queue again as a new operation linked to it.
     QueueAgain,
+    /// Queued, or claimed and not yet clicked: take it back (it becomes stopped).
+    Withdraw,
 }
 
 /// One step of a send's audit trail.
@@ -126,9 +128,7 @@ pub struct AnswerStop {
 
 /// What became of the stop of a send's answer, as a sentence for a person.
 pub fn answer_stop_words(rs: &RemoteStop) -> String {
-    let said = rs
-        .evidence
-        .as_deref()
+    let said = crate::ledger::remote_said(rs.evidence.as_deref())
         .map(|e| format!(": {e}"))
         .unwrap_or_default();
     match rs.phase {
@@ -373,6 +373,9 @@ fn row_of(
         .find(|e| e.evidence_kind == Some(EvidenceKind::Observed))
         .and_then(|e| e.evidence.clone());
     let actions = match section {
+        Section::Pending if matches!(send.state, SendState::Queued | SendState::Claimed) => {
+            vec![Action::Withdraw]
+        }
         Section::Uncertain => vec![Action::Confirm, Action::Abandon, Action::Resend],
         Section::Stopped if queued_again_as.is_none() => vec![Action::QueueAgain],
         // The page said no (an error turn): a person may queue it again.

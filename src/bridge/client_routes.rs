@@ -31,6 +31,7 @@ pub(super) fn routes() -> Router<BridgeState> {
         .route("/v1/queue/rows", post(queue_rows))
         .route("/v1/sends/{op_id}/resolve", post(resolve))
         .route("/v1/sends/{op_id}/requeue", post(requeue))
+        .route("/v1/sends/{op_id}/withdraw", post(withdraw))
         .route("/v1/sends/{op_id}/notified", post(notified))
         .route("/v1/events", get(events::stream))
         .route("/v1/stop", post(stop))
@@ -230,6 +231,23 @@ async fn requeue(
     ok(run(
         &st,
         Request::Requeue {
+            op_id: op_id.into(),
+            by: b.by,
+        },
+    )
+    .await?)
+}
+
+/// `POST /v1/sends/{op_id}/withdraw {"by"}` → `{"send": Send}`: a person takes back one
+/// send before it is clicked (queued or claimed → stopped).
+async fn withdraw(
+    State(st): State<BridgeState>,
+    Path(op_id): Path<String>,
+    Body(b): Body<By>,
+) -> Answer {
+    ok(run(
+        &st,
+        Request::Withdraw {
             op_id: op_id.into(),
             by: b.by,
         },

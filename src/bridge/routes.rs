@@ -33,6 +33,11 @@ pub fn route(req: &Request) -> (&'static str, String, Value) {
             format!("/v1/sends/{}/requeue", segment(op_id.as_str())),
             json!({ "by": by }),
         ),
+        Request::Withdraw { op_id, by } => (
+            "POST",
+            format!("/v1/sends/{}/withdraw", segment(op_id.as_str())),
+            json!({ "by": by }),
+        ),
         Request::Stop { by } => ("POST", "/v1/stop".into(), json!({ "by": by })),
         Request::Resume { by } => ("POST", "/v1/resume".into(), json!({ "by": by })),
         Request::ToolAdmit { call_id } => (

@@ -199,6 +199,9 @@ fn decode(req: &Request, v: Value) -> Result<Outcome, serde_json::Error> {
         Request::Requeue { .. } => Outcome::Requeued {
             send: serde_json::from_value::<S>(v)?.send,
         },
+        Request::Withdraw { .. } => Outcome::Withdrawn {
+            send: serde_json::from_value::<S>(v)?.send,
+        },
         Request::ToolAdmit { .. } => Outcome::Admitted(serde_json::from_value(v)?),
         Request::MarkNotified { .. } => match serde_json::from_value(v)? {
             o @ Outcome::Notified { .. } => o,

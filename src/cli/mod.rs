@@ -54,6 +54,9 @@ pub enum Command {
     Resolve(sends::ResolveArgs),
     /// Queue again a stopped or rejected send (a new operation linked to it).
     Requeue(sends::RequeueArgs),
+    /// Take back one send before it is clicked (queued, or handed to the browser and not
+    /// yet clicked): it becomes stopped; the other sends go on.
+    Withdraw(sends::WithdrawArgs),
     /// Stop: fence the current epoch, stop every send not yet dispatched, close the gate.
     Stop(gate::StopArgs),
     /// Resume after a Stop or a usage limit (a person's decision).
@@ -108,6 +111,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Show(a) => sends::show(profile, json, a),
         Command::Resolve(a) => sends::resolve(profile, json, a),
         Command::Requeue(a) => sends::requeue(profile, json, a),
+        Command::Withdraw(a) => sends::withdraw(profile, json, a),
         Command::Stop(a) => gate::stop(profile, json, a),
         Command::Resume(a) => gate::resume(profile, json, a),
         Command::Tool(t) => tool::run(profile, json, t),

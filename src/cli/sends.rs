@@ -1,4 +1,4 @@
-//! `send`, `list`, `show`, `resolve`, `requeue`.
+//! `send`, `list`, `show`, `resolve`, `requeue`, `withdraw`.
 
 use super::backend;
 use super::output::{emit, CliError};
@@ -65,6 +65,15 @@ pub struct RequeueArgs {
     /// Operation id of the stopped or rejected send.
     pub id: String,
     /// Who decides (default: the OS user).
+    #[arg(long)]
+    pub by: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct WithdrawArgs {
+    /// Operation id of the queued (or claimed, not yet clicked) send.
+    pub id: String,
+    /// Who takes it back (default: the OS user).
     #[arg(long)]
     pub by: Option<String>,
 }
@@ -253,6 +262,25 @@ pub(crate) fn requeue(profile: Option<&Path>, json: bool, a: RequeueArgs) -> Res
     emit(json, &v, || {
         format!(
             "queued again as {}",
+            v["send"]["op_id"].as_str().unwrap_or_default()
+        )
+    });
+    Ok(())
+}
+
+pub(crate) fn withdraw(
+    profile: Option<&Path>,
+    json: bool,
+    a: WithdrawArgs,
+) -> Result<(), CliError> {
+    let req = Request::Withdraw {
+        op_id: a.id.into(),
+        by: a.by.unwrap_or_else(backend::os_user),
+    };
+    let v = serde_json::json!(backend::apply(profile, &req)?);
+    emit(json, &v, || {
+        format!(
+            "{} withdrawn: stopped before it was clicked, nothing was sent",
             v["send"]["op_id"].as_str().unwrap_or_default()
         )
     });

@@ -39,7 +39,7 @@ pub use limit_gate::LimitGate;
 pub use read::{ListFilter, Status};
 pub use record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
 pub use recovery::{RecoveryReport, IN_FLIGHT_AT_RESTART, QUEUED_AT_RESTART, RECOVERY_ACTOR};
-pub use remote_stop::{RemotePhase, RemoteStop};
+pub use remote_stop::{said as remote_said, RemotePhase, RemoteStop};
 pub use salvage::{SalvageReport, TableSalvage, MAX_MISSES};
 pub use sends::{
     prepare_text, Decision, FailStage, LimitHold, PageError, QueueRequest, Resolution, Resolved,
@@ -53,7 +53,7 @@ pub use writer::Writer;
 
 use crate::clock::{Clock, Millis, SystemClock};
 use crate::profile::{OwnerLock, Profile, Reserve};
-use rusqlite::{Connection, Transaction, TransactionBehavior};
+use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -341,6 +341,12 @@ impl Ledger {
         self.write(|tx, now| sends::requeue(tx, op_id, by, now))
     }
 
+    /// Takes back one send before it is clicked: queued or claimed → stopped, by a person
+    /// (`by`); the gate stays open and the other sends go on. See [`sends::withdraw`].
+    pub fn withdraw(&mut self, op_id: &str, by: &str) -> Result<Send> {
+        self.write(|tx, now| sends::withdraw(tx, op_id, by, now))
+    }
+
     /// Stop: fence the current epochs, stop every queued or claimed send, request remote
     /// stops for clicked ones and close the gate — one transaction, committed on return.
     /// On a full disk the profile's reserve is released for it (`used_reserve`).
@@ -481,8 +487,9 @@ impl Ledger {
     }
 
     /// Records evidence of `kind` for a person on a send (a note; its state does not
-    /// change). Repeating the latest evidence writes nothing. Returns whether a note was
-    /// written.
+    /// change). Repeating the latest evidence of that kind writes nothing (notes of other
+    /// kinds in between, such as a remote stop's, do not count). Returns whether a note
+    /// was written.
     pub fn note_evidence(
         &mut self,
         op_id: &str,
@@ -494,8 +501,9 @@ impl Ledger {
             let send = sends::load(tx, op_id)?;
             let last: Option<String> = tx
                 .query_row(
-                    "SELECT evidence FROM events WHERE op_id = ?1 AND kind = 'note' ORDER BY id DESC LIMIT 1",
-                    [op_id],
+                    "SELECT evidence FROM events WHERE op_id = ?1 AND kind = 'note' \
+                     AND evidence_kind = ?2 ORDER BY id DESC LIMIT 1",
+                    params![op_id, kind.as_str()],
                     |r| r.get(0),
                 )
                 .ok()

@@ -55,10 +55,24 @@ impl RemotePhase {
 /// The note a Stop leaves on a clicked send's audit trail when it asks for a remote stop.
 const PENDING_NOTE: &str = "Stop asked the tab to click the page's stop button for this send's answer (remote stop pending)";
 
+/// What the tab said, for a person: `evidence` trimmed, or `None` when it has no visible
+/// character (white space, controls and format characters such as U+200B only).
+pub fn said(evidence: Option<&str>) -> Option<&str> {
+    let e = evidence?.trim();
+    e.chars()
+        .any(|c| !c.is_whitespace() && !c.is_control() && !is_format(c))
+        .then_some(e)
+}
+
+/// Zero-width and other invisible format characters (Unicode's Cf, the common ones).
+fn is_format(c: char) -> bool {
+    matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
+}
+
 /// The note a phase reported by the tab leaves on the send's audit trail (`from`: the
 /// phase before), so the timeline, `GET /v1/sends/{op_id}` and the window show it.
 fn phase_note(from: &str, phase: RemotePhase, evidence: Option<&str>) -> String {
-    let said = evidence.map(str::trim).filter(|e| !e.is_empty());
+    let said = said(evidence);
     match (phase, said) {
         (RemotePhase::Pending, _) => PENDING_NOTE.to_string(),
         (RemotePhase::Dispatched, _) => {
@@ -208,6 +222,7 @@ pub(crate) fn set_phase(
         ))?
         .query_row([lease_id, op_id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
+    bounded(evidence)?;
     let Some((may_report, from)) = found else {
         return Err(LedgerError::UnknownRemoteStop(op_id.into()));
     };
@@ -269,6 +284,18 @@ pub(crate) fn set_uncertain(tx: &Transaction, op_id: &str, why: &str, now: Milli
         params![now, why, op_id],
     )?;
     Ok(())
+}
+
+/// The tab's evidence is a note on the send's trail: at most [`sends::MAX_NOTE_BYTES`].
+fn bounded(evidence: Option<&str>) -> Result<()> {
+    match evidence {
+        Some(e) if e.len() > sends::MAX_NOTE_BYTES => Err(LedgerError::Invalid(format!(
+            "the remote stop's evidence is {} bytes, over the limit of {} bytes: shorten it",
+            e.len(),
+            sends::MAX_NOTE_BYTES
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The message a trigger's `RAISE(ABORT, ...)` gave, if `e` is one.

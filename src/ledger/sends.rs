@@ -578,6 +578,26 @@ pub(crate) fn requeue(tx: &Transaction, op_id: &str, by: &str, now: Millis) -> R
     queue_again_unchecked(tx, &send, by, now)
 }
 
+/// A person takes back one send before it is clicked: queued or claimed → stopped, with
+/// who and why on its audit trail. A claimed send's tab asks for its grant only after this
+/// commits or before it: before, the send is dispatched and this refuses; after,
+/// [`dispatch`] refuses (it is no longer claimed), so nothing is clicked either way — the
+/// same re-check that makes Stop safe. The epoch is not fenced and the gate stays open:
+/// the other sends go on. Errors: [`LedgerError::WrongState`] for any other state (a
+/// dispatched send was clicked: Stop asks its tab to stop the answer).
+pub(crate) fn withdraw(tx: &Transaction, op_id: &str, by: &str, now: Millis) -> Result<Send> {
+    validate_note("who decided (--by)", by)?;
+    let send = load(tx, op_id)?;
+    if !matches!(send.state, SendState::Queued | SendState::Claimed) {
+        return Err(wrong(
+            &send,
+            "withdrawn (only queued sends, or claimed ones not yet clicked, are: a clicked send went out; Stop asks its tab to stop the answer)",
+        ));
+    }
+    let why = format!("withdrawn by {by} before it was clicked: nothing was sent");
+    transition(tx, op_id, SendState::Stopped, by, Some(&why), now)
+}
+
 fn queue_again_unchecked(tx: &Transaction, old: &Send, by: &str, now: Millis) -> Result<Send> {
     let existing: Option<String> = read::cached_row(
         tx,

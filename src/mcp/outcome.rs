@@ -22,7 +22,7 @@ pub enum Status {
     Uncertain,
     /// It never reached the chat (or a person abandoned it).
     Rejected,
-    /// A person pressed Stop before it was sent.
+    /// A person pressed Stop, or withdrew this send, before it was sent.
     Stopped,
     /// ChatGPT's usage limit holds it: it waits until the limit resets or a person resumes.
     Limited,
@@ -93,7 +93,7 @@ pub fn classify(state: &str, answer_given_up: bool) -> (Status, &'static str, bo
         "uncertain" => (Uncertain, UNCERTAIN_SENTENCE, false),
         "rejected" => (Rejected, "It never reached the chat (the tab could not take it, or sendledger restarted before sending it). It is safe to send it again with a NEW idempotency_key (the same key returns this rejected send).", true),
         "abandoned" => (Rejected, "A person abandoned this send in sendledger. Do not send it again unless the user asks you to.", false),
-        "stopped" => (Stopped, "A person pressed Stop in sendledger before it was sent: nothing was sent. Do not send again until the user resumes sending in sendledger.", false),
+        "stopped" => (Stopped, "A person stopped it in sendledger before it was sent (they pressed Stop, or withdrew this one): nothing was sent. Do not send it again unless the user asks; after a Stop, nothing is sent until they resume sending in sendledger.", false),
         s if s.contains("limit") => (Limited, "ChatGPT's usage limit holds this send: it waits until the limit resets or a person resumes. Do not send it again.", false),
         _ => (Uncertain, "sendledger reports a state this tool does not know. Do not send it again: ask the user to look at the send in sendledger.", false),
     }

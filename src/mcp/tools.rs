@@ -37,7 +37,7 @@ impl Tools {
     #[tool(
         name = "send_message",
         title = "Send a message into the user's ChatGPT tab",
-        description = "Types a message into the user's own ChatGPT tab and sends it, at most once, then waits up to wait_seconds for ChatGPT's answer. Always pass an idempotency_key: calling again with the same key and text returns the same send and never sends twice. Read `status` in the result: completed (the answer is in `answer`), pending (still running: call get_send with send_id; never send again), uncertain (it may or may not have been sent: do NOT send again, ask the user to confirm or abandon it in sendledger), rejected (never reached the chat), stopped (a person pressed Stop: do not retry), limited (ChatGPT's usage limit). Send again only when retry_safe is true, and then with a new idempotency_key.",
+        description = "Types a message into the user's own ChatGPT tab and sends it, at most once, then waits up to wait_seconds for ChatGPT's answer. Always pass an idempotency_key: calling again with the same key and text returns the same send and never sends twice. Read `status` in the result: completed (the answer is in `answer`), pending (still running: call get_send with send_id; never send again), uncertain (it may or may not have been sent: do NOT send again, ask the user to confirm or abandon it in sendledger), rejected (never reached the chat), stopped (a person pressed Stop or withdrew it: do not retry), limited (ChatGPT's usage limit). Send again only when retry_safe is true, and then with a new idempotency_key.",
         input_schema = args::schema::<SendMessageArgs>(),
         output_schema = schema_for_output::<SendOutcome>(),
         annotations(

@@ -47,7 +47,7 @@ pub(crate) fn of(send: &Send) -> Outcome {
         SendState::Stopped => fail(
             StatusCode::LOCKED,
             "stopped",
-            format!("a person pressed Stop in sendledger: send {op} was not typed and nothing was clicked; do not retry until they resume it there"),
+            format!("a person stopped send {op} in sendledger before it was clicked (they pressed Stop, or withdrew it): nothing was clicked; do not retry — after a Stop, nothing is sent until they resume it there"),
         ),
         SendState::Rejected => fail(
             StatusCode::UNPROCESSABLE_ENTITY,
