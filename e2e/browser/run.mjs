@@ -463,6 +463,38 @@ scenario('a_refused_grant_clears_the_composer_and_clicks_nothing', async (w) => 
   assert.equal((await w.send(second)).send.state, 'stopped');
 });
 
+scenario('a_send_withdrawn_while_its_tab_holds_it_is_never_clicked_and_the_next_goes_out', async (w) => {
+  // As above, but a person withdraws the one send instead of pressing Stop: its grant is
+  // refused, the composer is cleared, and with the gate still open the next send goes out.
+  await fakeConfig({ hold: 'answer' });
+  const [page] = await ready(w, { ownerArgs: ['--answer-ms', '1000'] });
+  const first = await w.queue('Answered slowly.', { conversation_id: CONV_A });
+  await w.until(first, 'accepted');
+  const second = await w.queue('Handed out, then withdrawn by a person.', { conversation_id: CONV_A });
+  await w.until(second, 'claimed');
+  const taken = await w.owner.request('POST', `/v1/sends/${second}/withdraw`, { by: 'e2e' });
+  assert.equal(taken.status, 200, JSON.stringify(taken.body));
+  assert.equal(taken.body.send.state, 'stopped');
+  await fakeConfig({ hold: false });
+  await fakeRelease();
+  const acted = await waitFor(
+    async () => {
+      const { outcomes = [] } = await (await w.worker()).evaluate(() => chrome.storage.session.get('outcomes'));
+      return outcomes.find((o) => o.op_id === second && o.outcome !== 'asking_grant');
+    },
+    { what: 'the tab to act on the withdrawn send', ms: 30_000 },
+  );
+  assert.equal(acted.outcome, 'refused', 'the tab asked for the grant and was refused');
+  const third = await w.queue('Goes out after the withdrawn one.', { conversation_id: CONV_A });
+  await w.until(third, 'completed');
+  const st = await fakeState();
+  assert.equal(st.clicks, 2, 'the withdrawn send was never clicked');
+  assert.deepEqual(st.requests.map((r) => r.text), ['Answered slowly.', 'Goes out after the withdrawn one.'],
+    'only the first and the third reached the page');
+  assert.equal(await page.locator('#prompt-textarea').textContent(), '', 'the composer holds no leftover text');
+  assert.equal((await w.send(second)).send.state, 'stopped');
+});
+
 scenario('a_draft_in_the_composer_rejects_the_send_and_stays_untouched', async (w) => {
   const [page] = await ready(w);
   await page.click('#prompt-textarea');
