@@ -755,114 +755,103 @@ def window_bus_name(profile):
     return f"org.sendledger.app.profile_{digest}.SingleInstance"
 
 
-def test_a_launch_whose_hand_over_a_closing_window_drops_opens_the_window_itself(desktop):
-    """A launch as the profile's window closes hands over to it; the closing window may drop
-    the hand-over unanswered (seen under load: the launch panicked and no window opened).
-    The launch starts again and, the name now free, is the window."""
-    p = Profile()
-    app = DirectApp(p, args=["--hidden"])
+class NameHolder:
+    """The profile's single-instance name held by a stand-in window (CLOSING_WINDOW) that
+    treats a launch's hand-over as `mode` says, beside a running tray."""
+
+    def __init__(self, mode):
+        self.profile = Profile()
+        self.app = DirectApp(self.profile, args=["--hidden"])
+        self.proc = subprocess.Popen(["/usr/bin/python3", "-c", CLOSING_WINDOW, window_bus_name(self.profile),
+                                      mode], stdout=subprocess.PIPE, text=True)
+        assert line_within(self.proc.stdout, 10) == "holding"
+
+    def launch(self, **kw):
+        p = self.profile
+        return subprocess.Popen([APP, "--profile", p.dir], env={**os.environ, "HOME": p.home}, **kw)
+
+    def run_launch(self, timeout):
+        p = self.profile
+        return subprocess.run([APP, "--profile", p.dir], env={**os.environ, "HOME": p.home},
+                              capture_output=True, text=True, timeout=timeout)
+
+    def close(self, *procs):
+        for proc in (self.proc, *procs):
+            if proc and proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+        self.app.close()
+
+
+def launch_opens_its_own_window(mode):
+    """A launch beside a stand-in in `mode` that lets go of the name opens the window
+    itself, with no panic. Returns what the stand-in printed when it was handed the launch."""
+    held = NameHolder(mode)
     x = X()
-    holder = subprocess.Popen(["/usr/bin/python3", "-c", CLOSING_WINDOW, window_bus_name(p)],
-                              stdout=subprocess.PIPE, text=True)
     launch = None
     try:
-        assert line_within(holder.stdout, 10) == "holding"
-        err = open(os.path.join(p.root, "launch.err"), "w+")
-        launch = subprocess.Popen([APP, "--profile", p.dir], env={**os.environ, "HOME": p.home},
-                                  stdout=subprocess.DEVNULL, stderr=err, text=True)
+        err = open(os.path.join(held.profile.root, "launch.err"), "w+")
+        launch = held.launch(stdout=subprocess.DEVNULL, stderr=err, text=True)
         win = wait_until(lambda: x.shown(), "the launch to open the window once the closing one is gone")[0]
-        assert holder.wait(10) == 0, "the closing window was handed the launch first"
+        said = line_within(held.proc.stdout, 1)
+        assert held.proc.wait(10) == 0, "the closing window was handed the launch first"
         assert x.pid_of(win) == launch.pid, "the launch itself is the window"
         x.close(win)
         assert launch.wait(20) == 0
         err.seek(0)
         assert "panicked" not in err.read()
+        return said
     finally:
-        for proc in (holder, launch):
-            if proc and proc.poll() is None:
-                proc.kill()
-                proc.wait(10)
-        app.close()
+        held.close(launch)
+
+
+def test_a_launch_whose_hand_over_a_closing_window_drops_opens_the_window_itself(desktop):
+    """A launch as the profile's window closes hands over to it; the closing window may drop
+    the hand-over unanswered (seen under load: the launch panicked and no window opened).
+    The launch starts again and, the name now free, is the window."""
+    assert launch_opens_its_own_window("drop") == "drop"
 
 
 def test_a_launch_the_running_window_keeps_refusing_says_so_and_exits(desktop):
     """Starting again is bounded: a window that answers every hand-over with an error gets
     three tries, then the launch says what happened and what to do, with no panic."""
-    p = Profile()
-    app = DirectApp(p, args=["--hidden"])
-    holder = subprocess.Popen(["/usr/bin/python3", "-c", CLOSING_WINDOW, window_bus_name(p), "refuse"],
-                              stdout=subprocess.PIPE, text=True)
+    held = NameHolder("refuse")
     try:
-        assert line_within(holder.stdout, 10) == "holding"
-        launch = subprocess.run([APP, "--profile", p.dir], env={**os.environ, "HOME": p.home},
-                                capture_output=True, text=True, timeout=30)
+        launch = held.run_launch(timeout=30)
         assert launch.returncode == 4, (launch.returncode, launch.stderr)
         said = launch.stderr.strip().splitlines()[-1]
         assert said.startswith("sendledger could not open its window: the profile's window did not take the launch"), said
         assert "3 times; open it again from the tray" in said, said
         assert "panicked" not in launch.stderr
-        assert [line_within(holder.stdout, 10) for _ in range(3)] == ["refuse"] * 3, "three tries in all"
-        assert line_within(holder.stdout, 1) is None, "no fourth try"
+        assert [line_within(held.proc.stdout, 10) for _ in range(3)] == ["refuse"] * 3, "three tries in all"
+        assert line_within(held.proc.stdout, 1) is None, "no fourth try"
     finally:
-        holder.kill()
-        holder.wait(10)
-        app.close()
+        held.close()
 
 
 def test_a_launch_the_running_window_never_answers_says_so_within_its_bound(desktop):
     """A window that holds the profile's name but never answers (stuck) does not make a
     launch hang: within the answer bound (5 s) it says what to do, naming the process."""
-    p = Profile()
-    app = DirectApp(p, args=["--hidden"])
-    holder = subprocess.Popen(["/usr/bin/python3", "-c", CLOSING_WINDOW, window_bus_name(p), "silent"],
-                              stdout=subprocess.PIPE, text=True)
+    held = NameHolder("silent")
     try:
-        assert line_within(holder.stdout, 10) == "holding"
         began = time.monotonic()
-        launch = subprocess.run([APP, "--profile", p.dir], env={**os.environ, "HOME": p.home},
-                                capture_output=True, text=True, timeout=60)
+        launch = held.run_launch(timeout=60)
         took = time.monotonic() - began
         # A bound, not a speed: without one the launch waits for the bus's own 25 s.
         assert took < 20, f"the launch took {took:.1f} s to give up"
         assert launch.returncode == 4, (launch.returncode, launch.stderr)
         said = launch.stderr.strip().splitlines()[-1]
         assert "the profile's window did not answer within 5 s" in said, said
-        assert f"kill {holder.pid}" in said, said
-        assert line_within(holder.stdout, 1) == "silent", "it was asked once"
+        assert f"kill {held.proc.pid}" in said, said
+        assert line_within(held.proc.stdout, 1) == "silent", "it was asked once"
     finally:
-        holder.kill()
-        holder.wait(10)
-        app.close()
+        held.close()
 
 
 def test_a_launch_taken_by_a_window_that_closes_at_once_opens_a_window_itself(desktop):
     """A close and a launch at the same instant: the window takes the launch, then its
     close (already on its way) ends it. The launch sees the window go and opens its own."""
-    p = Profile()
-    app = DirectApp(p, args=["--hidden"])
-    x = X()
-    holder = subprocess.Popen(["/usr/bin/python3", "-c", CLOSING_WINDOW, window_bus_name(p), "take-and-go"],
-                              stdout=subprocess.PIPE, text=True)
-    launch = None
-    try:
-        assert line_within(holder.stdout, 10) == "holding"
-        err = open(os.path.join(p.root, "launch.err"), "w+")
-        launch = subprocess.Popen([APP, "--profile", p.dir], env={**os.environ, "HOME": p.home},
-                                  stdout=subprocess.DEVNULL, stderr=err, text=True)
-        win = wait_until(lambda: x.shown(), "the launch to open the window once the closing one is gone")[0]
-        assert line_within(holder.stdout, 1) == "take-and-go", "the window was handed the launch first"
-        assert holder.wait(10) == 0
-        assert x.pid_of(win) == launch.pid, "the launch itself is the window"
-        x.close(win)
-        assert launch.wait(20) == 0
-        err.seek(0)
-        assert "panicked" not in err.read()
-    finally:
-        for proc in (holder, launch):
-            if proc and proc.poll() is None:
-                proc.kill()
-                proc.wait(10)
-        app.close()
+    assert launch_opens_its_own_window("take-and-go") == "take-and-go"
 
 
 def test_the_xembed_icons_menu_prepares_the_window_too(desktop):

@@ -432,27 +432,40 @@ scenario('a_tab_that_moves_away_while_the_stop_is_recorded_clicks_nothing_and_sa
   ], 'the tab says what it did not do');
 });
 
-scenario('a_refused_grant_clears_the_composer_and_clicks_nothing', async (w) => {
-  // The first answer is held and stops holding the queue after 1 s, so the second send is
-  // handed to the tab while the page is still generating; the tab waits for the answer
-  // to end. Stop comes meanwhile: when the tab asks for the grant, it is refused.
+/**
+ * The first answer is held and stops holding the queue after 1 s, so a second send is
+ * handed to the tab (claimed) while the page is still generating; the tab waits for the
+ * answer to end before it asks for the second's grant. Returns the page and both ids.
+ */
+async function secondClaimedWhileFirstAnswers(w, secondText) {
   await fakeConfig({ hold: 'answer' });
   const [page] = await ready(w, { ownerArgs: ['--answer-ms', '1000'] });
   const first = await w.queue('Answered slowly.', { conversation_id: CONV_A });
   await w.until(first, 'accepted');
-  const second = await w.queue('Handed out, then fenced by Stop.', { conversation_id: CONV_A });
+  const second = await w.queue(secondText, { conversation_id: CONV_A });
   await w.until(second, 'claimed');
-  const stop = await w.owner.request('POST', '/v1/stop', { by: 'e2e' });
-  assert.deepEqual(stop.body.stop.stopped, [second], 'Stop fenced the claimed send');
+  return { page, first, second };
+}
+
+/** Lets the held answer end; resolves with what the tab then did with `op` (its outcome). */
+async function tabActsOn(w, op) {
   await fakeConfig({ hold: false });
   await fakeRelease();
-  const acted = await waitFor(
+  return waitFor(
     async () => {
       const { outcomes = [] } = await (await w.worker()).evaluate(() => chrome.storage.session.get('outcomes'));
-      return outcomes.find((o) => o.op_id === second && o.outcome !== 'asking_grant');
+      return outcomes.find((o) => o.op_id === op && o.outcome !== 'asking_grant');
     },
-    { what: 'the tab to act on the second send', ms: 30_000 },
+    { what: `the tab to act on ${op}`, ms: 30_000 },
   );
+}
+
+scenario('a_refused_grant_clears_the_composer_and_clicks_nothing', async (w) => {
+  // Stop comes while the tab holds the second send: when it asks for the grant, it is refused.
+  const { page, second } = await secondClaimedWhileFirstAnswers(w, 'Handed out, then fenced by Stop.');
+  const stop = await w.owner.request('POST', '/v1/stop', { by: 'e2e' });
+  assert.deepEqual(stop.body.stop.stopped, [second], 'Stop fenced the claimed send');
+  const acted = await tabActsOn(w, second);
   await waitFor(async () => (await page.locator('#prompt-textarea').textContent()) === '' && !(await page.locator('button[data-testid="stop-button"]').isVisible()), {
     what: 'the page to be idle with an empty composer',
   });
@@ -464,26 +477,13 @@ scenario('a_refused_grant_clears_the_composer_and_clicks_nothing', async (w) => 
 });
 
 scenario('a_send_withdrawn_while_its_tab_holds_it_is_never_clicked_and_the_next_goes_out', async (w) => {
-  // As above, but a person withdraws the one send instead of pressing Stop: its grant is
-  // refused, the composer is cleared, and with the gate still open the next send goes out.
-  await fakeConfig({ hold: 'answer' });
-  const [page] = await ready(w, { ownerArgs: ['--answer-ms', '1000'] });
-  const first = await w.queue('Answered slowly.', { conversation_id: CONV_A });
-  await w.until(first, 'accepted');
-  const second = await w.queue('Handed out, then withdrawn by a person.', { conversation_id: CONV_A });
-  await w.until(second, 'claimed');
+  // A person withdraws the one send instead of pressing Stop: its grant is refused, the
+  // composer is cleared, and with the gate still open the next send goes out.
+  const { page, second } = await secondClaimedWhileFirstAnswers(w, 'Handed out, then withdrawn by a person.');
   const taken = await w.owner.request('POST', `/v1/sends/${second}/withdraw`, { by: 'e2e' });
   assert.equal(taken.status, 200, JSON.stringify(taken.body));
   assert.equal(taken.body.send.state, 'stopped');
-  await fakeConfig({ hold: false });
-  await fakeRelease();
-  const acted = await waitFor(
-    async () => {
-      const { outcomes = [] } = await (await w.worker()).evaluate(() => chrome.storage.session.get('outcomes'));
-      return outcomes.find((o) => o.op_id === second && o.outcome !== 'asking_grant');
-    },
-    { what: 'the tab to act on the withdrawn send', ms: 30_000 },
-  );
+  const acted = await tabActsOn(w, second);
   assert.equal(acted.outcome, 'refused', 'the tab asked for the grant and was refused');
   const third = await w.queue('Goes out after the withdrawn one.', { conversation_id: CONV_A });
   await w.until(third, 'completed');
