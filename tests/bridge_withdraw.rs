@@ -26,7 +26,9 @@ fn a_send_withdrawn_while_its_tab_types_it_is_never_granted_and_the_next_one_goe
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
     assert!(
-        said.contains("op-typing withdrawn: stopped before it was clicked, nothing was sent"),
+        said.contains(
+            "op-typing is stopped: withdrawn by alice before it was clicked: nothing was sent"
+        ),
         "{said}"
     );
     let late = ext.dispatch(&lease, "op-typing");
@@ -65,7 +67,7 @@ fn a_send_withdrawn_while_its_tab_types_it_is_never_granted_and_the_next_one_goe
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("a clicked send went out; Stop asks its tab to stop the answer"),
+        err.contains("only a send not yet clicked is: a clicked send went out"),
         "{err}"
     );
     assert_eq!(client.state("op-next"), "dispatched");

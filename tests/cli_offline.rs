@@ -117,3 +117,47 @@ fn without_an_owner_stop_resolve_list_show_status_and_doctor_keep_working() {
     assert_refused_offline(code, &err);
     assert_eq!(files(&profile), before);
 }
+
+/// With no owner nothing is being sent (the next owner rejects what is queued), so a
+/// withdrawal is refused before the ledger is opened — recovery would otherwise reject the
+/// send and the refusal would read as a custody error. And a decision on a profile with
+/// no ledger (a mistyped --profile) says so instead of making an empty one.
+#[test]
+fn with_no_owner_withdraw_is_refused_and_a_decision_on_no_ledger_makes_none() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    serve.client().queue("op-q", "queued when the owner died");
+    serve.kill();
+    let before = files(&profile);
+    let (code, _, err) = run(&profile, &["withdraw", "op-q", "--by", "alice"]);
+    assert_eq!(code, 6, "{err}");
+    assert!(
+        err.contains("no owner is running for this profile, so nothing is being sent")
+            && err.contains("nothing was written"),
+        "{err}"
+    );
+    assert_eq!(files(&profile), before, "not even recovery ran");
+
+    let mistyped = profile.with_file_name("no-such-profile");
+    for args in [
+        &["resolve", "op-q", "--abandoned", "--by", "alice"][..],
+        &["resume", "--by", "alice"],
+        &["withdraw", "op-q"],
+    ] {
+        let (code, _, err) = run(&mistyped, args);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(
+            !ledger_file(&mistyped).exists(),
+            "{args:?} made a ledger at a mistyped profile: {err}"
+        );
+    }
+    let (code, _, err) = run(
+        &mistyped,
+        &["resolve", "op-q", "--abandoned", "--by", "alice"],
+    );
+    assert_eq!(code, 4, "{err}");
+    assert!(
+        err.contains("no ledger at") && err.contains("check the --profile path"),
+        "{err}"
+    );
+}

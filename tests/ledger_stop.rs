@@ -1024,7 +1024,7 @@ fn every_remote_stop_phase_is_on_the_sends_audit_trail_and_in_its_view() {
     assert_eq!(shown.phase, RemotePhase::Uncertain);
     assert_eq!(
         shown.words,
-        "Stop of its answer: not known whether it stopped: the stop button did not go away; look at the conversation"
+        "Stop of its answer: not known whether the answer stopped: the stop button did not go away; look at the conversation"
     );
 
     // Confirmed without a click, on the tab's evidence.

@@ -44,6 +44,15 @@ fn a_withdrawn_send_is_stopped_and_its_grant_is_refused_while_the_others_go_on()
         ledger.withdraw("op-queued", "bob").unwrap().state,
         SendState::Stopped
     );
+    // Withdrawn again (a retry): the same answer, nothing written.
+    let before = dump(ledger.raw_connection());
+    let again = ledger.withdraw("op-queued", "bob").unwrap();
+    assert_eq!(again.state, SendState::Stopped);
+    assert_eq!(
+        before,
+        dump(ledger.raw_connection()),
+        "a retry writes nothing"
+    );
     // It can be queued again, as a new operation linked to it.
     let again = ledger.requeue("op-queued", "bob").unwrap();
     assert_eq!(again.resend_of.as_deref(), Some("op-queued"));
@@ -51,7 +60,8 @@ fn a_withdrawn_send_is_stopped_and_its_grant_is_refused_while_the_others_go_on()
 
 /// Only a send not yet clicked can be withdrawn: a dispatched one went out (Stop asks its
 /// tab to stop the answer), a settled one is history; each refusal says why and writes
-/// nothing, and so does an unknown id or a blank name.
+/// nothing, and so does an unknown id or a blank name. One that never left this computer
+/// (rejected) is answered as it is.
 #[test]
 fn only_a_send_not_yet_clicked_can_be_withdrawn_and_a_refusal_writes_nothing() {
     let fx = Fixture::new();
@@ -61,13 +71,12 @@ fn only_a_send_not_yet_clicked_can_be_withdrawn_and_a_refusal_writes_nothing() {
         ("op-accepted", SendState::Accepted),
         ("op-completed", SendState::Completed),
         ("op-uncertain", SendState::Uncertain),
-        ("op-rejected", SendState::Rejected),
     ] {
         drive_to(&mut ledger, op, state);
         let before = dump(ledger.raw_connection());
         let e = assert_refused(
             ledger.withdraw(op, "alice"),
-            "only queued sends, or claimed ones not yet clicked, are",
+            "only a send not yet clicked is",
         );
         assert_eq!(e.code(), "wrong_state");
         assert_eq!(before, dump(ledger.raw_connection()), "{op}");
@@ -79,6 +88,11 @@ fn only_a_send_not_yet_clicked_can_be_withdrawn_and_a_refusal_writes_nothing() {
                 .ok();
         }
     }
+    drive_to(&mut ledger, "op-rejected", SendState::Rejected);
+    let before = dump(ledger.raw_connection());
+    let rejected = ledger.withdraw("op-rejected", "alice").unwrap();
+    assert_eq!(rejected.state, SendState::Rejected, "answered as it is");
+    assert_eq!(before, dump(ledger.raw_connection()));
     assert!(matches!(
         ledger.withdraw("op-none", "alice"),
         Err(LedgerError::UnknownSend(_))

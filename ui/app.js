@@ -226,7 +226,12 @@ function build(row, previous) {
   if (row.actions.includes("withdraw")) {
     const back = $(".withdraw", el);
     back.hidden = false;
-    $("button", back).addEventListener("click", () => withdrawRow(row.op_id, el));
+    $("button", back).addEventListener("click", (e) => {
+      // The rows move up once one is withdrawn: the second click of a double-click lands
+      // on the next row's Withdraw, which nobody meant to press.
+      if (e.detail > 1) return;
+      withdrawRow(row.op_id, el);
+    });
   }
   const tl = $(".timeline", el);
   $("summary", tl).textContent = `Timeline (${row.timeline.length})`;

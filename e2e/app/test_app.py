@@ -56,7 +56,7 @@ def test_a_clicked_sends_row_shows_what_became_of_the_stop_of_its_answer(desktop
         app.wait_js(line + ".startsWith('Stop of its answer: asked by')", "the row to say its answer's stop was asked")
         ext.remote_stop(lease, "clicked-1", "dispatched")
         ext.remote_stop(lease, "clicked-1", "uncertain", "the stop button was still there after the click")
-        app.wait_js(line + ".includes('not known whether it stopped: the stop button was still there')",
+        app.wait_js(line + ".includes('not known whether the answer stopped: the stop button was still there')",
                     "the row to say the stop is uncertain, with what the tab saw")
         assert app.js("return document.querySelector('[data-op=\"clicked-1\"] .answer-stop').dataset.phase") == "uncertain"
         app.shot("05-answer-stop-uncertain")
@@ -78,6 +78,12 @@ def test_withdraw_takes_back_one_queued_send_and_the_others_stay_queued(desktop)
         app.shot("06-pending-with-withdraw")
         app.click('[data-op="w-1"] button[data-withdraw]')
         app.wait_row("w-1", "stopped")
+        # The second click of a double-click lands on the row that moved up: ignored (a
+        # withdrawal disables its button at once, before it asks the owner).
+        pressed = app.js("const b = document.querySelector('[data-op=\"w-2\"] button[data-withdraw]');"
+                         "b.dispatchEvent(new MouseEvent('click', {bubbles: true, detail: 2}));"
+                         "return b.disabled")
+        assert pressed is False, "the second click of a double-click withdrew the next row"
         shown = p.show("w-1")["send"]
         assert shown["state"] == "stopped" and shown["actor"] == os_user(), shown
         assert shown["evidence"].startswith(f"withdrawn by {os_user()} before it was clicked"), shown

@@ -30,6 +30,8 @@ use tauri::{AppHandle, Manager, Runtime};
 
 /// Exit code when the profile cannot be owned (as the CLI's "owned by another process").
 pub const EXIT_NOT_OWNER: i32 = 3;
+/// Exit code for a command line that cannot be understood (as the CLI's bad input).
+pub const EXIT_USAGE: i32 = 2;
 
 /// What the tray asked the window to show when it opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +64,9 @@ pub struct Args {
     pub help: bool,
     /// Print the version and exit, opening nothing.
     pub version: bool,
+    /// What is wrong with the command line (a `--profile` with no directory, an intent
+    /// nobody knows): said, and nothing is opened.
+    pub problem: Option<String>,
 }
 
 /// What `sendledger-app --help` prints.
@@ -95,10 +100,17 @@ impl Args {
                 "--version" | "-V" => out.version = true,
                 "--intent=resume" => out.intent = Some(Ask::Resume),
                 "--intent=pair" => out.intent = Some(Ask::Pair),
-                "--profile" => out.profile = it.next().map(PathBuf::from),
+                "--profile" => match it.next().filter(|d| !d.is_empty() && !d.starts_with("--")) {
+                    Some(d) => out.profile = Some(PathBuf::from(d)),
+                    None => out.problem = Some("--profile needs a directory after it".into()),
+                },
                 _ => {
                     if let Some(p) = a.strip_prefix("--profile=") {
                         out.profile = Some(PathBuf::from(p));
+                    } else if let Some(i) = a.strip_prefix("--intent=") {
+                        out.problem = Some(format!(
+                            "--intent={i} is not an intent: use --intent=resume or --intent=pair"
+                        ));
                     }
                 }
             }
@@ -113,6 +125,10 @@ pub fn run() -> i32 {
     let args = Args::parse(std::env::args().skip(1));
     if args.help || args.version {
         return print_help(&args);
+    }
+    if let Some(problem) = &args.problem {
+        eprintln!("sendledger-app: {problem}; nothing was opened (see sendledger-app --help)");
+        return EXIT_USAGE;
     }
     let profile = match Profile::resolve(args.profile.as_deref()) {
         Ok(p) => p,

@@ -29,3 +29,32 @@ fn help_and_version_print_and_start_nothing() {
         );
     }
 }
+
+/// A command line the app cannot understand is said, with exit code 2, before anything
+/// starts: a `--profile` with no directory would otherwise fall back to the default
+/// profile and start a tray there.
+#[test]
+fn a_profile_without_a_directory_or_an_unknown_intent_is_refused_before_anything_starts() {
+    let root = tempfile::tempdir().unwrap();
+    let default = root.path().join("default-profile");
+    for (args, says) in [
+        (&["--profile"][..], "--profile needs a directory after it"),
+        (
+            &["--profile", "--hidden"],
+            "--profile needs a directory after it",
+        ),
+        (&["--intent=foo"], "--intent=foo is not an intent"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_sendledger-app"))
+            .args(args)
+            .env("SENDLEDGER_PROFILE", &default)
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!default.exists(), "{args:?} made the default profile");
+    }
+}

@@ -65,6 +65,17 @@ pub enum Request {
 }
 
 impl Request {
+    /// Why `self` is refused with no owner running ([`Caller::Offline`]), before anything
+    /// is opened: a new send would never reach a browser ([`LedgerError::NoOwner`]), and
+    /// with no owner nothing is being sent, so there is nothing to withdraw
+    /// ([`LedgerError::NoOwnerToWithdraw`]).
+    pub fn offline_refusal(&self) -> Option<LedgerError> {
+        if self.admits_send() {
+            return Some(LedgerError::NoOwner);
+        }
+        matches!(self, Self::Withdraw { .. }).then_some(LedgerError::NoOwnerToWithdraw)
+    }
+
     /// Whether applying it admits a new send (queue, requeue, resolve with resend): only
     /// the owner may, since only the owner's dispatch loop can hand a send to a browser.
     pub fn admits_send(&self) -> bool {
@@ -134,8 +145,8 @@ pub fn apply_as(
     ledger: &mut Ledger,
     req: &Request,
 ) -> Result<Outcome, LedgerError> {
-    if caller == Caller::Offline && req.admits_send() {
-        return Err(LedgerError::NoOwner);
+    if let Some(no) = req.offline_refusal().filter(|_| caller == Caller::Offline) {
+        return Err(no);
     }
     Ok(match req {
         Request::Queue { send, actor } => {

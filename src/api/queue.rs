@@ -139,9 +139,9 @@ pub fn answer_stop_words(rs: &RemoteStop) -> String {
         RemotePhase::Dispatched => {
             "Stop of its answer: its tab is clicking the page's stop button".to_string()
         }
-        RemotePhase::Confirmed => format!("Stop of its answer: confirmed{said}"),
+        RemotePhase::Confirmed => format!("Stop of its answer: done{said}"),
         RemotePhase::Uncertain => format!(
-            "Stop of its answer: not known whether it stopped{said}; look at the conversation"
+            "Stop of its answer: not known whether the answer stopped{said}; look at the conversation"
         ),
     }
 }

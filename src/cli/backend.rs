@@ -30,8 +30,17 @@ pub(crate) fn apply(explicit: Option<&Path>, req: &Request) -> Result<Outcome, C
 /// Applies a change with the ledger opened by this process (no owner running): takes the
 /// owner lock for the command's duration, recovery included.
 pub(crate) fn apply_offline(profile: &Profile, req: &Request) -> Result<Outcome, CliError> {
-    if req.admits_send() {
-        return Err(LedgerError::NoOwner.into());
+    if let Some(no) = req.offline_refusal() {
+        return Err(no.into());
+    }
+    // A decision, a tool receipt or a resume needs the sends of a ledger that exists: a
+    // mistyped --profile is said as such, not made into a new empty ledger. Stop always
+    // gets through (it says when there was no ledger), and a key may be made before the
+    // first owner runs.
+    let ledger_path = profile.ledger_path()?;
+    let makes_one = matches!(req, Request::Stop { .. } | Request::KeyCreate { .. });
+    if !ledger_path.exists() && !makes_one {
+        return Err(LedgerError::NoLedger(ledger_path).into());
     }
     let (mut ledger, _recovered) = Ledger::open(profile, Arc::new(SystemClock))?;
     Ok(api::apply_as(Caller::Offline, &mut ledger, req)?)

@@ -52,7 +52,7 @@ pub enum Command {
     Show(sends::ShowArgs),
     /// A person's decision on an uncertain send.
     Resolve(sends::ResolveArgs),
-    /// Queue again a stopped or rejected send (a new operation linked to it).
+    /// Queue again a stopped, rejected or page_error send (a new operation linked to it).
     Requeue(sends::RequeueArgs),
     /// Take back one send before it is clicked (queued, or handed to the browser and not
     /// yet clicked): it becomes stopped; the other sends go on.

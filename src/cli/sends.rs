@@ -3,7 +3,7 @@
 use super::backend;
 use super::output::{emit, CliError};
 use crate::api::{Request, SendView};
-use crate::ledger::{Decision, ListFilter, QueueRequest, Resolution, Send, SendState};
+use crate::ledger::{Decision, EventKind, ListFilter, QueueRequest, Resolution, Send, SendState};
 use serde_json::json;
 use std::path::Path;
 
@@ -62,7 +62,7 @@ pub struct ResolveArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct RequeueArgs {
-    /// Operation id of the stopped or rejected send.
+    /// Operation id of the stopped, rejected or page_error send.
     pub id: String,
     /// Who decides (default: the OS user).
     #[arg(long)]
@@ -76,6 +76,23 @@ pub struct WithdrawArgs {
     /// Who takes it back (default: the OS user).
     #[arg(long)]
     pub by: Option<String>,
+}
+
+/// What a person can do next with `s`, as the command to run, if anything.
+fn next_step(s: &Send) -> Option<String> {
+    let id = &s.op_id;
+    Some(match s.state {
+        SendState::Uncertain => format!(
+            "look at the conversation, then: sendledger resolve {id} --confirmed|--abandoned|--resend --by NAME --evidence \"what you saw\""
+        ),
+        SendState::Queued | SendState::Claimed => {
+            format!("to take it back before it is clicked: sendledger withdraw {id}")
+        }
+        SendState::Stopped | SendState::Rejected | SendState::PageError => {
+            format!("to send it after all: sendledger requeue {id}")
+        }
+        _ => return None,
+    })
 }
 
 fn one_line(s: &Send) -> String {
@@ -129,13 +146,22 @@ fn describe(view: &SendView) -> String {
             crate::api::queue::answer_stop_words(rs)
         ));
     }
+    if let Some(next) = next_step(s) {
+        out.push_str(&format!("next       {next}\n"));
+    }
     out.push_str("timeline\n");
     for e in timeline {
-        let from = e.from.map(|f| f.to_string()).unwrap_or_else(|| "·".into());
+        let what = match e.kind {
+            EventKind::Note => "note".to_string(),
+            EventKind::Transition => format!(
+                "{} → {}",
+                e.from.map(|f| f.to_string()).unwrap_or_else(|| "·".into()),
+                e.to
+            ),
+        };
         out.push_str(&format!(
-            "  {}  {from} → {}  by {}{}\n",
+            "  {}  {what}  by {}{}\n",
             super::output::when(e.at),
-            e.to,
             e.actor,
             e.evidence
                 .as_deref()
@@ -279,9 +305,12 @@ pub(crate) fn withdraw(
     };
     let v = serde_json::json!(backend::apply(profile, &req)?);
     emit(json, &v, || {
+        let s = &v["send"];
         format!(
-            "{} withdrawn: stopped before it was clicked, nothing was sent",
-            v["send"]["op_id"].as_str().unwrap_or_default()
+            "{} is {}: {}",
+            s["op_id"].as_str().unwrap_or_default(),
+            s["state"].as_str().unwrap_or_default(),
+            s["evidence"].as_str().unwrap_or("nothing was sent")
         )
     });
     Ok(())

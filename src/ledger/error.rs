@@ -27,6 +27,8 @@ pub enum LedgerError {
     Busy,
     #[error("no owner is running for this profile, so a send would never reach a browser (the next command would reject it as never having left the host): start the app or `sendledger serve`, then send again; nothing was written")]
     NoOwner,
+    #[error("no owner is running for this profile, so nothing is being sent: a queued send never leaves this computer without one (the next owner marks it rejected), and there is nothing to withdraw; nothing was written")]
+    NoOwnerToWithdraw,
     #[error("invalid input: {0}")]
     Invalid(String),
     #[error("no send with operation id {}: check the id with `sendledger list`", quoted(.0))]
@@ -94,7 +96,7 @@ impl LedgerError {
             Self::Corrupt { .. } => "corrupt",
             Self::DiskFull { .. } => "disk_full",
             Self::Busy => "busy",
-            Self::NoOwner => "no_owner",
+            Self::NoOwner | Self::NoOwnerToWithdraw => "no_owner",
             Self::Invalid(_) => "invalid",
             Self::UnknownSend(_) => "unknown_send",
             Self::PayloadChanged(_) => "payload_changed",

@@ -583,19 +583,24 @@ pub(crate) fn requeue(tx: &Transaction, op_id: &str, by: &str, now: Millis) -> R
 /// commits or before it: before, the send is dispatched and this refuses; after,
 /// [`dispatch`] refuses (it is no longer claimed), so nothing is clicked either way — the
 /// same re-check that makes Stop safe. The epoch is not fenced and the gate stays open:
-/// the other sends go on. Errors: [`LedgerError::WrongState`] for any other state (a
-/// dispatched send was clicked: Stop asks its tab to stop the answer).
+/// the other sends go on. A send already stopped or rejected (it never left this
+/// computer) is answered as it is, writing nothing: a retried withdrawal is the same one.
+/// Errors: [`LedgerError::WrongState`] for any other state (a dispatched send was
+/// clicked: Stop asks its tab to stop the answer).
 pub(crate) fn withdraw(tx: &Transaction, op_id: &str, by: &str, now: Millis) -> Result<Send> {
     validate_note("who decided (--by)", by)?;
     let send = load(tx, op_id)?;
-    if !matches!(send.state, SendState::Queued | SendState::Claimed) {
-        return Err(wrong(
+    match send.state {
+        SendState::Queued | SendState::Claimed => {
+            let why = format!("withdrawn by {by} before it was clicked: nothing was sent");
+            transition(tx, op_id, SendState::Stopped, by, Some(&why), now)
+        }
+        SendState::Stopped | SendState::Rejected => Ok(send),
+        _ => Err(wrong(
             &send,
-            "withdrawn (only queued sends, or claimed ones not yet clicked, are: a clicked send went out; Stop asks its tab to stop the answer)",
-        ));
+            "withdrawn (only a send not yet clicked is: a clicked send went out; Stop asks its tab to stop the answer)",
+        )),
     }
-    let why = format!("withdrawn by {by} before it was clicked: nothing was sent");
-    transition(tx, op_id, SendState::Stopped, by, Some(&why), now)
 }
 
 fn queue_again_unchecked(tx: &Transaction, old: &Send, by: &str, now: Millis) -> Result<Send> {

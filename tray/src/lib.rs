@@ -39,14 +39,17 @@ pub const EXIT_NOT_OWNER: i32 = 3;
 /// Exit code when there is no desktop to show a tray on.
 pub const EXIT_NO_DISPLAY: i32 = 4;
 
-/// The command line: `sendledger-tray [--profile DIR] [--announce]`. Unknown arguments
-/// are ignored.
+/// The command line: `sendledger-tray [--profile DIR] [--announce] [--help] [--version]`.
+/// Unknown arguments are ignored.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Args {
     /// Profile directory (else `SENDLEDGER_PROFILE`, else the platform data directory).
     pub profile: Option<PathBuf>,
     /// Say `ready` on stdout once up, then let stdout and stderr go (see the crate docs).
     pub announce: bool,
+    /// Print what this program is, or its version, and exit: nothing starts.
+    pub help: bool,
+    pub version: bool,
 }
 
 impl Args {
@@ -57,6 +60,10 @@ impl Args {
         while let Some(a) = it.next() {
             if a == "--announce" {
                 out.announce = true;
+            } else if a == "--help" || a == "-h" {
+                out.help = true;
+            } else if a == "--version" || a == "-V" {
+                out.version = true;
             } else if a == "--profile" {
                 out.profile = it.next().map(PathBuf::from);
             } else if let Some(p) = a.strip_prefix("--profile=") {
@@ -67,6 +74,12 @@ impl Args {
     }
 }
 
+/// What `sendledger-tray --help` prints.
+const TRAY_HELP: &str = "Usage: sendledger-tray [--profile DIR]
+
+sendledger's tray: it owns the profile (the ledger and its loopback bridge) and shows the
+tray icon, Stop and notifications. Started by sendledger-app, which you launch instead.";
+
 /// What the tokio side asks of the GTK thread.
 enum ToGtk {
     Show(QueueStatus),
@@ -76,6 +89,17 @@ enum ToGtk {
 /// Runs the tray until Quit or SIGTERM; returns the exit code.
 pub fn run() -> i32 {
     let args = Args::parse(std::env::args().skip(1));
+    if args.help || args.version {
+        println!(
+            "{}",
+            if args.help {
+                TRAY_HELP
+            } else {
+                concat!("sendledger-tray ", env!("CARGO_PKG_VERSION"))
+            }
+        );
+        return 0;
+    }
     // No web view runs in this process, so GTK need not probe OpenGL (which maps Mesa and
     // libLLVM: tens of MB, docs/performance.md). Set before GTK or any thread starts.
     std::env::set_var("GDK_GL", "disable");
