@@ -123,12 +123,8 @@ impl Args {
 pub fn run() -> i32 {
     handover::keep_activation_token();
     let args = Args::parse(std::env::args().skip(1));
-    if args.help || args.version {
-        return print_help(&args);
-    }
-    if let Some(problem) = &args.problem {
-        eprintln!("sendledger-app: {problem}; nothing was opened (see sendledger-app --help)");
-        return EXIT_USAGE;
+    if let Some(code) = answer_without_starting(&args) {
+        return code;
     }
     let profile = match Profile::resolve(args.profile.as_deref()) {
         Ok(p) => p,
@@ -317,14 +313,20 @@ fn pass_to_running_window(profile: &Profile) -> Option<i32> {
     }
 }
 
-/// `--help` or `--version`: prints it, and nothing else happens.
-fn print_help(args: &Args) -> i32 {
+/// `--help`, `--version`, or a command line that cannot be understood: says so, and the
+/// exit code is returned with nothing started; `None` for a launch.
+fn answer_without_starting(args: &Args) -> Option<i32> {
     if args.help {
         print!("{USAGE}");
-    } else {
+    } else if args.version {
         println!("sendledger-app {}", env!("CARGO_PKG_VERSION"));
+    } else if let Some(problem) = &args.problem {
+        eprintln!("sendledger-app: {problem}; nothing was opened (see sendledger-app --help)");
+        return Some(EXIT_USAGE);
+    } else {
+        return None;
     }
-    0
+    Some(0)
 }
 
 /// The profile cannot be had: say so on stderr and exit without touching anything.

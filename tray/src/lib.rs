@@ -80,6 +80,16 @@ const TRAY_HELP: &str = "Usage: sendledger-tray [--profile DIR]
 sendledger's tray: it owns the profile (the ledger and its loopback bridge) and shows the
 tray icon, Stop and notifications. Started by sendledger-app, which you launch instead.";
 
+/// `--help` or `--version`: prints it; nothing starts.
+fn print_help(args: &Args) -> i32 {
+    if args.help {
+        println!("{TRAY_HELP}");
+    } else {
+        println!("sendledger-tray {}", env!("CARGO_PKG_VERSION"));
+    }
+    0
+}
+
 /// What the tokio side asks of the GTK thread.
 enum ToGtk {
     Show(QueueStatus),
@@ -90,15 +100,7 @@ enum ToGtk {
 pub fn run() -> i32 {
     let args = Args::parse(std::env::args().skip(1));
     if args.help || args.version {
-        println!(
-            "{}",
-            if args.help {
-                TRAY_HELP
-            } else {
-                concat!("sendledger-tray ", env!("CARGO_PKG_VERSION"))
-            }
-        );
-        return 0;
+        return print_help(&args);
     }
     // No web view runs in this process, so GTK need not probe OpenGL (which maps Mesa and
     // libLLVM: tens of MB, docs/performance.md). Set before GTK or any thread starts.
