@@ -325,3 +325,60 @@ fn sigkill_right_after_stop_commit_stays_stopped_with_the_gate_closed() {
     );
     assert_refused(ledger.lease(&tab("tab-2")), "epoch stopped: resume first");
 }
+
+/// A withdrawal is durable when it answers: killed right after it, the claimed send its
+/// tab was typing stays stopped (recovery would have made a claimed send uncertain), and
+/// it is never dispatched.
+#[test]
+fn sigkill_after_a_withdrawal_keeps_the_send_stopped_and_never_dispatched() {
+    let fx = Fixture::new();
+    kill_after(
+        &fx,
+        &[
+            "open",
+            "queue:op-1",
+            "lease:tab-1",
+            "claim",
+            "withdraw:op-1",
+        ],
+    );
+    let (ledger, report) = reopen(&fx);
+    assert!(report.uncertain.is_empty(), "{report:?}");
+    let send = ledger.get("op-1").unwrap().unwrap();
+    assert_eq!(send.state, SendState::Stopped);
+    assert_eq!(
+        send.evidence.as_deref(),
+        Some("withdrawn by child before it was clicked: nothing was sent")
+    );
+    assert_eq!(send.dispatched_at, None);
+}
+
+/// The note a Stop leaves on a clicked send's trail commits with the Stop: killed right
+/// after it, the note and the pending remote stop are both there.
+#[test]
+fn sigkill_after_a_stop_keeps_the_remote_stop_and_its_note_together() {
+    let fx = Fixture::new();
+    kill_after(
+        &fx,
+        &[
+            "open",
+            "queue:op-1",
+            "lease:tab-1",
+            "claim",
+            "dispatch:op-1",
+            "stop",
+        ],
+    );
+    let (ledger, _) = reopen(&fx);
+    let pending = ledger
+        .remote_stop("op-1")
+        .unwrap()
+        .expect("the remote stop");
+    assert_eq!(pending.phase, sendledger::ledger::RemotePhase::Pending);
+    let noted = ledger.timeline("op-1").unwrap().iter().any(|e| {
+        e.evidence
+            .as_deref()
+            .is_some_and(|v| v.ends_with("(remote stop pending)"))
+    });
+    assert!(noted, "the Stop's note is on the trail");
+}

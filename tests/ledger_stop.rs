@@ -1100,3 +1100,26 @@ fn a_remote_stops_evidence_is_bounded_and_invisible_words_say_nothing() {
         "remote stop uncertain: the tab could not tell whether the answer stopped"
     );
 }
+
+/// An observation repeated after a remote-stop note is still the same observation: the
+/// "same as the latest" check compares notes of the same kind, so the trail does not grow
+/// a second copy of it.
+#[test]
+fn a_repeated_observation_is_written_once_even_with_a_remote_stop_note_between() {
+    let (_fx, mut ledger, lease) = accepted_then_stopped("op-1");
+    let seen = "observed the conversation: one user message with this text";
+    let observed = sendledger::ledger::EvidenceKind::Observed;
+    assert!(ledger.note_evidence("op-1", observed, seen).unwrap());
+    ledger
+        .remote_stop_phase(&lease, "op-1", RemotePhase::Dispatched, None)
+        .unwrap();
+    assert!(
+        !ledger.note_evidence("op-1", observed, seen).unwrap(),
+        "the same observation again writes nothing"
+    );
+    let copies = notes(&ledger, "op-1")
+        .into_iter()
+        .filter(|(_, e)| e == seen)
+        .count();
+    assert_eq!(copies, 1);
+}

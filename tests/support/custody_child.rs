@@ -55,6 +55,9 @@ fn run(
         Step::Stop => {
             l.stop("child")?;
         }
+        Step::Withdraw(op) => {
+            l.withdraw(op, "child")?;
+        }
         Step::ToolAdmit(call) => {
             l.tool_admit(call)?;
         }

@@ -24,6 +24,8 @@ pub enum Step {
     Fail(String),
     /// Stop (by `"child"`).
     Stop,
+    /// Withdraw `op` (by `"child"`).
+    Withdraw(String),
     /// Admit tool call `call`.
     ToolAdmit(String),
     /// Start tool call `call`.
@@ -54,6 +56,7 @@ impl Step {
             "complete" => Step::Complete(need(arg)?),
             "fail" => Step::Fail(need(arg)?),
             "stop" => Step::Stop,
+            "withdraw" => Step::Withdraw(need(arg)?),
             "tool-admit" => Step::ToolAdmit(need(arg)?),
             "tool-start" => Step::ToolStart(need(arg)?),
             "tool-settle" => Step::ToolSettle(need(arg)?),
