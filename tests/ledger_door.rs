@@ -4,7 +4,9 @@
 
 mod support;
 
-use sendledger::ledger::{fingerprint, DoorQueue, LedgerError, QueueRequest};
+use sendledger::ledger::{
+    fingerprint, DoorQueue, LedgerError, QueueRequest, ATTACH_AFTER_SETTLED_MS,
+};
 use support::*;
 
 fn door(op: &str, client: &str, body: &str, keyed: bool) -> DoorQueue {
@@ -34,18 +36,92 @@ fn a_retry_fingerprint_survives_a_restart_and_matches_only_the_same_client_and_b
     let (ledger, _) = fx.restart(ledger);
     let fp = fingerprint("key:companion", &q.body_sha256);
     assert_eq!(
-        ledger.door_retry_of(&fp, 0).unwrap().as_deref(),
-        Some("oai-1")
+        ledger.door_attachable(&fp).unwrap().as_deref(),
+        Some("oai-1"),
+        "recovery made it rejected a moment ago: a retry still attaches to it"
     );
     let other_client = fingerprint("key:other", &q.body_sha256);
     let other_body = fingerprint("key:companion", &format!("{:0>64}", "b2"));
-    assert_eq!(ledger.door_retry_of(&other_client, 0).unwrap(), None);
-    assert_eq!(ledger.door_retry_of(&other_body, 0).unwrap(), None);
+    assert_eq!(ledger.door_attachable(&other_client).unwrap(), None);
+    assert_eq!(ledger.door_attachable(&other_body).unwrap(), None);
+}
+
+#[test]
+fn any_clients_retry_without_a_key_attaches_to_its_unsettled_send_however_old() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let first = door("oai-1", "key:companion", "b1", false);
+    assert!(ledger.door_queue(&first).unwrap().1);
+    // Three days later the send still waits (no tab): the same client and body is it.
+    fx.clock.advance(3 * 24 * 3_600_000);
+    let (send, created) = ledger
+        .door_queue(&door("oai-2", "key:companion", "b1", false))
+        .unwrap();
+    assert!(!created, "an unsettled send is never sent twice by a retry");
+    assert_eq!(send.op_id, "oai-1");
     assert_eq!(
-        ledger.door_retry_of(&fp, fx.clock_now() + 1).unwrap(),
-        None,
-        "outside the window nothing attaches"
+        ledger.list(&Default::default()).unwrap().len(),
+        1,
+        "nothing new is queued"
     );
+    // Another client or another body is another message.
+    assert!(
+        ledger
+            .door_queue(&door("oai-3", "key:other", "b1", false))
+            .unwrap()
+            .1
+    );
+    assert!(
+        ledger
+            .door_queue(&door("oai-4", "key:companion", "b2", false))
+            .unwrap()
+            .1
+    );
+}
+
+#[test]
+fn a_retry_attaches_for_five_minutes_after_its_send_settled_and_is_a_new_send_after() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    assert!(
+        ledger
+            .door_queue(&door("oai-1", "key:companion", "b1", false))
+            .unwrap()
+            .1
+    );
+    ledger.withdraw("oai-1", "a person").unwrap();
+    fx.clock.advance(ATTACH_AFTER_SETTLED_MS);
+    let (send, created) = ledger
+        .door_queue(&door("oai-2", "key:companion", "b1", false))
+        .unwrap();
+    assert!(
+        !created && send.op_id == "oai-1",
+        "a retry at the edge of the window is the settled send"
+    );
+    fx.clock.advance(1);
+    let (send, created) = ledger
+        .door_queue(&door("oai-3", "key:companion", "b1", false))
+        .unwrap();
+    assert!(
+        created && send.op_id == "oai-3",
+        "past the window the same body is a new message"
+    );
+}
+
+#[test]
+fn a_request_with_a_new_idempotency_key_is_a_new_send_even_with_the_same_body() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    assert!(
+        ledger
+            .door_queue(&door("oai-1", "key:companion", "b1", false))
+            .unwrap()
+            .1
+    );
+    let (send, created) = ledger
+        .door_queue(&door("again-1", "key:companion", "b1", true))
+        .unwrap();
+    assert!(created && send.op_id == "again-1");
 }
 
 #[test]

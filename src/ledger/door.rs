@@ -1,8 +1,15 @@
-//! What the OpenAI-compatible door keeps (migration 0006): named API keys a person makes
-//! for companions (only their SHA-256 is stored), and one row per send the door queued —
-//! who asked, a hash of the body, and the fingerprint an SDK's automatic retry is matched
-//! by. The row is written in the transaction that queues the send, so a retry after an
-//! owner restart still finds it. The HTTP side is `crate::bridge::openai`.
+//! What the OpenAI-compatible doors keep (migration 0006): named API keys a person makes
+//! for companions (only their SHA-256 is stored), and one row per send a door queued —
+//! who asked, a hash of the body, and the fingerprint any client's retry is matched by.
+//! The row is written in the transaction that queues the send, so a retry after an owner
+//! restart still finds it. The HTTP side is `crate::bridge::openai`.
+//!
+//! **The attach rule** (docs/openai.md, "Retries attach"): a request without an
+//! Idempotency-Key whose client and body match a send a door queued *is* that send while
+//! the send is not settled (queued, claimed, dispatched, accepted, uncertain) and for
+//! [`ATTACH_AFTER_SETTLED_MS`] after it settled — whatever headers the request carries.
+//! The match and the queuing are one immediate transaction, so two identical requests
+//! racing each other are one send.
 
 use super::error::{LedgerError, Result};
 use super::record::Send;
@@ -19,6 +26,13 @@ pub const MAX_LIVE_KEYS: i64 = 100;
 pub const KEY_USE_RESOLUTION_MS: Millis = 60_000;
 /// Prefix of every named key (`sk-sl-` and 64 hex digits).
 pub const KEY_PREFIX: &str = "sk-sl-";
+/// How long after its send settled a request with the same client and body still
+/// attaches to it, in ms (5 min). The retry layers companions use back off for at most
+/// 2 min between attempts (urllib3's `Retry.backoff_max`; the openai SDKs 8 s, the
+/// Vercel AI SDK and LangChain's `with_retry` seconds); a retry in flight when the send
+/// settles attaches anyway. Measured from the send's `updated_at` (its last transition or
+/// note), so a note after settling only lengthens the window.
+pub const ATTACH_AFTER_SETTLED_MS: Millis = 5 * 60_000;
 
 /// A named API key, as listed (never the key itself).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -240,8 +254,25 @@ pub struct DoorQueue {
     pub client: String,
     /// SHA-256 (hex) of the canonical body.
     pub body_sha256: String,
-    /// Whether `send.op_id` is the request's Idempotency-Key.
+    /// Whether `send.op_id` is the request's Idempotency-Key. Unkeyed requests attach
+    /// to a matching send (the module's attach rule) before one is queued.
     pub keyed: bool,
+}
+
+/// The newest send a door queued for `fingerprint` that a request without a key still
+/// attaches to (see the module's attach rule), as of `now`.
+fn attachable(conn: &Connection, fingerprint: &str, now: Millis) -> Result<Option<String>> {
+    Ok(conn
+        .query_row(
+            "SELECT d.op_id FROM door_requests d JOIN sends s ON s.op_id = d.op_id \
+             WHERE d.fingerprint = ?1 \
+               AND (s.state IN ('queued', 'claimed', 'dispatched', 'accepted', 'uncertain') \
+                    OR s.updated_at >= ?2) \
+             ORDER BY d.created_at DESC, d.rowid DESC LIMIT 1",
+            params![fingerprint, now - ATTACH_AFTER_SETTLED_MS],
+            |r| r.get(0),
+        )
+        .optional()?)
 }
 
 fn door_request(conn: &Connection, op_id: &str) -> Result<Option<DoorRequest>> {
@@ -254,10 +285,17 @@ fn door_request(conn: &Connection, op_id: &str) -> Result<Option<DoorRequest>> {
         .optional()?)
 }
 
-/// Queues the door's send and its record in one transaction. A keyed request whose key
-/// was already used: the same client and body is the same send (`false`), anything else
-/// is refused (`IdempotencyKeyReused`), and nothing is written.
+/// Queues the door's send and its record in one transaction. An unkeyed request that
+/// matches an attachable send is that send (`false`, nothing written). A keyed request
+/// whose key was already used: the same client and body is the same send (`false`),
+/// anything else is refused (`IdempotencyKeyReused`), and nothing is written.
 fn door_queue(tx: &Transaction, q: &DoorQueue, now: Millis) -> Result<(Send, bool)> {
+    if !q.keyed {
+        let fp = fingerprint(&q.client, &q.body_sha256);
+        if let Some(op_id) = attachable(tx, &fp, now)? {
+            return Ok((sends::load(tx, &op_id)?, false));
+        }
+    }
     let op_id = q
         .send
         .op_id
@@ -333,17 +371,10 @@ impl Ledger {
         door_request(&self.conn, op_id)
     }
 
-    /// The newest send the door queued with `fingerprint` at or after `since` (ms).
-    pub fn door_retry_of(&self, fingerprint: &str, since: Millis) -> Result<Option<String>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT op_id FROM door_requests WHERE fingerprint = ?1 AND created_at >= ?2 \
-                 ORDER BY created_at DESC, rowid DESC LIMIT 1",
-                params![fingerprint, since],
-                |r| r.get(0),
-            )
-            .optional()?)
+    /// The send a request without a key and with `fingerprint` attaches to now, if any
+    /// (the module's attach rule).
+    pub fn door_attachable(&self, fingerprint: &str) -> Result<Option<String>> {
+        attachable(&self.conn, fingerprint, self.now_ms())
     }
 
     /// Records the page's model slug for a send the door queued (no-op for other sends).

@@ -26,7 +26,8 @@ mod waiting;
 mod writer;
 
 pub use door::{
-    fingerprint, key_sha256, ApiKey, DoorQueue, DoorRequest, KEY_PREFIX, MAX_LIVE_KEYS,
+    fingerprint, key_sha256, ApiKey, DoorQueue, DoorRequest, ATTACH_AFTER_SETTLED_MS, KEY_PREFIX,
+    MAX_LIVE_KEYS,
 };
 pub use epochs::{
     canonical_binding, epoch_of, unbound_epoch, Lease, TabBinding, RELEASED_BEFORE_GRANT,

@@ -1,29 +1,22 @@
-//! Which send a request is: the rules that make the SDKs' own retries attach instead of
-//! duplicating (docs/openai.md, "Retries").
+//! Which send a request is: the rules that make any client's own retries attach instead
+//! of duplicating (docs/openai.md, "Retries attach"), for the chat and the Responses door.
 //!
 //! 1. `Idempotency-Key: K` — the operation id is `K`. The same client and body again is
 //!    the same send; another body (or client) under `K` is refused (422).
-//! 2. No key, `x-stainless-retry-count` ≥ 1 — an SDK's automatic retry: the newest send
-//!    the door queued for the same client and the same body within [`ATTACH_WINDOW_MS`]
-//!    is the one it repeats (the fingerprint is in the ledger: it survives a restart).
-//!    None found: the first attempt never reached the owner, so this is a new send.
-//! 3. Otherwise (a first attempt: count 0 or absent) — always a new send: "yes" twice is
-//!    two messages.
+//! 2. No key — the same client and the same body as a send a door queued is that send
+//!    while it is not settled and for `ATTACH_AFTER_SETTLED_MS` after (the ledger's
+//!    attach rule, decided in the transaction that would queue: two racing identical
+//!    requests are one send). Whatever headers the request carries: no retry marker of
+//!    one SDK family is needed. Otherwise a new send.
 
 use super::auth::Caller;
 use super::error::OpenAiError;
 use super::request::ChatRequest;
 use crate::bridge::error::ApiError;
 use crate::bridge::BridgeState;
-use crate::clock::Millis;
-use crate::ledger::{fingerprint, DoorQueue, LedgerError, QueueRequest};
+use crate::ledger::{DoorQueue, LedgerError, QueueRequest};
 use axum::http::{HeaderMap, StatusCode};
 
-/// How far back an automatic retry finds the attempt it repeats, in ms (45 min: three
-/// attempts of the SDKs' default 600 s timeout, with their back-off).
-pub(crate) const ATTACH_WINDOW_MS: Millis = 45 * 60_000;
-/// The SDKs' attempt counter (0 on the first attempt).
-pub(crate) const RETRY_COUNT_HEADER: &str = "x-stainless-retry-count";
 /// The caller's idempotency key: the operation id.
 pub(crate) const IDEMPOTENCY_HEADER: &str = "idempotency-key";
 
@@ -51,19 +44,6 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, Ope
         .transpose()
 }
 
-fn retry_count(headers: &HeaderMap) -> Result<u32, OpenAiError> {
-    match header(headers, RETRY_COUNT_HEADER)? {
-        None => Ok(0),
-        Some(v) => v.parse::<u32>().map_err(|_| {
-            OpenAiError::invalid(
-                "invalid_header",
-                None,
-                format!("{RETRY_COUNT_HEADER} must be a whole number"),
-            )
-        }),
-    }
-}
-
 /// Finds or queues the send for `req` (see the module's rules).
 pub(crate) async fn admit(
     st: &BridgeState,
@@ -72,23 +52,7 @@ pub(crate) async fn admit(
     headers: &HeaderMap,
 ) -> Result<Admitted, OpenAiError> {
     let key = header(headers, IDEMPOTENCY_HEADER)?.map(str::to_string);
-    let retry = retry_count(headers)?;
     let client = caller.client();
-    if key.is_none() && retry >= 1 {
-        let fp = fingerprint(&client, &req.body_sha256);
-        let since = st.now() - ATTACH_WINDOW_MS;
-        let found = st
-            .ledger()
-            .call(move |l| l.door_retry_of(&fp, since))
-            .await
-            .map_err(|e| OpenAiError::from(ApiError::from(e)))?;
-        if let Some(op_id) = found {
-            return Ok(Admitted {
-                op_id,
-                attached: true,
-            });
-        }
-    }
     let q = DoorQueue {
         send: QueueRequest {
             op_id: Some(
