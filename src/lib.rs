@@ -16,3 +16,4 @@ pub mod person;
 pub mod profile;
 pub mod provider;
 pub mod send_text;
+pub mod verdict;

@@ -98,6 +98,10 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         "json_depth",
         &["api", "bridge", "owner", "cli", "ledger", "provider"],
     ),
+    (
+        "verdict",
+        &["api", "bridge", "owner", "cli", "ledger", "provider", "mcp"],
+    ),
     ("api", &["bridge", "owner", "cli"]),
     ("bridge", &["owner", "cli"]),
     ("owner", &["cli"]),

@@ -9,7 +9,7 @@ use sendledger::mcp::outcome::{classify, Status};
 #[test]
 fn only_a_send_that_never_left_the_host_is_retry_safe() {
     for state in SendState::ALL {
-        let (_, _, safe) = classify(state.as_str(), false);
+        let (_, _, safe) = classify(state.as_str(), false, None);
         assert_eq!(
             safe,
             state == SendState::Rejected,
@@ -21,7 +21,7 @@ fn only_a_send_that_never_left_the_host_is_retry_safe() {
 #[test]
 fn every_state_that_can_still_move_on_its_own_is_pending_and_no_other() {
     for state in SendState::ALL {
-        let (status, _, _) = classify(state.as_str(), false);
+        let (status, _, _) = classify(state.as_str(), false, None);
         let moves = matches!(
             state,
             SendState::Queued | SendState::Claimed | SendState::Dispatched | SendState::Accepted

@@ -1,16 +1,19 @@
 //! What a send means to a model: the structured result of `send_message` and `get_send`
 //! (`{status, send_id, answer?, conversation_id?, message, retry_safe, state, timeline?}`),
-//! made from the owner's JSON for one send (docs/bridge-api.md, `Send` and `Event`).
+//! made from the owner's JSON for one send (docs/bridge-api.md, `Send` and `Event`). What a
+//! state means — pending or told, retry-safe or not — is the one table of
+//! `crate::verdict`; this file only words it for a model.
 //!
 //! **Architecture Invariant**: an uncertain send is a successful result with
 //! `retry_safe: false` and a sentence telling the model not to send again; nothing here
 //! ever says a send may be repeated unless it certainly never left the host.
 
+use crate::verdict::{Standing, Verdict};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-/// Where a send stands, in the six words a model acts on.
+/// Where a send stands, in the seven words a model acts on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
@@ -26,6 +29,10 @@ pub enum Status {
     Stopped,
     /// ChatGPT's usage limit holds it: it waits until the limit resets or a person resumes.
     Limited,
+    /// ChatGPT received it and answered with an error (a usage limit, "Something went
+    /// wrong", a blocked message): it was sent once; the page said no.
+    #[serde(rename = "page_error")]
+    PageError,
 }
 
 /// One line of a send's audit trail.
@@ -48,7 +55,7 @@ pub struct TimelineEntry {
 /// The structured result of `send_message` and `get_send`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct SendOutcome {
-    /// completed, pending, uncertain, rejected, stopped or limited.
+    /// completed, pending, uncertain, rejected, stopped, limited or page_error.
     pub status: Status,
     /// The send's id in sendledger: pass it to `get_send`.
     pub send_id: String,
@@ -71,32 +78,53 @@ pub struct SendOutcome {
     pub timeline: Option<Vec<TimelineEntry>>,
 }
 
-/// The sentence every uncertain send carries.
-pub const UNCERTAIN_SENTENCE: &str = "sendledger cannot tell whether this message reached ChatGPT (the app stopped after the click was allowed). Do NOT send it again: ask the user to look at the chat and confirm or abandon this send in sendledger.";
+/// The sentence every uncertain send carries, with why it is uncertain when the ledger
+/// says (the latest transition's evidence).
+pub fn uncertain_sentence(why: Option<&str>) -> String {
+    let why = why
+        .filter(|w| !w.trim().is_empty())
+        .map(|w| format!(" ({w})"))
+        .unwrap_or_default();
+    format!("sendledger cannot tell whether this message reached ChatGPT{why}. Do NOT send it again: ask the user to look at the chat and confirm or abandon this send in sendledger.")
+}
 
 fn text(v: &Value, key: &str) -> Option<String> {
     v[key].as_str().map(str::to_string)
 }
 
-/// Status, message and retry safety for a send whose ledger state is `state`.
-/// `answer_given_up`: the owner stopped waiting for the answer of an accepted send.
-pub fn classify(state: &str, answer_given_up: bool) -> (Status, &'static str, bool) {
-    use Status::*;
+fn pending_sentence(state: &str) -> &'static str {
     match state {
-        "queued" => (Pending, "Queued: waiting for the ChatGPT tab to take it. Call get_send with send_id to wait for the answer; do not send it again.", false),
-        "claimed" => (Pending, "The ChatGPT tab has taken it and is about to send it. Call get_send with send_id to wait for the answer; do not send it again.", false),
-        "dispatched" => (Pending, "Sent into the ChatGPT tab; waiting for ChatGPT to confirm it. Call get_send with send_id to wait for the answer; do not send it again.", false),
-        "accepted" if answer_given_up => (Completed, "ChatGPT received the message, but sendledger stopped waiting for its answer; read the answer in the chat. Do not send it again.", false),
-        "accepted" => (Pending, "ChatGPT received the message and is answering. Call get_send with send_id to wait for the answer; do not send it again.", false),
-        "completed" => (Completed, "ChatGPT received the message and answered.", false),
-        "confirmed" => (Completed, "A person confirmed in sendledger that this message was sent; its answer is in the chat. Do not send it again.", false),
-        "uncertain" => (Uncertain, UNCERTAIN_SENTENCE, false),
-        "rejected" => (Rejected, "It never reached the chat (the tab could not take it, or sendledger restarted before sending it). It is safe to send it again with a NEW idempotency_key (the same key returns this rejected send).", true),
-        "abandoned" => (Rejected, "A person abandoned this send in sendledger. Do not send it again unless the user asks you to.", false),
-        "stopped" => (Stopped, "A person stopped it in sendledger before it was sent (they pressed Stop, or withdrew this one): nothing was sent. Do not send it again unless the user asks; after a Stop, nothing is sent until they resume sending in sendledger.", false),
-        s if s.contains("limit") => (Limited, "ChatGPT's usage limit holds this send: it waits until the limit resets or a person resumes. Do not send it again.", false),
-        _ => (Uncertain, "sendledger reports a state this tool does not know. Do not send it again: ask the user to look at the send in sendledger.", false),
+        "queued" => "Queued: waiting for the ChatGPT tab to take it. Call get_send with send_id to wait for the answer; do not send it again.",
+        "claimed" => "The ChatGPT tab has taken it and is about to send it. Call get_send with send_id to wait for the answer; do not send it again.",
+        "dispatched" => "Sent into the ChatGPT tab; waiting for ChatGPT to confirm it. Call get_send with send_id to wait for the answer; do not send it again.",
+        _ => "ChatGPT received the message and is answering. Call get_send with send_id to wait for the answer; do not send it again.",
     }
+}
+
+/// Status, message and retry safety for a send whose ledger state is `state`, worded from
+/// the one table (`crate::verdict`). `answer_given_up`: the owner stopped waiting for the
+/// answer of an accepted send; `why`: the latest transition's evidence.
+pub fn classify(state: &str, answer_given_up: bool, why: Option<&str>) -> (Status, String, bool) {
+    let v = Verdict::of_state(state, state == "completed", answer_given_up);
+    let (status, message) = match v.standing {
+        Standing::Pending => (Status::Pending, pending_sentence(state).to_string()),
+        Standing::Answered => (Status::Completed, "ChatGPT received the message and answered.".into()),
+        Standing::WentOut if state == "confirmed" => (Status::Completed, "A person confirmed in sendledger that this message was sent; its answer is in the chat. Do not send it again.".into()),
+        Standing::WentOut => (Status::Completed, "ChatGPT received the message, but sendledger did not see its answer; read the answer in the chat. Do not send it again.".into()),
+        Standing::Uncertain => (Status::Uncertain, uncertain_sentence(why)),
+        Standing::PageSaidNo => (Status::PageError, format!(
+            "ChatGPT received the message and answered with an error{}: it was sent once. Do not send it again; tell the user what the page said.",
+            why.map(|w| format!(" ({w})")).unwrap_or_default())),
+        Standing::NeverLeft => (Status::Rejected, "It never reached the chat (the tab could not take it, or sendledger restarted before sending it). It is safe to send it again with a NEW idempotency_key (the same key returns this rejected send).".into()),
+        Standing::Abandoned => (Status::Rejected, "A person abandoned this send in sendledger. Do not send it again unless the user asks you to.".into()),
+        Standing::Stopped => (Status::Stopped, "A person stopped it in sendledger before it was sent (they pressed Stop, or withdrew this one): nothing was sent. Do not send it again unless the user asks; after a Stop, nothing is sent until they resume sending in sendledger.".into()),
+    };
+    let message = if Verdict::knows(state) {
+        message
+    } else {
+        "sendledger reports a state this tool does not know. Do not send it again: ask the user to look at the send in sendledger.".into()
+    };
+    (status, message, v.retry_safe)
 }
 
 fn timeline_of(events: &Value) -> Vec<TimelineEntry> {
@@ -121,7 +149,7 @@ fn timeline_of(events: &Value) -> Vec<TimelineEntry> {
 pub fn of_send(send: &Value, timeline: Option<&Value>) -> SendOutcome {
     let state = text(send, "state").unwrap_or_default();
     let given_up = !send["answer_not_observed_at"].is_null();
-    let (status, message, retry_safe) = classify(&state, given_up);
+    let (status, message, retry_safe) = classify(&state, given_up, send["evidence"].as_str());
     let answer = match status {
         Status::Completed => send["answer"]["text"].as_str().map(str::to_string),
         _ => None,
@@ -135,7 +163,7 @@ pub fn of_send(send: &Value, timeline: Option<&Value>) -> SendOutcome {
         send_id: text(send, "op_id").unwrap_or_default(),
         answer,
         conversation_id,
-        message: message.to_string(),
+        message,
         retry_safe,
         state,
         timeline: timeline.map(timeline_of),
@@ -195,6 +223,23 @@ mod tests {
         assert!(!o.retry_safe, "an uncertain send is never retry-safe");
         assert!(o.message.contains("Do NOT send it again"), "{}", o.message);
         assert!(o.message.contains("ask the user"), "{}", o.message);
+        assert!(
+            !o.message.contains("the app stopped"),
+            "an uncertain send is not said to come from a stopped app: {}",
+            o.message
+        );
+    }
+
+    #[test]
+    fn a_page_error_is_reported_as_the_pages_answer_never_as_uncertain() {
+        let o = of_send(
+            &json!({"op_id": "x", "state": "page_error", "evidence": "usage limit"}),
+            None,
+        );
+        assert_eq!(o.status, Status::PageError);
+        assert!(!o.retry_safe);
+        assert!(o.message.contains("usage limit"), "{}", o.message);
+        assert!(!o.message.contains("confirm or abandon"), "{}", o.message);
     }
 
     #[test]

@@ -1,20 +1,23 @@
-//! What a send's committed state means to an OpenAI client: still pending, answered, or
-//! an error that says whether to retry. Every failure here is of a send that was (or may
-//! have been) typed, or that a person stopped: all say `x-should-retry: false` with a
-//! status outside 408/409/429/5xx, and name the send.
+//! What a send's committed state means to an OpenAI client, worded from the one table
+//! (`crate::verdict`): still pending, answered, or an error that says whether to
+//! retry. Every failure here is of a send that was (or may have been) typed, or that a
+//! person stopped: all say `x-should-retry: false` with a status outside 408/409/429/5xx,
+//! and name the send.
 //!
-//! | state | answer |
+//! | standing | answer |
 //! | --- | --- |
-//! | queued, claimed, dispatched, accepted (answer awaited) | pending |
-//! | completed | the page's final answer |
+//! | pending | keep waiting |
+//! | answered | the page's final answer |
 //! | uncertain | 424 `send_uncertain` |
-//! | accepted with its answer no longer awaited, confirmed | 424 `answer_not_observed` |
+//! | went out (answer not seen, or confirmed by a person) | 424 `answer_not_observed` |
+//! | page said no | 424 `page_error` |
 //! | stopped | 423 `stopped` |
-//! | rejected | 422 `send_rejected` |
+//! | never left | 422 `send_rejected` |
 //! | abandoned | 422 `send_abandoned` |
 
 use super::error::OpenAiError;
-use crate::ledger::{Send, SendState};
+use crate::ledger::Send;
+use crate::verdict::{Standing, Verdict};
 use axum::http::StatusCode;
 
 /// Where a send stands for the door.
@@ -31,51 +34,66 @@ pub(crate) enum Outcome {
 /// The outcome of `send` as committed.
 pub(crate) fn of(send: &Send) -> Outcome {
     let op = send.op_id.as_str();
-    let fail =
-        |status, code, msg: String| Outcome::Failed(OpenAiError::custody(status, code, op, msg));
-    match send.state {
-        SendState::Queued | SendState::Claimed | SendState::Dispatched => Outcome::Pending,
-        SendState::Accepted if send.answer_not_observed_at.is_none() => Outcome::Pending,
-        SendState::Completed => match &send.answer {
-            Some(a) => Outcome::Answered { text: a.text.clone() },
-            None => fail(StatusCode::FAILED_DEPENDENCY, "answer_not_observed", not_observed(op)),
+    let verdict = verdict_of(send);
+    let why = reason(send, verdict);
+    let (status, message) = match verdict.standing {
+        Standing::Pending => return Outcome::Pending,
+        Standing::Answered => match &send.answer {
+            Some(a) => return Outcome::Answered { text: a.text.clone() },
+            None => (StatusCode::FAILED_DEPENDENCY, not_observed(op)),
         },
-        SendState::Accepted | SendState::Confirmed => {
-            fail(StatusCode::FAILED_DEPENDENCY, "answer_not_observed", not_observed(op))
-        }
-        SendState::Uncertain => fail(StatusCode::FAILED_DEPENDENCY, "send_uncertain", uncertain(op)),
-        SendState::Stopped => fail(
+        Standing::WentOut => (StatusCode::FAILED_DEPENDENCY, not_observed(op)),
+        Standing::Uncertain => (StatusCode::FAILED_DEPENDENCY, uncertain(op, why)),
+        Standing::Stopped => (
             StatusCode::LOCKED,
-            "stopped",
             format!("a person stopped send {op} in sendledger before it was clicked (they pressed Stop, or withdrew it): nothing was clicked; do not retry — after a Stop, nothing is sent until they resume it there"),
         ),
-        SendState::Rejected => fail(
+        Standing::NeverLeft => (
             StatusCode::UNPROCESSABLE_ENTITY,
-            "send_rejected",
             format!(
                 "send {op} never left this computer ({}): nothing was clicked; do not retry this request — fix the tab, then send again as a new request",
-                send.evidence.as_deref().unwrap_or("rejected")
+                why.unwrap_or("rejected")
             ),
         ),
-        SendState::PageError => fail(
+        Standing::PageSaidNo => (
             StatusCode::FAILED_DEPENDENCY,
-            "page_error",
             format!(
                 "the chat page answered send {op} with an error ({}): it was received, the page said no; do not retry this request — a person may queue it again in sendledger",
-                send.evidence.as_deref().unwrap_or("page error")
+                why.unwrap_or("page error")
             ),
         ),
-        SendState::Abandoned => fail(
+        Standing::Abandoned => (
             StatusCode::UNPROCESSABLE_ENTITY,
-            "send_abandoned",
             format!("a person abandoned send {op} in sendledger: do not retry this request"),
         ),
+    };
+    Outcome::Failed(OpenAiError::custody(status, verdict.code, op, message))
+}
+
+/// The table's verdict for `send` as committed.
+pub(crate) fn verdict_of(send: &Send) -> Verdict {
+    Verdict::of_state(
+        send.state.as_str(),
+        send.answer.is_some(),
+        send.answer_not_observed_at.is_some(),
+    )
+}
+
+/// Why, in the page's or the owner's words (the latest transition's evidence), for the
+/// standings a person's reading turns on: uncertain, page said no, never left.
+pub(crate) fn reason(send: &Send, verdict: Verdict) -> Option<&str> {
+    match verdict.standing {
+        Standing::Uncertain | Standing::PageSaidNo | Standing::NeverLeft => {
+            send.evidence.as_deref().filter(|e| !e.trim().is_empty())
+        }
+        _ => None,
     }
 }
 
-/// "do not retry; confirm or abandon send X in sendledger"
-pub(crate) fn uncertain(op: &str) -> String {
-    format!("send {op} may or may not have reached the chat (the owner lost track of it after the click was allowed): do not retry; confirm or abandon send {op} in sendledger (`sendledger resolve {op}` or the window)")
+/// "do not retry; confirm or abandon send X in sendledger", with why it is uncertain.
+pub(crate) fn uncertain(op: &str, why: Option<&str>) -> String {
+    let why = why.map(|w| format!(" ({w})")).unwrap_or_default();
+    format!("send {op} may or may not have reached the chat{why}: do not retry; a person confirms or abandons send {op} in sendledger (`sendledger resolve {op}` or the window)")
 }
 
 fn not_observed(op: &str) -> String {
