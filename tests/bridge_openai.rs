@@ -103,7 +103,7 @@ fn every_door_refusal_is_an_openai_error_with_no_retry_and_leaves_the_ledger_byt
         (vec![k.clone()], serde_json::to_vec(&json!({"model": "m", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]})).unwrap(), 400, "unsupported_content"),
         (vec![k.clone()], serde_json::to_vec(&json!({"model": "m", "messages": [{"role": "assistant", "content": "hi"}]})).unwrap(), 400, "last_message_not_user"),
         (vec![k.clone()], serde_json::to_vec(&json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function"}]})).unwrap(), 400, "tools_unsupported"),
-        (vec![k.clone(), "x-stainless-retry-count: many".into()], chat("hi"), 400, "invalid_header"),
+        (vec![k.clone(), "Idempotency-Key: not a key".into()], chat("hi"), 400, "invalid_value"),
         (vec![k.clone()], big, 413, "body_unreadable"),
     ];
     for (headers, body, status, code) in cases {
@@ -169,7 +169,7 @@ fn a_named_key_opens_only_the_openai_door() {
 }
 
 #[test]
-fn an_automatic_retry_after_sigkill_and_restart_attaches_to_the_send_recovery_made_uncertain() {
+fn any_clients_retry_after_sigkill_and_restart_attaches_to_the_send_recovery_made_uncertain() {
     let (_tmp, profile) = profile_dir();
     let serve = Serve::start(&profile, &[]);
     let ext = serve.pair();
@@ -177,7 +177,8 @@ fn an_automatic_retry_after_sigkill_and_restart_attaches_to_the_send_recovery_ma
     let key = make_key(&serve);
     let port = serve.port;
     let first = {
-        let headers = vec![bearer(&key), "x-stainless-retry-count: 0".to_string()];
+        // No retry marker on either attempt: a plain client's own retry.
+        let headers = vec![bearer(&key)];
         std::thread::spawn(move || door(port, &headers, &chat("one message only")))
     };
     let handed = ext.next(&lease, 10_000).expect("the door queued the send");
@@ -191,7 +192,7 @@ fn an_automatic_retry_after_sigkill_and_restart_attaches_to_the_send_recovery_ma
     );
 
     let serve = Serve::start(&profile, &[]);
-    let retry = vec![bearer(&key), "x-stainless-retry-count: 1".to_string()];
+    let retry = vec![bearer(&key)];
     let (status, head, v) = door(serve.port, &retry, &chat("one message only"));
     assert_eq!(
         (status, v["error"]["code"].as_str()),
@@ -211,4 +212,33 @@ fn an_automatic_retry_after_sigkill_and_restart_attaches_to_the_send_recovery_ma
     let sends = serve.client().get("/v1/sends").body["sends"].clone();
     assert_eq!(sends.as_array().unwrap().len(), 1, "one send: {sends}");
     assert_eq!(sends[0]["state"], "uncertain");
+}
+
+#[test]
+fn a_non_streamed_request_is_answered_within_its_hold_naming_the_send_and_its_repeat_attaches() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start_with_env(&profile, &[("SENDLEDGER_OPENAI_HOLD_MS", "1500")]);
+    let key = make_key(&serve);
+    // No tab is leased: the send waits longer than the hold.
+    let (status, head, v) = door(serve.port, &[bearer(&key)], &chat("a long turn"));
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (424, Some("still_pending")),
+        "{v}"
+    );
+    assert!(head.contains("x-should-retry: false"), "{head}");
+    assert!(head.contains("x-sendledger-attached: false"), "{head}");
+    let sends = serve.client().get("/v1/sends").body["sends"].clone();
+    let op = sends[0]["op_id"].as_str().unwrap().to_string();
+    let msg = v["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains(&op) && msg.contains("send this same request again"),
+        "the sentence names the send and how to follow it: {msg}"
+    );
+    let (status, head, _) = door(serve.port, &[bearer(&key)], &chat("a long turn"));
+    assert_eq!(status, 424);
+    assert!(head.contains("x-sendledger-attached: true"), "{head}");
+    let sends = serve.client().get("/v1/sends").body["sends"].clone();
+    assert_eq!(sends.as_array().unwrap().len(), 1, "one send: {sends}");
+    assert_eq!(sends[0]["state"], "queued");
 }

@@ -80,13 +80,12 @@ impl Serve {
     /// Starts serve with exactly `args` after `serve`; `Err` when it exits before printing
     /// its port.
     pub fn try_start(profile: &Path, args: &[&str]) -> Result<Serve, ServeFailed> {
-        Self::try_start_limited(profile, args, None)
+        Self::try_start_limited(profile, args, None, &[])
     }
 
-    /// Starts serve on `profile` with `--port 0`, its open-file limit set to
-    /// `(soft, hard)` before it runs (`setrlimit` in the child, as a shell's `ulimit -n`).
-    pub fn start_with_open_files(profile: &Path, soft: u64, hard: u64) -> Serve {
-        Self::try_start_limited(profile, &["--port", "0"], Some((soft, hard))).unwrap_or_else(|f| {
+    /// Starts serve on `profile` with `--port 0` and `env` set in its environment.
+    pub fn start_with_env(profile: &Path, env: &[(&str, &str)]) -> Serve {
+        Self::try_start_limited(profile, &["--port", "0"], None, env).unwrap_or_else(|f| {
             panic!(
                 "serve exited before it was ready ({}): {}",
                 f.status, f.stderr
@@ -94,12 +93,27 @@ impl Serve {
         })
     }
 
+    /// Starts serve on `profile` with `--port 0`, its open-file limit set to
+    /// `(soft, hard)` before it runs (`setrlimit` in the child, as a shell's `ulimit -n`).
+    pub fn start_with_open_files(profile: &Path, soft: u64, hard: u64) -> Serve {
+        Self::try_start_limited(profile, &["--port", "0"], Some((soft, hard)), &[]).unwrap_or_else(
+            |f| {
+                panic!(
+                    "serve exited before it was ready ({}): {}",
+                    f.status, f.stderr
+                )
+            },
+        )
+    }
+
     fn try_start_limited(
         profile: &Path,
         args: &[&str],
         open_files: Option<(u64, u64)>,
+        env: &[(&str, &str)],
     ) -> Result<Serve, ServeFailed> {
         let mut command = Command::new(binary());
+        command.envs(env.iter().copied());
         command
             .arg("--profile")
             .arg(profile)

@@ -116,7 +116,7 @@ fn too_large(r: BytesRejection) -> OpenAiError {
 
 /// Waits for the send to settle and answers a `chat.completion` or a no-retry error.
 async fn settle(st: &BridgeState, admitted: &Admitted) -> Response {
-    let mut waiter = Waiter::new(st, &admitted.op_id);
+    let mut waiter = Waiter::held(st, &admitted.op_id);
     let mut streamed_model = None;
     loop {
         match waiter.next().await {

@@ -17,8 +17,31 @@ use std::time::Duration;
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::time::Instant;
 
-/// Longest a request waits for its send to settle (30 min).
+/// Longest a streamed request waits for its send to settle (30 min).
 pub(crate) const MAX_WAIT: Duration = Duration::from_secs(30 * 60);
+/// Longest a non-streamed request is held before it is answered `still_pending`, by
+/// default (240 s: below the 300 s that Node's fetch waits for response headers, the
+/// shortest header timeout of the clients companions use — past it, undici gives up
+/// and the Vercel AI SDK retries).
+pub(crate) const DEFAULT_HOLD: Duration = Duration::from_secs(240);
+/// Environment variable that sets the hold, in ms (read once, at the first request;
+/// 1 ms to 30 min). For tests that scale time, and for a companion whose client waits
+/// longer for headers.
+pub(crate) const HOLD_ENV: &str = "SENDLEDGER_OPENAI_HOLD_MS";
+
+/// The hold of a non-streamed request: [`HOLD_ENV`] when set and valid, else
+/// [`DEFAULT_HOLD`].
+pub(crate) fn hold() -> Duration {
+    static HOLD: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *HOLD.get_or_init(|| {
+        std::env::var(HOLD_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_millis)
+            .filter(|d| !d.is_zero() && *d <= MAX_WAIT)
+            .unwrap_or(DEFAULT_HOLD)
+    })
+}
 
 /// One thing a waiter saw.
 pub(crate) enum Step {
@@ -35,11 +58,14 @@ pub(crate) struct Waiter {
     events: broadcast::Receiver<Event>,
     live: broadcast::Receiver<Live>,
     deadline: Instant,
+    /// Whether the deadline is a non-streamed request's hold (else [`MAX_WAIT`]).
+    held: bool,
     checked: bool,
 }
 
 impl Waiter {
-    /// Subscribes before the first read, so no commit falls between.
+    /// A streamed request's wait, bounded by [`MAX_WAIT`]. Subscribes before the first
+    /// read, so no commit falls between.
     pub(crate) fn new(st: &BridgeState, op_id: &str) -> Self {
         Self {
             st: st.clone(),
@@ -47,7 +73,18 @@ impl Waiter {
             events: st.ledger().subscribe(),
             live: st.live().subscribe(),
             deadline: Instant::now() + MAX_WAIT,
+            held: false,
             checked: false,
+        }
+    }
+
+    /// A non-streamed request's wait, bounded by [`hold`]: past it the request is
+    /// answered `still_pending`, naming the send and how to follow it.
+    pub(crate) fn held(st: &BridgeState, op_id: &str) -> Self {
+        Self {
+            deadline: Instant::now() + hold(),
+            held: true,
+            ..Self::new(st, op_id)
         }
     }
 
@@ -115,13 +152,25 @@ impl Waiter {
                     Err(_) => {}
                 },
                 _ = tokio::time::sleep_until(self.deadline) => {
-                    return self.fail("still_pending", format!(
-                        "send {} has not settled within {} min: do not retry; follow it in sendledger (`sendledger show {}`)",
-                        self.op_id, MAX_WAIT.as_secs() / 60, self.op_id));
+                    return self.fail("still_pending", self.still_pending());
                 }
                 _ = &mut closing => return self.fail("owner_stopping", self.stopping()),
             }
         }
+    }
+
+    fn still_pending(&self) -> String {
+        let op = &self.op_id;
+        if self.held {
+            let s = hold().as_secs();
+            return format!(
+                "send {op} has not been answered after {s} s (it is on its way in the chat tab: one send, never two); do not send it as a new request. To wait for its answer, send this same request again (it attaches to send {op}), or read GET /v1/responses/resp_{op}, or follow it in sendledger (`sendledger show {op}`)"
+            );
+        }
+        format!(
+            "send {op} has not settled within {} min: do not retry; follow it in sendledger (`sendledger show {op}`)",
+            MAX_WAIT.as_secs() / 60
+        )
     }
 
     fn stopping(&self) -> String {
