@@ -242,3 +242,133 @@ fn a_non_streamed_request_is_answered_within_its_hold_naming_the_send_and_its_re
     assert_eq!(sends.as_array().unwrap().len(), 1, "one send: {sends}");
     assert_eq!(sends[0]["state"], "queued");
 }
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chatgpt");
+const URL: &str = "https://chatgpt.com/backend-api/f/conversation";
+/// What the fixture's user typed, the conversation and the answer the fixture's page gave
+/// (request_new_chat_f.json, stream_delta_new_chat.sse).
+const FIXTURE_TEXT: &str = "Draft a haiku about ledgers.\nKeep it short.";
+const FIXTURE_CONVERSATION: &str = "6a1b2c3d-4e5f-8a01-b234-56789abcdef0";
+const FIXTURE_ANSWER: &str =
+    "Ink dries on the page,\neach line counted once,\nno debt forgotten.\n\nWant another?";
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!("{FIXTURES}/{name}"))
+        .unwrap_or_else(|e| panic!("fixture {name}: {e}"))
+}
+
+/// Plays the tab for the one queued send: claims, is granted, forwards the fixture's
+/// request and answer stream. Returns the op id.
+fn page_answers(ext: &Extension, lease: &str) -> String {
+    let handed = ext.next(lease, 10_000).expect("a send is handed out");
+    let op = handed["op_id"].as_str().unwrap().to_string();
+    assert_eq!(ext.dispatch(lease, &op).body["granted"], true);
+    let traffic = [
+        json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1",
+                "url": URL, "body": fixture("request_new_chat_f.json") }),
+        json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": "s1",
+                "seq": 0, "chunk": fixture("stream_delta_new_chat.sse") }),
+        json!({ "lease_id": lease, "op_id": op, "kind": "stream_end", "stream_id": "s1" }),
+    ];
+    for o in traffic {
+        assert_eq!(ext.observe(&o).status, 200);
+    }
+    op
+}
+
+fn responses_body(extra: Value) -> Vec<u8> {
+    let mut body = json!({"model": "gpt-5", "input": [{"role": "user", "content": [{"type": "input_text", "text": FIXTURE_TEXT}]}]});
+    body.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    serde_json::to_vec(&body).unwrap()
+}
+
+#[test]
+fn a_background_response_is_followed_by_id_until_the_pages_answer_and_continues_its_conversation() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    let key = make_key(&serve);
+    let k = vec![bearer(&key)];
+    let post = |body: &[u8]| exchange(serve.port, "POST /v1/responses", &k, body);
+    let (status, head, v) = post(&responses_body(json!({"background": true})));
+    assert_eq!((status, v["status"].as_str()), (200, Some("queued")), "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    assert!(head.contains("x-sendledger-ignored: model"), "{head}");
+    let op = page_answers(&ext, &lease);
+    assert_eq!(id, format!("resp_{op}"));
+    let got = exchange(serve.port, &format!("GET /v1/responses/{id}"), &k, b"").2;
+    assert_eq!(got["status"], "completed", "{got}");
+    assert_eq!(got["output"][0]["content"][0]["text"], FIXTURE_ANSWER);
+
+    // The same body again is the same send (attach), with no marker of any SDK.
+    let (_, head, again) = post(&responses_body(json!({"background": true})));
+    assert_eq!(again["id"], id.as_str());
+    assert!(head.contains("x-sendledger-attached: true"), "{head}");
+
+    // previous_response_id sends into the conversation that response went to.
+    let next = responses_body(json!({"background": true, "previous_response_id": id}));
+    let (status, _, v) = post(&next);
+    assert_eq!(status, 200, "{v}");
+    let next_op = v["id"].as_str().unwrap().trim_start_matches("resp_");
+    let shown = serve.client().show(next_op);
+    assert_eq!(
+        shown["send"]["conversation_id"], FIXTURE_CONVERSATION,
+        "only where the previous response went: {shown}"
+    );
+    let unknown = exchange(serve.port, "GET /v1/responses/resp_nothing", &k, b"");
+    assert_eq!(unknown.0, 404, "{}", unknown.2);
+}
+
+#[test]
+fn a_streamed_response_is_the_responses_event_stream_of_the_pages_answer() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    let key = make_key(&serve);
+    let port = serve.port;
+    let reader = std::thread::spawn(move || {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        s.set_read_timeout(Some(BOUND)).unwrap();
+        let body = responses_body(json!({"stream": true}));
+        let head = format!(
+            "POST /v1/responses HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        s.write_all(&body).unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out
+    });
+    page_answers(&ext, &lease);
+    let text = reader.join().unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str(d).ok())
+        .collect();
+    let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+    assert_eq!(kinds.first(), Some(&"response.created"), "{kinds:?}");
+    assert_eq!(kinds.last(), Some(&"response.completed"), "{kinds:?}");
+    for (n, e) in events.iter().enumerate() {
+        assert_eq!(e["sequence_number"], n, "numbered in order: {e}");
+    }
+    let deltas: String = events
+        .iter()
+        .filter(|e| e["type"] == "response.output_text.delta")
+        .filter_map(|e| e["delta"].as_str())
+        .collect();
+    assert_eq!(
+        deltas, FIXTURE_ANSWER,
+        "the deltas concatenate to the answer"
+    );
+    let last = events.last().unwrap();
+    assert_eq!(
+        last["response"]["output"][0]["content"][0]["text"],
+        FIXTURE_ANSWER
+    );
+}

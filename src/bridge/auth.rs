@@ -22,8 +22,9 @@ pub enum Scope {
     Extension,
     /// Pairing itself: no token, an extension origin.
     Pairing,
-    /// The OpenAI-compatible door (`/v1/models`, `/v1/chat/completions`): the client
-    /// token or a named API key; refusals are OpenAI error objects.
+    /// The OpenAI-compatible doors (`/v1/models`, `/v1/chat/completions`,
+    /// `/v1/responses`): the client token or a named API key; refusals are OpenAI error
+    /// objects.
     Door,
 }
 
@@ -36,6 +37,8 @@ pub fn scope_of(path: &str) -> Scope {
     } else if path == "/v1/models"
         || path.starts_with("/v1/models/")
         || path == "/v1/chat/completions"
+        || path == "/v1/responses"
+        || path.starts_with("/v1/responses/")
     {
         Scope::Door
     } else {
@@ -163,7 +166,7 @@ fn check(st: &BridgeState, req: &Request) -> Result<(), ApiError> {
             Some(o) if is_extension_origin(o) => Ok(()),
             _ => Err(bad_origin("pairing is only for the browser extension")),
         },
-        Scope::Client => client_scope(st, origin, bearer),
+        Scope::Client => client_scope(st, origin, bearer, req.uri().path()),
         Scope::Door => Ok(()), // checked by `openai::auth::guard`
         Scope::Extension => extension_scope(st, origin, bearer),
     }
@@ -173,6 +176,7 @@ fn client_scope(
     st: &BridgeState,
     origin: Option<&str>,
     bearer: Option<&str>,
+    path: &str,
 ) -> Result<(), ApiError> {
     if origin.is_some() {
         return Err(bad_origin(
@@ -189,10 +193,11 @@ fn client_scope(
             "the extension's token cannot use client routes",
         ))
     } else if token.starts_with(crate::ledger::KEY_PREFIX) {
+        let shown: String = path.chars().take(80).collect();
         Err(ApiError::new(
             StatusCode::FORBIDDEN,
             "wrong_scope",
-            "a named API key opens only the OpenAI-compatible door (/v1/models, /v1/chat/completions): use client.token for this route",
+            format!("the key is fine, but this route ({shown}) is not one a named API key opens: a key opens the OpenAI-compatible doors only (/v1/models, /v1/chat/completions, /v1/responses); for this route use the profile's client.token (a person's routes: resume, decisions, keys)"),
         ))
     } else {
         Err(unauthorized())

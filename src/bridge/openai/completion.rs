@@ -6,7 +6,7 @@ use super::auth::Caller;
 use super::custody::{self, Admitted};
 use super::error::{OpenAiError, OPERATION_HEADER};
 use super::outcome::Outcome;
-use super::request::{self, ChatRequest};
+use super::request;
 use super::stream;
 use super::wait::{Step, Waiter};
 use crate::bridge::BridgeState;
@@ -29,8 +29,9 @@ pub(crate) fn completion_id(op_id: &str) -> String {
     format!("chatcmpl-{op_id}")
 }
 
-/// The headers every answer about an admitted send carries.
-pub(crate) fn door_headers(h: &mut HeaderMap, req: &ChatRequest, admitted: &Admitted) {
+/// The headers every answer about an admitted send carries; `ignored`: what the request
+/// asked that the tab does not honour.
+pub(crate) fn door_headers(h: &mut HeaderMap, ignored: &[String], admitted: &Admitted) {
     if let Ok(v) = HeaderValue::from_str(&admitted.op_id) {
         h.insert(OPERATION_HEADER, v);
     }
@@ -38,8 +39,8 @@ pub(crate) fn door_headers(h: &mut HeaderMap, req: &ChatRequest, admitted: &Admi
         ATTACHED_HEADER,
         HeaderValue::from_static(if admitted.attached { "true" } else { "false" }),
     );
-    if !req.ignored.is_empty() {
-        if let Ok(v) = HeaderValue::from_str(&req.ignored.join(", ")) {
+    if !ignored.is_empty() {
+        if let Ok(v) = HeaderValue::from_str(&ignored.join(", ")) {
             h.insert(IGNORED_HEADER, v);
         }
     }
@@ -91,7 +92,7 @@ pub(crate) async fn create(
         Ok(r) => r,
         Err(e) => return e.into_response(),
     };
-    let admitted = match custody::admit(&st, &caller, &req, &headers).await {
+    let admitted = match custody::admit(&st, &caller, &req.ask, &headers).await {
         Ok(a) => a,
         Err(e) => return e.into_response(),
     };
@@ -100,11 +101,12 @@ pub(crate) async fn create(
         return stream::answer(st, req, admitted);
     }
     let mut res = settle(&st, &admitted).await;
-    door_headers(res.headers_mut(), &req, &admitted);
+    door_headers(res.headers_mut(), &req.ignored, &admitted);
     res
 }
 
-fn too_large(r: BytesRejection) -> OpenAiError {
+/// A body that could not be read (over the limit, cut off): its status, never retried.
+pub(crate) fn too_large(r: BytesRejection) -> OpenAiError {
     let mut e = OpenAiError::invalid(
         "body_unreadable",
         None,
@@ -114,27 +116,38 @@ fn too_large(r: BytesRejection) -> OpenAiError {
     e
 }
 
-/// Waits for the send to settle and answers a `chat.completion` or a no-retry error.
-async fn settle(st: &BridgeState, admitted: &Admitted) -> Response {
-    let mut waiter = Waiter::held(st, &admitted.op_id);
+/// Waits (held: at most the hold) for the send to settle: its row, the page's final
+/// answer and model, or the no-retry error it settled in.
+pub(crate) async fn answered(
+    st: &BridgeState,
+    op_id: &str,
+) -> Result<(Box<Send>, String, String), OpenAiError> {
+    let mut waiter = Waiter::held(st, op_id);
     let mut streamed_model = None;
     loop {
         match waiter.next().await {
             Step::Text(_, model) => streamed_model = model.or(streamed_model),
             Step::Settled(Outcome::Answered { text }, Some(send)) => {
                 let model = model_of(st, &send.op_id, streamed_model.as_deref()).await;
-                return Json(completion(&send, &text, &model)).into_response();
+                return Ok((send, text, model));
             }
-            Step::Settled(Outcome::Failed(e), _) => return e.into_response(),
+            Step::Settled(Outcome::Failed(e), _) => return Err(e),
             Step::Settled(_, _) => {
-                return OpenAiError::custody(
+                return Err(OpenAiError::custody(
                     axum::http::StatusCode::FAILED_DEPENDENCY,
                     "internal",
-                    &admitted.op_id,
+                    op_id,
                     "the door lost track of this send: do not retry; look at it in sendledger",
-                )
-                .into_response()
+                ))
             }
         }
+    }
+}
+
+/// Waits for the send to settle and answers a `chat.completion` or a no-retry error.
+async fn settle(st: &BridgeState, admitted: &Admitted) -> Response {
+    match answered(st, &admitted.op_id).await {
+        Ok((send, text, model)) => Json(completion(&send, &text, &model)).into_response(),
+        Err(e) => e.into_response(),
     }
 }

@@ -11,7 +11,6 @@
 
 use super::auth::Caller;
 use super::error::OpenAiError;
-use super::request::ChatRequest;
 use crate::bridge::error::ApiError;
 use crate::bridge::BridgeState;
 use crate::ledger::{DoorQueue, LedgerError, QueueRequest};
@@ -44,11 +43,23 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, Ope
         .transpose()
 }
 
+/// What a door asks to be sent: the chat door's and the Responses door's requests alike.
+#[derive(Debug, Clone)]
+pub(crate) struct Ask {
+    /// The text to type (checked and normalised by the ledger).
+    pub text: String,
+    /// The conversation it names, if any.
+    pub conversation_id: Option<String>,
+    /// SHA-256 (hex) of the body as parsed JSON with sorted keys: the retry fingerprint's
+    /// half that is the request.
+    pub body_sha256: String,
+}
+
 /// Finds or queues the send for `req` (see the module's rules).
 pub(crate) async fn admit(
     st: &BridgeState,
     caller: &Caller,
-    req: &ChatRequest,
+    req: &Ask,
     headers: &HeaderMap,
 ) -> Result<Admitted, OpenAiError> {
     let key = header(headers, IDEMPOTENCY_HEADER)?.map(str::to_string);

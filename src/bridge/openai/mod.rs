@@ -1,7 +1,8 @@
-//! The OpenAI-compatible door on the loopback bridge: `GET /v1/models`,
-//! `GET /v1/models/{id}` and `POST /v1/chat/completions` (streamed or not), a thin
-//! translation onto the ledger's sends. Its rules (docs/openai.md): one send per request
-//! except an SDK's own retry, which attaches ([`custody`]); every outcome a retry could
+//! The OpenAI-compatible doors on the loopback bridge: `GET /v1/models`,
+//! `GET /v1/models/{id}`, `POST /v1/chat/completions` (streamed or not) and the
+//! Responses API (`POST /v1/responses`, `GET /v1/responses/{id}`: [`responses`]), thin
+//! translations onto the ledger's sends. Their rules (docs/openai.md): one send per
+//! request except any client's own retry, which attaches ([`custody`]); every outcome a retry could
 //! duplicate answers `x-should-retry: false` outside 408/409/429/5xx ([`outcome`]);
 //! refusals are OpenAI error objects ([`error`]). Auth: the client token or a named key
 //! ([`auth`]).
@@ -13,6 +14,7 @@ pub(crate) mod error;
 pub(crate) mod live;
 mod outcome;
 mod request;
+mod responses;
 mod stream;
 mod wait;
 
@@ -39,6 +41,16 @@ pub(crate) fn routes() -> Router<BridgeState> {
                 .layer(DefaultBodyLimit::max(COMPLETIONS_LIMIT))
                 .fallback(method_not_allowed),
         )
+        .route(
+            "/v1/responses",
+            post(responses::create)
+                .layer(DefaultBodyLimit::max(COMPLETIONS_LIMIT))
+                .fallback(method_not_allowed),
+        )
+        .route(
+            "/v1/responses/{id}",
+            get(responses::retrieve).fallback(method_not_allowed),
+        )
 }
 
 /// A door path asked with another method: 405 in the door's error shape, never retried.
@@ -49,7 +61,8 @@ async fn method_not_allowed() -> OpenAiError {
             StatusCode::METHOD_NOT_ALLOWED,
             "method_not_allowed",
             "this path of the OpenAI door does not take that method: `GET /v1/models`, \
-             `GET /v1/models/{id}` and `POST /v1/chat/completions` (see docs/openai.md)",
+             `GET /v1/models/{id}`, `POST /v1/chat/completions`, `POST /v1/responses` and \
+             `GET /v1/responses/{id}` (see docs/openai.md)",
         ))
     }
 }

@@ -5,6 +5,7 @@
 //! (system messages, sampling parameters, the model name): nothing is dropped silently.
 //! Earlier messages are not typed again: the tab holds its own context.
 
+use super::custody::Ask;
 use super::error::OpenAiError;
 use axum::http::HeaderMap;
 use serde_json::{Map, Value};
@@ -22,19 +23,51 @@ const MAX_IGNORED_NAMES: usize = 24;
 /// What the door makes of a request.
 #[derive(Debug, Clone)]
 pub(crate) struct ChatRequest {
-    /// The last user message's text (checked and normalised by the ledger).
-    pub text: String,
-    /// The conversation it names, if any.
-    pub conversation_id: Option<String>,
+    /// What is to be sent: the last user message's text, the conversation, the body's hash.
+    pub ask: Ask,
     /// `stream: true`.
     pub stream: bool,
     /// What was not honoured (for `x-sendledger-ignored`).
     pub ignored: Vec<String>,
-    /// SHA-256 (hex) of the body as parsed JSON with sorted keys.
-    pub body_sha256: String,
 }
 
-fn bad(code: &'static str, param: &'static str, message: impl Into<String>) -> OpenAiError {
+/// SHA-256 (hex) of a body as parsed JSON, re-serialised with sorted keys (serde_json's
+/// map is ordered): the same request in another key order or spacing hashes the same.
+pub(crate) fn body_sha256(value: &Value) -> String {
+    format!(
+        "{:x}",
+        Sha256::digest(serde_json::to_vec(value).expect("serialises"))
+    )
+}
+
+/// Reads `bytes` as a JSON object. Errors: 400 `invalid_json`.
+pub(crate) fn json_object(bytes: &[u8]) -> Result<Value, OpenAiError> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        OpenAiError::invalid(
+            "invalid_json",
+            None,
+            format!(
+                "the body is not valid JSON (line {}, column {}): send a JSON object",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    if !value.is_object() {
+        return Err(OpenAiError::invalid(
+            "invalid_json",
+            None,
+            "the body must be a JSON object",
+        ));
+    }
+    Ok(value)
+}
+
+pub(crate) fn bad(
+    code: &'static str,
+    param: &'static str,
+    message: impl Into<String>,
+) -> OpenAiError {
     OpenAiError::invalid(code, Some(param), message)
 }
 
@@ -82,20 +115,8 @@ const READ: &[&str] = &[
 
 /// Parses and checks a body. Errors: 400 OpenAI error objects naming the field.
 pub(crate) fn parse(bytes: &[u8], headers: &HeaderMap) -> Result<ChatRequest, OpenAiError> {
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
-        OpenAiError::invalid(
-            "invalid_json",
-            None,
-            format!(
-                "the body is not valid JSON (line {}, column {}): send a chat completions request",
-                e.line(),
-                e.column()
-            ),
-        )
-    })?;
-    let body = value.as_object().ok_or_else(|| {
-        OpenAiError::invalid("invalid_json", None, "the body must be a JSON object")
-    })?;
+    let value = json_object(bytes)?;
+    let body = value.as_object().expect("an object");
     refuse_unhonourable(body)?;
     let messages = body
         .get("messages")
@@ -112,7 +133,7 @@ pub(crate) fn parse(bytes: &[u8], headers: &HeaderMap) -> Result<ChatRequest, Op
         return Err(bad("too_many_messages", "messages", format!("more than {MAX_MESSAGES} messages: send only the recent ones (only the last user message is typed)")));
     }
     let text = last_user_text(messages)?;
-    let mut ignored = ignored_fields(body);
+    let mut ignored = ignored_fields(body, READ);
     let systems = messages
         .iter()
         .filter(|m| {
@@ -126,30 +147,33 @@ pub(crate) fn parse(bytes: &[u8], headers: &HeaderMap) -> Result<ChatRequest, Op
         ignored.insert(0, format!("system_messages={systems}"));
     }
     ignored.truncate(MAX_IGNORED_NAMES);
-    let stream = match body.get("stream") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => {
-            return Err(bad(
-                "invalid_type",
-                "stream",
-                "stream must be true or false",
-            ))
-        }
-    };
     Ok(ChatRequest {
-        text,
-        conversation_id: conversation(body, headers)?,
-        stream,
+        ask: Ask {
+            text,
+            conversation_id: conversation(body, headers)?,
+            body_sha256: body_sha256(&value),
+        },
+        stream: flag(body, "stream")?,
         ignored,
-        body_sha256: format!(
-            "{:x}",
-            Sha256::digest(serde_json::to_vec(&value).expect("serialises"))
-        ),
     })
 }
 
-fn refuse_unhonourable(body: &Map<String, Value>) -> Result<(), OpenAiError> {
+/// A boolean field: absent or null is `false`. Errors: 400 `invalid_type`.
+pub(crate) fn flag(body: &Map<String, Value>, name: &'static str) -> Result<bool, OpenAiError> {
+    match body.get(name) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(bad(
+            "invalid_type",
+            name,
+            format!("{name} must be true or false"),
+        )),
+    }
+}
+
+/// Refuses what the tab cannot honour as asked: tools, several choices, a structured
+/// format, audio. Errors: 400 naming the field.
+pub(crate) fn refuse_unhonourable(body: &Map<String, Value>) -> Result<(), OpenAiError> {
     let present = |k: &str| body.get(k).is_some_and(|v| !v.is_null());
     let non_empty = |k: &str| {
         body.get(k)
@@ -240,7 +264,9 @@ fn last_user_text(messages: &[Value]) -> Result<String, OpenAiError> {
     }
 }
 
-fn ignored_fields(body: &Map<String, Value>) -> Vec<String> {
+/// The fields of `body` the tab does not honour (the model unless it is the tab's, and
+/// every field not in `read`), for `x-sendledger-ignored`.
+pub(crate) fn ignored_fields(body: &Map<String, Value>, read: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     if body
         .get("model")
@@ -250,7 +276,7 @@ fn ignored_fields(body: &Map<String, Value>) -> Vec<String> {
         out.push("model".to_string());
     }
     for (k, v) in body {
-        if v.is_null() || READ.contains(&k.as_str()) {
+        if v.is_null() || read.contains(&k.as_str()) {
             continue;
         }
         let name: String = k
@@ -265,7 +291,9 @@ fn ignored_fields(body: &Map<String, Value>) -> Vec<String> {
     out
 }
 
-fn conversation(
+/// The conversation a request names: `metadata.conversation_id` or the
+/// [`CONVERSATION_HEADER`] (both, different: 400 `conflicting_conversation`).
+pub(crate) fn conversation(
     body: &Map<String, Value>,
     headers: &HeaderMap,
 ) -> Result<Option<String>, OpenAiError> {

@@ -55,7 +55,7 @@ pub(crate) fn answer(st: BridgeState, req: ChatRequest, admitted: Admitted) -> R
     let mut res = Sse::new(events)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response();
-    door_headers(res.headers_mut(), &req, &admitted);
+    door_headers(res.headers_mut(), &req.ignored, &admitted);
     res
 }
 
