@@ -12,7 +12,7 @@ import openai
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from player import Player, http  # noqa: E402
+from player import Page, Player, http  # noqa: E402
 
 BIN = os.environ.get("SENDLEDGER_BIN", os.path.join(os.path.dirname(__file__), "../../target/debug/sendledger"))
 BOUND_S = 30
@@ -27,15 +27,16 @@ def free_port():
 class Owner:
     """`sendledger serve` on `port` with `profile`; restartable on the same port."""
 
-    def __init__(self, profile, port, log):
+    def __init__(self, profile, port, log, env=None):
         self.profile, self.port, self.log = profile, port, log
+        self.env = env or {}
         self.proc = None
 
     def start(self):
         self.proc = subprocess.Popen(
             [BIN, "--profile", self.profile, "serve", "--port", str(self.port)],
             stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL, text=True,
-            env={**os.environ, "SENDLEDGER_LOG": "debug"})
+            env={**os.environ, "SENDLEDGER_LOG": "debug", **self.env})
         ready = threading.Event()
 
         def read():
@@ -84,14 +85,18 @@ class Owner:
 
 
 @pytest.fixture
-def owner(tmp_path):
+def owner(tmp_path, request):
+    """The owner; `@pytest.mark.owner_env(NAME="value")` adds to its environment (e.g.
+    SENDLEDGER_OPENAI_HOLD_MS, the door's hold of a non-streamed request)."""
+    marker = request.node.get_closest_marker("owner_env")
+    env = dict(marker.kwargs) if marker else {}
     profile = tmp_path / "profile"
     profile.mkdir(mode=0o700)
     logs = os.environ.get("SENDLEDGER_E2E_LOGS", str(tmp_path))
     os.makedirs(logs, exist_ok=True)
     name = os.environ.get("PYTEST_CURRENT_TEST", "owner").split(" ")[0].split("::")[-1]
     with open(os.path.join(logs, f"{name}.log"), "w") as log:
-        o = Owner(str(profile), free_port(), log).start()
+        o = Owner(str(profile), free_port(), log, env).start()
         yield o
         o.stop()
 
@@ -114,3 +119,23 @@ def player(owner):
     p = Player(owner.port, owner.client_token())
     p.lease()
     return p
+
+
+@pytest.fixture
+def page(player):
+    """Starts the page (player.Page) on `player`: `page(answer, delay_s=0, on_grant=None)`;
+    every page started is stopped at the test's end."""
+    started = []
+
+    def start(answer, delay_s=0.0, **kw):
+        started.append(Page(player, answer, delay_s, **kw))
+        return started[-1]
+    yield start
+    for p in started:
+        p.stop()
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "owner_env(**env): environment added to the owner's")
+    # LiteLLM fetches a price list from the internet at import unless told not to.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

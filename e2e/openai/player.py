@@ -217,7 +217,71 @@ class Player:
         return th
 
 
+class Page:
+    """The page as the extension would drive it: every send the lease is handed is granted
+    (one POST of the page each, counted in `player.grants`) and, unless `answer` is None,
+    answered `delay_s` after its grant — until `stop()`. A send the door should never have
+    queued (a client's retry taken for a new message) is therefore clicked too, as the real
+    extension would, and shows in the count. Survives an owner restart on the same port: a
+    refused connection is retried and the tab leased again. `on_grant(send)` runs after
+    each grant; `granted` is set at the first."""
+
+    def __init__(self, player, answer, delay_s=0.0, model="gpt-sl-test", pieces=4, on_grant=None):
+        self.player, self.answer, self.delay_s = player, answer, delay_s
+        self.model, self.pieces, self.on_grant = model, pieces, on_grant
+        self.granted = threading.Event()
+        self.halt = threading.Event()
+        self.errors = []
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.halt.is_set():
+            try:
+                self._one()
+            except BaseException as e:  # an owner killed under it: lease again once it is back
+                self.errors.append(e)
+                self.halt.wait(0.2)
+                self._lease_again()
+
+    def _lease_again(self):
+        try:
+            self.player.lease()
+        except BaseException as e:
+            self.errors.append(e)
+
+    def _one(self):
+        send = self.player.next(wait_ms=500)
+        if send is None:
+            return
+        self.player.grant(send["op_id"])
+        self.granted.set()
+        if self.on_grant:
+            self.on_grant(send)
+        if self.answer is None or self.halt.wait(self.delay_s):
+            return
+        self.player.page_turn(send, self.answer, self.model, self.pieces)
+
+    def stop(self):
+        self.halt.set()
+        self.thread.join(BOUND_S)
+        return self
+
+
 def main(argv):
+    """`player.py PORT PROFILE ANSWER [MODEL]` answers one send and prints the grants;
+    `player.py --page PORT PROFILE ANSWER DELAY_S` plays a `Page` (ANSWER `-`: grant only)
+    until killed, printing `{"granted": op}` at each grant."""
+    if argv[1] == "--page":
+        port, profile, answer, delay = int(argv[2]), argv[3], argv[4], float(argv[5])
+        p = Player(port, open(f"{profile}/client.token").read().strip())
+        p.lease()
+        said = lambda **k: print(json.dumps(k), flush=True)  # noqa: E731
+        page = Page(p, None if answer == "-" else answer, delay, pieces=5,
+                    on_grant=lambda send: said(granted=send["op_id"]))
+        said(ready=True)
+        page.thread.join()
+        return
     port, profile, answer = int(argv[1]), argv[2], argv[3]
     model = argv[4] if len(argv) > 4 else "gpt-sl-test"
     token = open(f"{profile}/client.token").read().strip()

@@ -173,13 +173,22 @@ def test_the_same_idempotency_key_twice_is_one_send_and_another_body_under_it_is
     assert len(owner.sends()) == 1
 
 
-def test_a_first_attempt_is_always_a_new_send_yes_twice_is_two_messages(owner, sdk, player):
-    for _ in range(2):
-        th = player.in_thread(player.answer_next, "Noted.", model=MODEL)
-        assert ask(sdk, text="yes").parse().choices[0].message.content == "Noted."
-        th.join(30)
-    assert player.grants == 2
-    assert len(owner.sends()) == 2
+def test_the_same_body_again_attaches_and_a_deliberate_repeat_differs_or_takes_a_new_idempotency_key(owner, sdk, player, page):
+    page("Noted.")
+    first = ask(sdk, text="yes")
+    again = ask(sdk, text="yes")  # no retry marker of any kind: the same client and body
+    assert again.headers["x-sendledger-attached"] == "true"
+    assert again.headers["x-sendledger-operation-id"] == first.headers["x-sendledger-operation-id"]
+    assert again.parse().choices[0].message.content == "Noted."
+    assert player.grants == 1, "the same body again is the same send"
+    for k in ("companion-yes-1", "companion-yes-2"):
+        assert ask(sdk, text="yes", extra_headers={"Idempotency-Key": k}).headers["x-sendledger-operation-id"] == k
+    history = [{"role": "user", "content": "yes"}, {"role": "assistant", "content": "Noted."},
+               {"role": "user", "content": "yes"}]
+    with_history = sdk.chat.completions.with_raw_response.create(model="chatgpt-tab", messages=history)
+    assert with_history.headers["x-sendledger-attached"] == "false", "the history makes it another body"
+    assert player.grants == 4, "a new key or a longer history is a new message"
+    assert len(owner.sends()) == 4
 
 
 def test_stop_while_a_request_waits_ends_in_a_no_retry_error_and_nothing_is_clicked(owner, sdk, player):
