@@ -17,6 +17,9 @@ function pythonSnippet(baseUrl, key) {
     "reply = client.chat.completions.create(",
     '    model="chatgpt-tab",',
     '    messages=[{"role": "user", "content": "Hello"}],',
+    "    # the same body again within 5 min is the same send (a retry attaches);",
+    "    # to send it again on purpose, give each one a new key:",
+    '    # extra_headers={"Idempotency-Key": "hello-2"},',
     ")",
     "print(reply.choices[0].message.content)  # the page's final answer",
   ].join("\n");
@@ -32,7 +35,7 @@ function nodeSnippet(baseUrl, key) {
     "const reply = await client.chat.completions.create({",
     '  model: "chatgpt-tab",',
     '  messages: [{ role: "user", content: "Hello" }],',
-    "});",
+    "}); // the same body again within 5 min is the same send; a new Idempotency-Key header sends it again",
     "console.log(reply.choices[0].message.content);",
   ].join("\n");
 }
