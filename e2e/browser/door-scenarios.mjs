@@ -8,6 +8,9 @@
 
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { generateText } from 'ai';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createKey, mcpClient, OpenAI, openaiClient, settle, within } from './lib/doors.mjs';
 import { waitFor } from './lib/wait.mjs';
 
@@ -156,6 +159,53 @@ export function doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRele
     assert.equal(st.clicks, 1, "the SDK's send was never clicked");
     assert.deepEqual(st.requests.map((r) => r.text), ['The one the page is answering.'], 'it never reached the page');
     assert.equal((await w.send(waiting[0])).send.state, 'stopped');
+  });
+
+  // ------------------------------------------------ Clients no one here wrote (issue 24)
+
+  /** The Vercel AI SDK's `generateText` (default retries) through `model`, into the test's conversation. */
+  const vercel = (model, prompt) =>
+    generateText({ model, prompt, headers: { 'x-sendledger-conversation': conversation() } });
+
+  scenario('a_vercel_ai_sdk_default_openai_provider_call_goes_through_the_responses_door_as_the_pages_answer_from_one_post', async (w) => {
+    await ready(w);
+    const openai = createOpenAI({ baseURL: `http://${w.owner.address}/v1`, apiKey: createKey(w.profile, 'browser-vercel') });
+    const r = await vercel(openai('chatgpt-tab'), 'What does custody mean for a Responses call?');
+    const [[op, state]] = await ledger(w);
+    assert.equal(state, 'completed');
+    const { send } = await w.send(op);
+    assert.equal(r.text, send.answer.text, "the SDK's text is the ledger's answer");
+    assert.match(r.text, ANSWER, "the fake page's final answer");
+    const st = await fakeState();
+    assert.equal(st.posts, 1, 'the page saw exactly one conversation POST');
+    assert.deepEqual(st.requests.map((q) => [q.conversation_id, q.text]), [[conversation(), 'What does custody mean for a Responses call?']]);
+  });
+
+  scenario('owner_killed_after_the_grant_ends_the_vercel_ai_sdk_in_a_no_retry_error_with_one_uncertain_send', async (w) => {
+    // The Vercel AI SDK sends no retry marker and retries a dropped connection: its retry
+    // into the restarted owner must attach to the one send recovery made uncertain.
+    await fakeConfig({ hold: 'response' });
+    await ready(w);
+    const port = w.owner.port;
+    const compat = createOpenAICompatible({ name: 'sendledger', baseURL: `http://${w.owner.address}/v1`, apiKey: createKey(w.profile, 'browser-vercel-survivor') });
+    const call = settle(vercel(compat.chatModel('chatgpt-tab'), 'Sent once by a client with no retry marker.'));
+    await waitFor(async () => (await fakeState()).clicks === 1, { what: 'the granted click' });
+    const [[op, state]] = await ledger(w);
+    assert.equal(state, 'dispatched');
+    await w.owner.kill('SIGKILL');
+    await w.startOwner(port);
+    const outcome = await call;
+    assert.ok(outcome.error, `the SDK ended in an error, not ${JSON.stringify(outcome.value?.text)}`);
+    const last = outcome.error.lastError ?? outcome.error;
+    assert.equal(last.statusCode, 424, `${last.statusCode} ${last.message}`);
+    assert.match(last.responseBody ?? '', /send_uncertain/, 'the no-retry error of an uncertain send');
+    assert.ok((last.responseBody ?? '').includes(op), 'the error names the send');
+    assert.deepEqual(await ledger(w), [[op, 'uncertain']], "one send, uncertain: the SDK's retry made none");
+    assert.equal((await fakeState()).posts, 1, 'the page saw exactly one POST');
+    await fakeConfig({ hold: false });
+    await fakeRelease();
+    await w.until(op, ['accepted', 'completed']);
+    assert.equal((await fakeState()).posts, 1, 'still one POST');
   });
 
   // ------------------------------------------------------------ MCP (issue 14)
