@@ -340,6 +340,10 @@ fn people_read_times_as_local_dates_and_scripts_as_ms() {
         .find(|l| l.contains("→ queued"))
         .unwrap_or_else(|| panic!("a timeline line: {text}"));
     assert!(has_local_time(line), "a date a person reads: {line}");
+    assert!(
+        text.contains("means      on its way: do not send it again"),
+        "show says what the state means, from the one table: {text}"
+    );
     cli(&profile, &["keys", "create", "bot"]);
     let listed = String::from_utf8_lossy(&cli(&profile, &["keys", "list"]).stdout).into_owned();
     assert!(has_local_time(&listed), "made when: {listed}");

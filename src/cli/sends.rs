@@ -4,6 +4,7 @@ use super::backend;
 use super::output::{emit, CliError};
 use crate::api::{Request, SendView};
 use crate::ledger::{Decision, EventKind, ListFilter, QueueRequest, Resolution, Send, SendState};
+use crate::verdict::{Standing, Verdict};
 use serde_json::json;
 use std::path::Path;
 
@@ -95,6 +96,27 @@ fn next_step(s: &Send) -> Option<String> {
     })
 }
 
+/// What the send's state means, in the one table's words (`crate::verdict`).
+fn meaning(s: &Send) -> &'static str {
+    let v = Verdict::of_state(
+        s.state.as_str(),
+        s.answer.is_some(),
+        s.answer_not_observed_at.is_some(),
+    );
+    match v.standing {
+        Standing::Pending => "on its way: do not send it again",
+        Standing::Answered => "sent once and answered",
+        Standing::WentOut => "sent once; its answer was not seen here (read it in the chat)",
+        Standing::Uncertain => {
+            "it may or may not have been sent: a person decides; do not send it again"
+        }
+        Standing::PageSaidNo => "sent once; the page answered with an error",
+        Standing::Stopped => "not sent: a person stopped it before it was clicked",
+        Standing::NeverLeft => "not sent: it never left this computer (safe to send again)",
+        Standing::Abandoned => "abandoned by a person",
+    }
+}
+
 fn one_line(s: &Send) -> String {
     let preview: String = s
         .text
@@ -119,6 +141,7 @@ fn describe(view: &SendView) -> String {
         s.conversation_id.as_deref().unwrap_or("(any leased tab)"),
         s.text.replace('\n', "\n           ")
     );
+    out.push_str(&format!("means      {}\n", meaning(s)));
     if let Some(why) = waiting {
         out.push_str(&format!("waiting    {why}\n"));
     }
