@@ -1,65 +1,28 @@
 // The OpenAI door driven by the official `openai` npm package (pinned in package.json)
 // with node's own test runner: a real `sendledger serve` child ($SENDLEDGER_BIN), a named
-// key made with the CLI, and the extension played by player.py over HTTP (it prints the
-// number of dispatch grants — the page's POSTs — when it has answered one send).
+// key made with the CLI, and the extension played by player.py over HTTP (harness.mjs: it
+// prints each dispatch grant — the page's POSTs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { createInterface } from 'node:readline';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
 import OpenAI from 'openai';
+import { BIN, owner, page } from './harness.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const BIN = process.env.SENDLEDGER_BIN ?? join(here, '../../target/debug/sendledger');
-const PYTHON = process.env.SENDLEDGER_PYTHON ?? 'python3';
 const ANSWER = 'Two lines, one send:\nthe ledger remembers.';
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function lineOf(child, pattern) {
-  return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout });
-    const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within 30 s`)), 30_000);
-    rl.on('line', (line) => {
-      if (pattern.test(line)) { clearTimeout(timer); resolve(line); }
-    });
-    child.on('exit', (code) => reject(new Error(`exited (${code}) before ${pattern}`)));
-  });
-}
-
-async function owner() {
-  const profile = join(mkdtempSync(join(tmpdir(), 'sl-openai-')), 'profile');
-  mkdirSync(profile, { mode: 0o700 });
-  const port = await freePort();
-  const serve = spawn(BIN, ['--profile', profile, 'serve', '--port', String(port)], { stdio: ['ignore', 'pipe', 'ignore'] });
-  await lineOf(serve, /^port /);
-  const made = JSON.parse(execFileSync(BIN, ['--profile', profile, '--json', 'keys', 'create', 'node-companion', '--by', 'tester']));
-  return { profile, port, serve, key: made.secret, baseURL: `http://127.0.0.1:${port}/v1` };
-}
-
 function player(o) {
-  const p = spawn(PYTHON, [join(here, 'player.py'), String(o.port), o.profile, ANSWER], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const ready = lineOf(p, /"ready"/);
-  const done = lineOf(p, /"grants"/).then((l) => JSON.parse(l));
-  return { ready, done };
+  const p = page(o, ANSWER);
+  const done = p.granted.then(async () => {
+    for (let i = 0; i < 600 && (await o.sends()).some((s) => s.state !== 'completed'); i += 1) {
+      await new Promise((r) => setTimeout(r, 50)); // the caller has its answer: bounded at 30 s
+    }
+    p.stop();
+    return { grants: p.grants.length };
+  });
+  return { ready: p.ready, done };
 }
 
-async function sends(o) {
-  const token = readFileSync(join(o.profile, 'client.token'), 'utf8').trim();
-  const r = await fetch(`http://127.0.0.1:${o.port}/v1/sends`, { headers: { authorization: `Bearer ${token}` } });
-  return (await r.json()).sends;
-}
+const sends = (o) => o.sends();
 
 test('a completion is the page\'s final answer from exactly one post (node SDK)', async () => {
   const o = await owner();

@@ -6,8 +6,8 @@ forwards page traffic of the project's own making in the formats of chatgpt.com 
 conversation request carrying the send's text, and a delta-encoded v1 answer stream in
 pieces). No third-party code: urllib only.
 
-As a program (used by the node tests): `player.py PORT PROFILE ANSWER [MODEL]` answers
-one send, then prints `{"grants": N, "op_id": ...}`.
+As a program (used by the node tests, harness.mjs): `player.py --page PORT PROFILE ANSWER
+DELAY_S` plays the page (Page below) until killed, printing each grant.
 """
 import json
 import sys
@@ -217,12 +217,17 @@ class Player:
         return th
 
 
+class Halted(Exception):
+    """The page was stopped while it paced an answer."""
+
+
 class Page:
     """The page as the extension would drive it: every send the lease is handed is granted
     (one POST of the page each, counted in `player.grants`) and, unless `answer` is None,
-    answered `delay_s` after its grant — until `stop()`. A send the door should never have
-    queued (a client's retry taken for a new message) is therefore clicked too, as the real
-    extension would, and shows in the count. Survives an owner restart on the same port: a
+    answered: the page's request (the send's receipt) and the stream's head at once, the
+    answer's text `delay_s` later (a long turn thinks before it writes) — until `stop()`.
+    A send the door should never have queued (a client's retry taken for a new message) is
+    therefore clicked too, as the real extension would, and shows in the count. Survives an owner restart on the same port: a
     refused connection is retried and the tab leased again. `on_grant(send)` runs after
     each grant; `granted` is set at the first."""
 
@@ -239,6 +244,8 @@ class Page:
         while not self.halt.is_set():
             try:
                 self._one()
+            except Halted:
+                return
             except BaseException as e:  # an owner killed under it: lease again once it is back
                 self.errors.append(e)
                 self.halt.wait(0.2)
@@ -258,9 +265,14 @@ class Page:
         self.granted.set()
         if self.on_grant:
             self.on_grant(send)
-        if self.answer is None or self.halt.wait(self.delay_s):
+        if self.answer is None:
             return
-        self.player.page_turn(send, self.answer, self.model, self.pieces)
+        self.player.page_turn(send, self.answer, self.model, self.pieces, between=self._pace)
+
+    def _pace(self, piece):
+        """The answer's first piece comes `delay_s` after the page's request (the receipt)."""
+        if piece == 1 and self.halt.wait(self.delay_s):
+            raise Halted()
 
     def stop(self):
         self.halt.set()
@@ -269,27 +281,17 @@ class Page:
 
 
 def main(argv):
-    """`player.py PORT PROFILE ANSWER [MODEL]` answers one send and prints the grants;
-    `player.py --page PORT PROFILE ANSWER DELAY_S` plays a `Page` (ANSWER `-`: grant only)
-    until killed, printing `{"granted": op}` at each grant."""
-    if argv[1] == "--page":
-        port, profile, answer, delay = int(argv[2]), argv[3], argv[4], float(argv[5])
-        p = Player(port, open(f"{profile}/client.token").read().strip())
-        p.lease()
-        said = lambda **k: print(json.dumps(k), flush=True)  # noqa: E731
-        page = Page(p, None if answer == "-" else answer, delay, pieces=5,
-                    on_grant=lambda send: said(granted=send["op_id"]))
-        said(ready=True)
-        page.thread.join()
-        return
-    port, profile, answer = int(argv[1]), argv[2], argv[3]
-    model = argv[4] if len(argv) > 4 else "gpt-sl-test"
-    token = open(f"{profile}/client.token").read().strip()
-    p = Player(port, token)
+    """`player.py --page PORT PROFILE ANSWER DELAY_S` plays a `Page` (ANSWER `-`: grant
+    only) until killed, printing `{"ready": true}`, then `{"granted": op}` at each grant."""
+    assert argv[1] == "--page", __doc__
+    port, profile, answer, delay = int(argv[2]), argv[3], argv[4], float(argv[5])
+    p = Player(port, open(f"{profile}/client.token").read().strip())
     p.lease()
-    print(json.dumps({"ready": True}), flush=True)
-    send = p.answer_next(answer, model=model, pieces=5)
-    print(json.dumps({"grants": p.grants, "op_id": send["op_id"]}), flush=True)
+    said = lambda **k: print(json.dumps(k), flush=True)  # noqa: E731
+    page = Page(p, None if answer == "-" else answer, delay, pieces=5,
+                on_grant=lambda send: said(granted=send["op_id"]))
+    said(ready=True)
+    page.thread.join()
 
 
 if __name__ == "__main__":
