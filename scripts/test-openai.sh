@@ -20,9 +20,12 @@ done
 
 echo "== openai e2e: build the owner"
 cargo build --bin sendledger || exit 1
-bin="${CARGO_TARGET_DIR:-target}/debug/sendledger"
 logs=target/e2e-logs/openai
 mkdir -p "$logs"
+# The suite runs a copy: a build started meanwhile (the six-minute test overlaps the rest)
+# must not change the owner under it.
+bin="$logs/sendledger"
+cp -f "${CARGO_TARGET_DIR:-target}/debug/sendledger" "$bin.new" && mv -f "$bin.new" "$bin" || exit 1
 
 echo "== openai e2e: install the pinned SDKs"
 venv=target/openai-venv
