@@ -7,7 +7,7 @@ import time
 import openai
 import pytest
 
-from player import Player
+from player import Player, http
 
 ANSWER = "Ledgers keep their word:\neach line once, no more,\nno line lost."
 MODEL = "gpt-sl-test"
@@ -254,3 +254,12 @@ def test_a_system_message_is_not_typed_and_is_named_in_a_header(owner, sdk, play
     assert th.box["value"]["text"] == "Only this is typed."
     ignored = raw.headers["x-sendledger-ignored"]
     assert "system_messages=1" in ignored and "temperature" in ignored and "model" in ignored
+
+
+def test_a_named_key_on_a_route_it_does_not_open_is_told_the_route_not_a_bad_key(owner, key):
+    status, body, _ = http(owner.port, "GET", "/v1/sends", token=key)
+    assert status == 403, body
+    assert body["code"] == "wrong_scope", body  # the bridge's own error shape: not a door route
+    words = body["message"]
+    assert "the key is fine" in words and "/v1/sends" in words, words
+    assert "/v1/responses" in words and "client.token" in words, "it names the doors it opens and the way in"
