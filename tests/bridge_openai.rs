@@ -25,6 +25,25 @@ fn exchange(
     extra_headers: &[String],
     body: &[u8],
 ) -> (u16, String, Value) {
+    let text = raw_exchange(port, request_line, extra_headers, body);
+    let Some((h, b)) = text.split_once("\r\n\r\n") else {
+        return (0, String::new(), Value::Null);
+    };
+    let status = h
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (
+        status,
+        h.to_ascii_lowercase(),
+        serde_json::from_str(b).unwrap_or(Value::Null),
+    )
+}
+
+/// One exchange on `request_line`, the whole answer as text (head and body; a stream's
+/// events until the owner ends it).
+fn raw_exchange(port: u16, request_line: &str, extra_headers: &[String], body: &[u8]) -> String {
     let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     s.set_read_timeout(Some(BOUND)).unwrap();
     let mut head = format!(
@@ -39,20 +58,7 @@ fn exchange(
     let _ = s.write_all(head.as_bytes()).and_then(|_| s.write_all(body));
     let mut out = Vec::new();
     let _ = s.read_to_end(&mut out);
-    let text = String::from_utf8_lossy(&out).to_string();
-    let Some((h, b)) = text.split_once("\r\n\r\n") else {
-        return (0, String::new(), Value::Null);
-    };
-    let status = h
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (
-        status,
-        h.to_ascii_lowercase(),
-        serde_json::from_str(b).unwrap_or(Value::Null),
-    )
+    String::from_utf8_lossy(&out).to_string()
 }
 
 fn chat(text: &str) -> Vec<u8> {
@@ -331,18 +337,8 @@ fn a_streamed_response_is_the_responses_event_stream_of_the_pages_answer() {
     let key = make_key(&serve);
     let port = serve.port;
     let reader = std::thread::spawn(move || {
-        let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-        s.set_read_timeout(Some(BOUND)).unwrap();
         let body = responses_body(json!({"stream": true}));
-        let head = format!(
-            "POST /v1/responses HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-            body.len()
-        );
-        s.write_all(head.as_bytes()).unwrap();
-        s.write_all(&body).unwrap();
-        let mut out = String::new();
-        let _ = s.read_to_string(&mut out);
-        out
+        raw_exchange(port, "POST /v1/responses", &[bearer(&key)], &body)
     });
     page_answers(&ext, &lease);
     let text = reader.join().unwrap();
@@ -371,4 +367,52 @@ fn a_streamed_response_is_the_responses_event_stream_of_the_pages_answer() {
         last["response"]["output"][0]["content"][0]["text"],
         FIXTURE_ANSWER
     );
+}
+
+#[test]
+fn every_responses_door_refusal_is_an_openai_error_with_no_retry_and_writes_nothing() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let key = make_key(&serve);
+    // The key's first use is recorded (to the minute) before the snapshot.
+    Http::new(serve.port, Some(key.clone()), None).get("/v1/models");
+    let before = dump(&profile);
+    let k = vec![bearer(&key)];
+    let image = json!({"model": "m", "input": [{"role": "user", "content": [{"type": "input_image", "image_url": "data:image/png;base64,AA"}]}]});
+    let cases: Vec<(Value, &str)> = vec![
+        (image, "unsupported_content"),
+        (
+            json!({"model": "m", "input": "hi", "tools": [{"type": "web_search"}]}),
+            "tools_unsupported",
+        ),
+        (
+            json!({"model": "m", "input": "hi", "text": {"format": {"type": "json_schema"}}}),
+            "response_format_unsupported",
+        ),
+        (
+            json!({"model": "m", "input": [{"role": "assistant", "content": "hi"}]}),
+            "last_input_not_user",
+        ),
+        (json!({"model": "m", "input": []}), "missing_input"),
+        (
+            json!({"model": "m", "input": "hi", "background": "yes"}),
+            "invalid_type",
+        ),
+        (
+            json!({"model": "m", "input": "hi", "previous_response_id": "resp_nothing"}),
+            "response_not_found",
+        ),
+    ];
+    for (body, code) in cases {
+        let (status, head, v) = exchange(
+            serve.port,
+            "POST /v1/responses",
+            &k,
+            &serde_json::to_vec(&body).unwrap(),
+        );
+        assert_eq!(v["error"]["code"].as_str(), Some(code), "{body}: {v}");
+        assert!((400..500).contains(&status), "{code}: {status}");
+        assert!(head.contains("x-should-retry: false"), "{code}: {head}");
+    }
+    assert_eq!(dump(&profile), before, "no refusal wrote anything");
 }

@@ -238,17 +238,29 @@ fn last_user_text(messages: &[Value]) -> Result<String, OpenAiError> {
             format!("the last message is {}, not the user's: sendledger types the last user message into the tab, so end messages with it", role.unwrap_or("without a role")),
         ));
     }
-    match last.get("content") {
+    message_text(last.get("content"), &["text"], "messages")
+}
+
+/// The text of a message's `content`: a string, or parts of the `text_types` (joined by a
+/// newline). Errors: 400 `unsupported_content` naming the part that is not text (an
+/// image, audio, a file), `invalid_content` when there is none; `param` names the field.
+pub(crate) fn message_text(
+    content: Option<&Value>,
+    text_types: &[&str],
+    param: &'static str,
+) -> Result<String, OpenAiError> {
+    match content {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(Value::Array(parts)) => {
             let mut texts = Vec::with_capacity(parts.len());
             for p in parts {
-                match (p.get("type").and_then(Value::as_str), p.get("text").and_then(Value::as_str)) {
-                    (Some("text"), Some(t)) => texts.push(t),
-                    (kind, _) => {
+                let kind = p.get("type").and_then(Value::as_str);
+                match (kind, p.get("text").and_then(Value::as_str)) {
+                    (Some(k), Some(t)) if text_types.contains(&k) => texts.push(t),
+                    _ => {
                         return Err(bad(
                             "unsupported_content",
-                            "messages",
+                            param,
                             format!("the last user message has a {} part: the tab is sent text only (no images, audio or files)", kind.unwrap_or("malformed")),
                         ))
                     }
@@ -258,7 +270,7 @@ fn last_user_text(messages: &[Value]) -> Result<String, OpenAiError> {
         }
         _ => Err(bad(
             "invalid_content",
-            "messages",
+            param,
             "the last user message needs content: a string or text parts",
         )),
     }

@@ -13,8 +13,8 @@
 use super::super::custody::Ask;
 use super::super::error::OpenAiError;
 use super::super::request::{
-    bad, body_sha256, conversation, flag, ignored_fields, json_object, refuse_unhonourable,
-    MAX_MESSAGES,
+    bad, body_sha256, conversation, flag, ignored_fields, json_object, message_text,
+    refuse_unhonourable, MAX_MESSAGES,
 };
 use axum::http::HeaderMap;
 use serde_json::{Map, Value};
@@ -123,28 +123,5 @@ fn last_user_input(item: Option<&Map<String, Value>>) -> Result<String, OpenAiEr
             ),
         ));
     }
-    match item.get("content") {
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(Value::Array(parts)) => {
-            let mut texts = Vec::with_capacity(parts.len());
-            for p in parts {
-                match (p.get("type").and_then(Value::as_str), p.get("text").and_then(Value::as_str)) {
-                    (Some("input_text" | "text"), Some(t)) => texts.push(t),
-                    (kind, _) => {
-                        return Err(bad(
-                            "unsupported_content",
-                            "input",
-                            format!("the last user input has a {} part: the tab is sent text only (no images, audio or files)", kind.unwrap_or("malformed")),
-                        ))
-                    }
-                }
-            }
-            Ok(texts.join("\n"))
-        }
-        _ => Err(bad(
-            "invalid_content",
-            "input",
-            "the last user input needs content: a string or input_text parts",
-        )),
-    }
+    message_text(item.get("content"), &["input_text", "text"], "input")
 }
