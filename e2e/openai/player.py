@@ -74,13 +74,14 @@ def message(id, role, text, *, parent=None, turn=None, status="finished_successf
 class Turn:
     """One page turn: the request body and the answer stream, cut in pieces."""
 
-    def __init__(self, text, answer, model, pieces):
-        self.conv = str(uuid.uuid4())
+    def __init__(self, text, answer, model, pieces, conv=None):
+        self.conv = conv or str(uuid.uuid4())
         self.user = str(uuid.uuid4())
         self.turn = str(uuid.uuid4())
         self.assistant = str(uuid.uuid4())
         self.text, self.answer, self.model = text, answer, model
         self.pieces = pieces
+        self.continued = conv is not None
 
     def request_body(self):
         return dumps({
@@ -90,6 +91,7 @@ class Turn:
                           "metadata": {}}],
             "parent_message_id": "client-created-root",
             "model": "auto",
+            **({"conversation_id": self.conv} if self.continued else {}),
         })
 
     def head(self):
@@ -138,8 +140,9 @@ class Player:
     def call(self, path, body, timeout=BOUND_S):
         return http(self.port, "POST", path, body, token=self.token, origin=ORIGIN, timeout=timeout)
 
-    def lease(self, tab="tab-1"):
-        status, body, _ = self.call("/v1/ext/lease", {"tab_id": tab})
+    def lease(self, tab="tab-1", conversation=None):
+        """Binds `tab`, showing `conversation` (None: a new chat)."""
+        status, body, _ = self.call("/v1/ext/lease", {"tab_id": tab, "conversation_id": conversation})
         assert status == 200, body
         self.lease_id = body["lease_id"]
         return self.lease_id
@@ -164,10 +167,11 @@ class Player:
         return body
 
     def page_turn(self, send, answer, model="gpt-sl-test", pieces=4, between=None):
-        """Forwards the page's request and its answer stream for `send`; `between(i)`
-        runs before answer piece i (a test's hook to pace the stream)."""
+        """Forwards the page's request and its answer stream for `send` (in the send's
+        conversation when it names one, else a new one); `between(i)` runs before answer
+        piece i (a test's hook to pace the stream)."""
         op, sid = send["op_id"], str(uuid.uuid4())
-        t = Turn(send["text"], answer, model, pieces)
+        t = Turn(send["text"], answer, model, pieces, send.get("conversation_id"))
         self.observe({"op_id": op, "kind": "request", "stream_id": sid, "url": URL,
                       "body": t.request_body()})
         seq = 0

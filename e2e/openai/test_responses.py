@@ -148,3 +148,23 @@ def test_a_non_streamed_answer_longer_than_the_hold_ends_in_the_named_still_pend
         assert again.headers["x-sendledger-operation-id"] == op
     assert player.grants == 2, "one POST for each door's request"
     assert [s["state"] for s in owner.sends()] == ["completed", "completed"]
+
+
+def test_previous_response_id_sends_only_into_the_conversation_that_responses_send_went_to(owner, sdk, player):
+    th = player.in_thread(player.answer_next, ANSWER)
+    first = sdk.responses.create(model="chatgpt-tab", input=PROMPT)
+    th.join(30)
+    assert th.box["error"] is None, th.box["error"]
+    conv = owner.get(f"/v1/sends/{first.id[len('resp_'):]}")["send"]["receipt"]["conversation_id"]
+    second = sdk.responses.create(model="chatgpt-tab", input="And once more?", background=True,
+                                  previous_response_id=first.id)
+    assert player.next(wait_ms=1000) is None, "not handed to a tab showing another chat"
+    player.lease(conversation=conv)  # the tab now shows the first answer's conversation
+    th = player.in_thread(player.answer_next, "Once more.")
+    done = poll(sdk, second.id)
+    th.join(30)
+    assert th.box["error"] is None, th.box["error"]
+    assert done.status == "completed" and done.output_text == "Once more."
+    sent = owner.get(f"/v1/sends/{second.id[len('resp_'):]}")["send"]
+    assert sent["conversation_id"] == conv and sent["receipt"]["conversation_id"] == conv
+    assert player.grants == 2
