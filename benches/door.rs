@@ -124,6 +124,7 @@ fn attach_lookup(dir: &std::path::Path) {
                             conversation_id: None,
                         },
                         client: "key:bench".into(),
+                        actor: "openai:key:bench".into(),
                         body_sha256: hex(n + 1000 + i),
                         keyed: false,
                     };

@@ -416,3 +416,176 @@ fn every_responses_door_refusal_is_an_openai_error_with_no_retry_and_writes_noth
     }
     assert_eq!(dump(&profile), before, "no refusal wrote anything");
 }
+
+fn queued_sends(serve: &Serve) -> Vec<Value> {
+    serve.client().get("/v1/sends").body["sends"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn stream_chat(text: &str, extra: Value) -> Vec<u8> {
+    let mut body = json!({"model": "chatgpt-tab", "stream": true, "messages": [{"role": "user", "content": text}]});
+    body.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    serde_json::to_vec(&body).unwrap()
+}
+
+#[test]
+fn the_same_words_for_another_conversation_are_another_send_even_under_one_idempotency_key() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start_with_env(&profile, &[("SENDLEDGER_OPENAI_HOLD_MS", "300")]);
+    let key = make_key(&serve);
+    let to = |c: &str| vec![bearer(&key), format!("x-sendledger-conversation: {c}")];
+    door(serve.port, &to("c-one"), &chat("yes"));
+    let (_, head, _) = door(serve.port, &to("c-two"), &chat("yes"));
+    assert!(head.contains("x-sendledger-attached: false"), "{head}");
+    let convs: Vec<Value> = queued_sends(&serve)
+        .iter()
+        .map(|s| s["conversation_id"].clone())
+        .collect();
+    assert_eq!(convs.len(), 2, "one send per conversation: {convs:?}");
+    let keyed = |c: &str| {
+        let mut h = to(c);
+        h.push("Idempotency-Key: turn-9".into());
+        h
+    };
+    door(serve.port, &keyed("c-one"), &chat("again"));
+    let (status, _, v) = door(serve.port, &keyed("c-two"), &chat("again"));
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (422, Some("idempotency_key_reused")),
+        "another conversation under one key is another message: {v}"
+    );
+}
+
+#[test]
+fn a_retry_that_changes_only_what_the_tab_ignores_is_the_same_send() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let key = make_key(&serve);
+    let k = vec![bearer(&key)];
+    // Streamed requests answer at once; no tab: the send stays queued.
+    let bodies = [
+        stream_chat("fallback me", json!({"model": "gpt-4o"})),
+        stream_chat("fallback me", json!({"model": "gpt-4o-mini"})),
+        stream_chat(
+            "fallback me",
+            json!({"model": "gpt-4o-mini", "temperature": 0.7, "user": "u-1"}),
+        ),
+    ];
+    let mut heads = Vec::new();
+    for b in &bodies {
+        let text = raw_exchange_head(serve.port, "POST /v1/chat/completions", &k, b);
+        heads.push(text);
+    }
+    assert_eq!(
+        queued_sends(&serve).len(),
+        1,
+        "a model fallback or another temperature asks for the same message"
+    );
+    assert!(
+        heads[2].contains("x-sendledger-attached: true"),
+        "{}",
+        heads[2]
+    );
+}
+
+#[test]
+fn a_key_made_again_under_a_revoked_name_is_another_client() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let first = make_key(&serve);
+    let k1 = vec![bearer(&first), "Idempotency-Key: chat-1".to_string()];
+    let head = raw_exchange_head(
+        serve.port,
+        "POST /v1/chat/completions",
+        &k1,
+        &stream_chat("mine", json!({})),
+    );
+    assert!(head.contains("x-sendledger-attached: false"), "{head}");
+    let (code, v) = cli_json(&profile, &["keys", "revoke", "companion", "--by", "tester"]);
+    assert_eq!(code, 0, "{v}");
+    let second = make_key(&serve);
+    let seen = exchange(
+        serve.port,
+        "GET /v1/responses/resp_chat-1",
+        &[bearer(&second)],
+        b"",
+    );
+    assert_eq!(seen.0, 404, "not the revoked key's response: {}", seen.2);
+    let k2 = vec![bearer(&second)];
+    let head = raw_exchange_head(
+        serve.port,
+        "POST /v1/chat/completions",
+        &k2,
+        &stream_chat("mine", json!({})),
+    );
+    assert!(
+        head.contains("x-sendledger-attached: false"),
+        "the same body from the new key is its own send: {head}"
+    );
+}
+
+/// A streamed request's head only (the stream stays open: read until the blank line).
+fn raw_exchange_head(port: u16, request_line: &str, headers: &[String], body: &[u8]) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(BOUND)).unwrap();
+    let mut head = format!(
+        "{request_line} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for h in headers {
+        head.push_str(h);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(body).unwrap();
+    let mut out = Vec::new();
+    let mut byte = [0u8; 1];
+    while !out.ends_with(b"\r\n\r\n") && s.read(&mut byte).unwrap_or(0) == 1 {
+        out.push(byte[0]);
+    }
+    String::from_utf8_lossy(&out).to_ascii_lowercase()
+}
+
+#[test]
+fn a_page_error_before_the_receipt_is_never_answered_as_sent_once_before_the_ledger_says_so() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start_with_env(&profile, &[("SENDLEDGER_OPENAI_HOLD_MS", "3000")]);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    let key = make_key(&serve);
+    let port = serve.port;
+    let call = std::thread::spawn(move || door(port, &[bearer(&key)], &chat(FIXTURE_TEXT)));
+    let op = ext.next(&lease, 10_000).expect("handed out")["op_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(ext.dispatch(&lease, &op).body["granted"], true);
+    // The page's stream carries only an error: no receipt, so nobody knows it was taken.
+    let error_only = "data: {\"type\": \"error\", \"error\": {\"message\": \"Something went wrong\"}}\n\ndata: [DONE]\n\n";
+    for o in [
+        json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1",
+                "url": URL, "body": fixture("request_new_chat_f.json") }),
+        json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": "s1",
+                "seq": 0, "chunk": error_only }),
+        json!({ "lease_id": lease, "op_id": op, "kind": "stream_end", "stream_id": "s1" }),
+    ] {
+        assert_eq!(ext.observe(&o).status, 200);
+    }
+    let (status, _, v) = call.join().unwrap();
+    let state = serve.client().state(&op);
+    assert_ne!(
+        v["error"]["code"].as_str(),
+        Some("page_error"),
+        "the ledger says {state}: the door may not say 'sent once' ({v})"
+    );
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (424, Some("still_pending")),
+        "{v}"
+    );
+}

@@ -97,6 +97,7 @@ fn written(fx: &Fixture) {
             .door_queue(&sendledger::ledger::DoorQueue {
                 send,
                 client: format!("key:companion-{i}"),
+                actor: format!("openai:key:companion-{i}"),
                 body_sha256: format!("{i:064}"),
                 keyed: false,
             })

@@ -17,6 +17,7 @@ fn door(op: &str, client: &str, body: &str, keyed: bool) -> DoorQueue {
             conversation_id: None,
         },
         client: client.into(),
+        actor: format!("openai:{client}"),
         body_sha256: format!("{:0>64}", body),
         keyed,
     }
@@ -33,12 +34,13 @@ fn a_retry_fingerprint_survives_a_restart_and_matches_only_the_same_client_and_b
         send.actor, "openai:key:companion",
         "the key is the send's actor"
     );
+    ledger.withdraw("oai-1", "a person").unwrap();
     let (ledger, _) = fx.restart(ledger);
     let fp = fingerprint("key:companion", &q.body_sha256);
     assert_eq!(
         ledger.door_attachable(&fp).unwrap().as_deref(),
         Some("oai-1"),
-        "recovery made it rejected a moment ago: a retry still attaches to it"
+        "after a restart a retry still attaches to the send a person stopped"
     );
     let other_client = fingerprint("key:other", &q.body_sha256);
     let other_body = fingerprint("key:companion", &format!("{:0>64}", "b2"));
@@ -195,5 +197,52 @@ fn a_named_key_is_stored_only_as_its_sha256_and_its_revocation_is_final_in_sql()
     assert_ne!(
         again, secret,
         "a revoked name can be made again, as a new key"
+    );
+}
+
+#[test]
+fn a_rejected_send_takes_no_retry_unless_a_person_queued_it_again() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    assert!(
+        ledger
+            .door_queue(&door("oai-1", "key:companion", "b1", false))
+            .unwrap()
+            .1
+    );
+    // A restart rejects what was only queued: it never left this computer.
+    let (mut ledger, _) = fx.restart(ledger);
+    assert_eq!(
+        ledger.get("oai-1").unwrap().unwrap().state.as_str(),
+        "rejected"
+    );
+    let (send, created) = ledger
+        .door_queue(&door("oai-2", "key:companion", "b1", false))
+        .unwrap();
+    assert!(
+        created && send.op_id == "oai-2",
+        "sending again what never left is what its error asks: a new send"
+    );
+}
+
+#[test]
+fn a_retry_follows_a_persons_copy_of_the_send_to_the_newest() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    assert!(
+        ledger
+            .door_queue(&door("oai-1", "key:companion", "b1", false))
+            .unwrap()
+            .1
+    );
+    ledger.withdraw("oai-1", "a person").unwrap();
+    let copy = ledger.requeue("oai-1", "a person").unwrap();
+    let (send, created) = ledger
+        .door_queue(&door("oai-2", "key:companion", "b1", false))
+        .unwrap();
+    assert!(!created, "a person's copy is the message: never a third");
+    assert_eq!(
+        send.op_id, copy.op_id,
+        "the retry answers for the copy that goes out"
     );
 }

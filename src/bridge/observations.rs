@@ -452,7 +452,6 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         });
     }
     if let Some((op_id, outcome)) = end {
-        st.live().publish_end(&op_id, &outcome);
         let outcome = outcome.to_string();
         applied.push(Applied::Outcome { op_id, outcome });
     }

@@ -5,11 +5,14 @@
 //! restart still finds it. The HTTP side is `crate::bridge::openai`.
 //!
 //! **The attach rule** (docs/openai.md, "Retries attach"): a request without an
-//! Idempotency-Key whose client and body match a send a door queued *is* that send while
-//! the send is not settled (queued, claimed, dispatched, accepted, uncertain) and for
-//! [`ATTACH_AFTER_SETTLED_MS`] after it settled — whatever headers the request carries.
-//! The match and the queuing are one immediate transaction, so two identical requests
-//! racing each other are one send.
+//! Idempotency-Key whose client and identity (what it asks to send, and where) match a
+//! send a door queued *is* that send while the send is not settled (queued, claimed,
+//! dispatched, accepted, uncertain) and for [`ATTACH_AFTER_SETTLED_MS`] after it settled —
+//! whatever headers the request carries — except a send that never left this computer
+//! (rejected) and that no person queued again: sending that again is what its error asks.
+//! A send a person queued again (resend, requeue) is followed to its newest copy. The
+//! match and the queuing are one immediate transaction, so two identical requests racing
+//! each other are one send.
 
 use super::error::{LedgerError, Result};
 use super::record::Send;
@@ -49,14 +52,18 @@ pub struct ApiKey {
     pub revoked_at: Option<Millis>,
 }
 
+/// Successors a send is followed through at most (resend of a resend …).
+const MAX_SUCCESSORS: usize = 16;
+
 /// The door's record of one send it queued.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DoorRequest {
     /// The send.
     pub op_id: String,
-    /// Who asked: `client-token` or `key:<name>`.
+    /// Who asked: `client-token` or `key:<SHA-256 of the key>` (a key made again under a
+    /// revoked key's name is another client).
     pub client: String,
-    /// SHA-256 (hex) of the canonical request body.
+    /// SHA-256 (hex) of the request's identity: what it asks to send and where.
     pub body_sha256: String,
     /// SHA-256 (hex) of client and body: the automatic-retry match.
     pub fingerprint: String,
@@ -250,9 +257,13 @@ fn use_key(tx: &Transaction, secret: &str, now: Millis) -> Result<Option<ApiKey>
 pub struct DoorQueue {
     /// The send (its `op_id` set: the Idempotency-Key or a new one).
     pub send: QueueRequest,
-    /// Who asked (`client-token` or `key:<name>`): also the send's actor, prefixed `openai:`.
+    /// Who asked, as the door matches retries (`client-token` or `key:<SHA-256 of the
+    /// key>`).
     pub client: String,
-    /// SHA-256 (hex) of the canonical body.
+    /// Who asked, as people read it: the send's actor (`openai:key:<name>`,
+    /// `openai:client-token`).
+    pub actor: String,
+    /// SHA-256 (hex) of the request's identity (what it asks to send, and where).
     pub body_sha256: String,
     /// Whether `send.op_id` is the request's Idempotency-Key. Unkeyed requests attach
     /// to a matching send (the module's attach rule) before one is queued.
@@ -267,7 +278,8 @@ fn attachable(conn: &Connection, fingerprint: &str, now: Millis) -> Result<Optio
             "SELECT d.op_id FROM door_requests d JOIN sends s ON s.op_id = d.op_id \
              WHERE d.fingerprint = ?1 \
                AND (s.state IN ('queued', 'claimed', 'dispatched', 'accepted', 'uncertain') \
-                    OR s.updated_at >= ?2) \
+                    OR (s.updated_at >= ?2 AND (s.state <> 'rejected' \
+                        OR EXISTS (SELECT 1 FROM sends r WHERE r.resend_of = s.op_id)))) \
              ORDER BY d.created_at DESC, d.rowid DESC LIMIT 1",
             params![fingerprint, now - ATTACH_AFTER_SETTLED_MS],
             |r| r.get(0),
@@ -285,6 +297,26 @@ fn door_request(conn: &Connection, op_id: &str) -> Result<Option<DoorRequest>> {
         .optional()?)
 }
 
+/// The newest copy of `op_id` a person queued again (resend, requeue), following at most
+/// [`MAX_SUCCESSORS`] links; `op_id` itself when there is none.
+fn newest_copy(conn: &Connection, op_id: &str) -> Result<String> {
+    let mut op = op_id.to_string();
+    for _ in 0..MAX_SUCCESSORS {
+        let next: Option<String> = conn
+            .query_row(
+                "SELECT op_id FROM sends WHERE resend_of = ?1 ORDER BY seq LIMIT 1",
+                [&op],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match next {
+            Some(n) => op = n,
+            None => break,
+        }
+    }
+    Ok(op)
+}
+
 /// Queues the door's send and its record in one transaction. An unkeyed request that
 /// matches an attachable send is that send (`false`, nothing written). A keyed request
 /// whose key was already used: the same client and body is the same send (`false`),
@@ -293,7 +325,7 @@ fn door_queue(tx: &Transaction, q: &DoorQueue, now: Millis) -> Result<(Send, boo
     if !q.keyed {
         let fp = fingerprint(&q.client, &q.body_sha256);
         if let Some(op_id) = attachable(tx, &fp, now)? {
-            return Ok((sends::load(tx, &op_id)?, false));
+            return Ok((sends::load(tx, &newest_copy(tx, &op_id)?)?, false));
         }
     }
     let op_id = q
@@ -311,8 +343,7 @@ fn door_queue(tx: &Transaction, q: &DoorQueue, now: Millis) -> Result<(Send, boo
     if super::read::get(tx, &op_id)?.is_some() {
         return Err(LedgerError::IdempotencyKeyReused(op_id));
     }
-    let actor = format!("openai:{}", q.client);
-    let (send, created) = sends::queue(tx, &q.send, &actor, None, now)?;
+    let (send, created) = sends::queue(tx, &q.send, &q.actor, None, now)?;
     tx.execute(
         "INSERT INTO door_requests(op_id, client, body_sha256, fingerprint, keyed, created_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -372,9 +403,15 @@ impl Ledger {
     }
 
     /// The send a request without a key and with `fingerprint` attaches to now, if any
-    /// (the module's attach rule).
+    /// (the module's attach rule; before following a person's copies).
     pub fn door_attachable(&self, fingerprint: &str) -> Result<Option<String>> {
         attachable(&self.conn, fingerprint, self.now_ms())
+    }
+
+    /// The newest copy of `op_id` a person queued again (resend, requeue); `op_id`
+    /// itself when there is none.
+    pub fn newest_copy(&self, op_id: &str) -> Result<String> {
+        newest_copy(&self.conn, op_id)
     }
 
     /// Records the page's model slug for a send the door queued (no-op for other sends).

@@ -13,22 +13,31 @@ use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-/// Who asked, as recorded in the door's rows (`client`) and the send's actor
-/// (`openai:<client>`).
+/// Who asked: the send's actor (`openai:<client>`), and the identity the door's rows
+/// match retries and responses by.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Caller {
     /// The per-start `client.token` (the CLI, local scripts).
     ClientToken,
-    /// A named API key (its name).
-    Key(String),
+    /// A named API key: its name, and the SHA-256 of its secret (a key made again under a
+    /// revoked key's name is another caller).
+    Key { name: String, sha256: String },
 }
 
 impl Caller {
-    /// `client-token` or `key:<name>`.
+    /// `client-token` or `key:<name>`, as people read it.
     pub(crate) fn client(&self) -> String {
         match self {
             Caller::ClientToken => "client-token".into(),
-            Caller::Key(name) => format!("key:{name}"),
+            Caller::Key { name, .. } => format!("key:{name}"),
+        }
+    }
+
+    /// `client-token` or `key:<SHA-256 of the key>`: what the door's rows hold.
+    pub(crate) fn identity(&self) -> String {
+        match self {
+            Caller::ClientToken => "client-token".into(),
+            Caller::Key { sha256, .. } => format!("key:{sha256}"),
         }
     }
 }
@@ -91,12 +100,17 @@ async fn caller(st: &BridgeState, token: String) -> Result<Caller, OpenAiError> 
     if !token.starts_with(KEY_PREFIX) {
         return Err(unauthorized());
     }
+    let sha256 = crate::ledger::key_sha256(&token);
     let key = st
         .ledger()
         .call(move |l| l.key_use(&token))
         .await
         .map_err(|e| OpenAiError::from(crate::bridge::error::ApiError::from(e)))?;
-    key.map(|k| Caller::Key(k.name)).ok_or_else(unauthorized)
+    key.map(|k| Caller::Key {
+        name: k.name,
+        sha256,
+    })
+    .ok_or_else(unauthorized)
 }
 
 /// The door's guard: refuses, or runs the route with the [`Caller`] attached.

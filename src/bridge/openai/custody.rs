@@ -3,11 +3,12 @@
 //!
 //! 1. `Idempotency-Key: K` — the operation id is `K`. The same client and body again is
 //!    the same send; another body (or client) under `K` is refused (422).
-//! 2. No key — the same client and the same body as a send a door queued is that send
-//!    while it is not settled and for `ATTACH_AFTER_SETTLED_MS` after (the ledger's
-//!    attach rule, decided in the transaction that would queue: two racing identical
-//!    requests are one send). Whatever headers the request carries: no retry marker of
-//!    one SDK family is needed. Otherwise a new send.
+//! 2. No key — the same client and the same identity ([`Ask::identity_sha256`]: the
+//!    history and the conversation, not the fields the tab ignores) as a send a door
+//!    queued is that send while it is not settled and for `ATTACH_AFTER_SETTLED_MS` after
+//!    (the ledger's attach rule, decided in the transaction that would queue: two racing
+//!    identical requests are one send). Whatever headers the request carries: no retry
+//!    marker of one SDK family is needed. Otherwise a new send.
 
 use super::auth::Caller;
 use super::error::OpenAiError;
@@ -15,6 +16,7 @@ use crate::bridge::error::ApiError;
 use crate::bridge::BridgeState;
 use crate::ledger::{DoorQueue, LedgerError, QueueRequest};
 use axum::http::{HeaderMap, StatusCode};
+use sha2::{Digest, Sha256};
 
 /// The caller's idempotency key: the operation id.
 pub(crate) const IDEMPOTENCY_HEADER: &str = "idempotency-key";
@@ -48,11 +50,27 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, Ope
 pub(crate) struct Ask {
     /// The text to type (checked and normalised by the ledger).
     pub text: String,
-    /// The conversation it names, if any.
+    /// The conversation it names, if any (resolved, e.g. from `previous_response_id`,
+    /// before it is admitted).
     pub conversation_id: Option<String>,
-    /// SHA-256 (hex) of the body as parsed JSON with sorted keys: the retry fingerprint's
-    /// half that is the request.
-    pub body_sha256: String,
+    /// SHA-256 (hex) of what the request carries that makes it this message: the door's
+    /// name and its history (`messages`, or `input` and `instructions`), as JSON with
+    /// sorted keys. Not the fields the tab does not honour (model, sampling, `stream`,
+    /// `background`, …): a client that falls back to another model, or retries without
+    /// streaming, asks for the same message.
+    pub history_sha256: String,
+}
+
+impl Ask {
+    /// SHA-256 (hex) of the request's identity: its history and the conversation it
+    /// resolves to (the same words for another conversation are another message).
+    pub(crate) fn identity_sha256(&self) -> String {
+        let mut h = Sha256::new();
+        h.update(self.history_sha256.as_bytes());
+        h.update([0u8]);
+        h.update(self.conversation_id.as_deref().unwrap_or("").as_bytes());
+        format!("{:x}", h.finalize())
+    }
 }
 
 /// Finds or queues the send for `req` (see the module's rules).
@@ -63,7 +81,6 @@ pub(crate) async fn admit(
     headers: &HeaderMap,
 ) -> Result<Admitted, OpenAiError> {
     let key = header(headers, IDEMPOTENCY_HEADER)?.map(str::to_string);
-    let client = caller.client();
     let q = DoorQueue {
         send: QueueRequest {
             op_id: Some(
@@ -73,8 +90,9 @@ pub(crate) async fn admit(
             text: req.text.clone(),
             conversation_id: req.conversation_id.clone(),
         },
-        client,
-        body_sha256: req.body_sha256.clone(),
+        client: caller.identity(),
+        actor: format!("openai:{}", caller.client()),
+        body_sha256: req.identity_sha256(),
         keyed: key.is_some(),
     };
     let (send, created) = st
@@ -108,7 +126,7 @@ fn queue_refusal(e: LedgerError) -> OpenAiError {
             retry: Some(false),
             op_id: None,
         },
-        LedgerError::Invalid(m) => OpenAiError::invalid("invalid_value", Some("messages"), m.clone()),
+        LedgerError::Invalid(m) => OpenAiError::invalid("invalid_value", None, m.clone()),
         _ => ApiError::from(e).into(),
     }
 }

@@ -1,9 +1,10 @@
 //! The live feed of answers as the page streams them: what the observations showed of a
-//! granted send's answer so far, and how the page's stream ended. In memory only (a
-//! broadcast, lost at a restart): it is not custody — the ledger's completion is what a
+//! granted send's answer so far. In memory only (a broadcast, lost at a restart): it is
+//! not custody — the ledger's completion (or its page_error, or uncertain) is what a
 //! client's answer rests on; the feed only lets a streamed answer arrive as it is typed.
+//! How the page's stream ended is deliberately not on it: an error before the receipt
+//! leaves the send uncertain, and a door must not say "sent once" before the ledger does.
 
-use crate::provider::chatgpt::TurnOutcome;
 use std::sync::Arc;
 use tokio::sync::broadcast;
 
@@ -19,21 +20,13 @@ pub(crate) enum Live {
         text: Arc<str>,
         model: Option<Arc<str>>,
     },
-    /// The page's stream for `op_id` ended: whether the page refused the turn (its error,
-    /// or moderation), and the outcome in words (`answered`, `no answer yet`,
-    /// `blocked`, `error: …`; never message text).
-    Ended {
-        op_id: Arc<str>,
-        refused: bool,
-        outcome: Arc<str>,
-    },
 }
 
 impl Live {
     /// The send it is about.
     pub(crate) fn op_id(&self) -> &str {
         match self {
-            Live::Text { op_id, .. } | Live::Ended { op_id, .. } => op_id,
+            Live::Text { op_id, .. } => op_id,
         }
     }
 }
@@ -54,19 +47,6 @@ impl LiveFeed {
             op_id: op_id.into(),
             text: text.into(),
             model: model.map(Into::into),
-        });
-    }
-
-    /// Publishes how the page's stream of `op_id` ended.
-    pub(crate) fn publish_end(&self, op_id: &str, outcome: &TurnOutcome) {
-        let refused = matches!(
-            outcome,
-            TurnOutcome::Error { .. } | TurnOutcome::Blocked { .. }
-        );
-        let _ = self.0.send(Live::Ended {
-            op_id: op_id.into(),
-            refused,
-            outcome: outcome.to_string().into(),
         });
     }
 

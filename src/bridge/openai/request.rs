@@ -31,9 +31,9 @@ pub(crate) struct ChatRequest {
     pub ignored: Vec<String>,
 }
 
-/// SHA-256 (hex) of a body as parsed JSON, re-serialised with sorted keys (serde_json's
-/// map is ordered): the same request in another key order or spacing hashes the same.
-pub(crate) fn body_sha256(value: &Value) -> String {
+/// SHA-256 (hex) of a value as JSON re-serialised with sorted keys (serde_json's map is
+/// ordered): the same request in another key order or spacing hashes the same.
+pub(crate) fn json_sha256(value: &Value) -> String {
     format!(
         "{:x}",
         Sha256::digest(serde_json::to_vec(value).expect("serialises"))
@@ -145,13 +145,15 @@ pub(crate) fn parse(bytes: &[u8], headers: &HeaderMap) -> Result<ChatRequest, Op
         .count();
     if systems > 0 {
         ignored.insert(0, format!("system_messages={systems}"));
+        ignored.truncate(MAX_IGNORED_NAMES);
     }
-    ignored.truncate(MAX_IGNORED_NAMES);
     Ok(ChatRequest {
         ask: Ask {
             text,
             conversation_id: conversation(body, headers)?,
-            body_sha256: body_sha256(&value),
+            history_sha256: json_sha256(
+                &serde_json::json!({ "door": "chat", "messages": messages }),
+            ),
         },
         stream: flag(body, "stream")?,
         ignored,
@@ -175,10 +177,10 @@ pub(crate) fn flag(body: &Map<String, Value>, name: &'static str) -> Result<bool
 /// format, audio. Errors: 400 naming the field.
 pub(crate) fn refuse_unhonourable(body: &Map<String, Value>) -> Result<(), OpenAiError> {
     let present = |k: &str| body.get(k).is_some_and(|v| !v.is_null());
+    // Anything but absent, null or an empty list asks for tools.
     let non_empty = |k: &str| {
         body.get(k)
-            .and_then(Value::as_array)
-            .is_some_and(|a| !a.is_empty())
+            .is_some_and(|v| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()))
     };
     if non_empty("tools") || non_empty("functions") {
         return Err(bad(
@@ -298,6 +300,9 @@ pub(crate) fn ignored_fields(body: &Map<String, Value>, read: &[&str]) -> Vec<St
             .collect();
         if IGNORABLE.contains(&k.as_str()) || !name.is_empty() {
             out.push(name);
+        }
+        if out.len() >= MAX_IGNORED_NAMES {
+            break;
         }
     }
     out

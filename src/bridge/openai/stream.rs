@@ -69,7 +69,11 @@ async fn produce(st: BridgeState, op_id: String, mut waiter: Waiter, tx: mpsc::S
     let mut sent = String::new();
     let mut began = false;
     loop {
-        let step = waiter.next().await;
+        // A reader that went away ends the wait: nothing is kept for it.
+        let step = tokio::select! {
+            s = waiter.next() => s,
+            _ = tx.closed() => return,
+        };
         if let Step::Text(_, Some(m)) = &step {
             c.model = m.to_string();
         }

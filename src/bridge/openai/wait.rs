@@ -34,12 +34,23 @@ pub(crate) const HOLD_ENV: &str = "SENDLEDGER_OPENAI_HOLD_MS";
 pub(crate) fn hold() -> Duration {
     static HOLD: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
     *HOLD.get_or_init(|| {
-        std::env::var(HOLD_ENV)
+        let Ok(v) = std::env::var(HOLD_ENV) else {
+            return DEFAULT_HOLD;
+        };
+        let set = v
+            .trim()
+            .parse::<u64>()
             .ok()
-            .and_then(|v| v.trim().parse::<u64>().ok())
             .map(Duration::from_millis)
-            .filter(|d| !d.is_zero() && *d <= MAX_WAIT)
-            .unwrap_or(DEFAULT_HOLD)
+            .filter(|d| !d.is_zero() && *d <= MAX_WAIT);
+        if set.is_none() {
+            tracing::warn!(
+                "{HOLD_ENV} must be a whole number of ms from 1 to {}: using the default hold of {} s",
+                MAX_WAIT.as_millis(),
+                DEFAULT_HOLD.as_secs()
+            );
+        }
+        set.unwrap_or(DEFAULT_HOLD)
     })
 }
 
@@ -100,18 +111,26 @@ impl Waiter {
         )
     }
 
-    async fn check(&self) -> Option<Step> {
+    /// The send as committed, followed to the newest copy a person queued again (a
+    /// resend or a requeue answers for the send it replaced); `None` while pending.
+    async fn check(&mut self) -> Option<Step> {
         let id = self.op_id.clone();
         let read = self
             .st
             .ledger()
-            .call(move |l| l.get(&id)?.ok_or(LedgerError::UnknownSend(id)))
+            .call(move |l| {
+                let newest = l.newest_copy(&id)?;
+                l.get(&newest)?.ok_or(LedgerError::UnknownSend(newest))
+            })
             .await;
         match read {
-            Ok(send) => match outcome::of(&send) {
-                Outcome::Pending => None,
-                o => Some(Step::Settled(o, Some(Box::new(send)))),
-            },
+            Ok(send) => {
+                self.op_id.clone_from(&send.op_id);
+                match outcome::of(&send) {
+                    Outcome::Pending => None,
+                    o => Some(Step::Settled(o, Some(Box::new(send)))),
+                }
+            }
             Err(e) => Some(self.fail(
                 "ledger_unreadable",
                 format!("the ledger could not be read ({}): do not retry; look at send {} in sendledger", e.code(), self.op_id),
@@ -143,12 +162,6 @@ impl Waiter {
                 l = self.live.recv() => match l {
                     Ok(l) if l.op_id() != self.op_id => {}
                     Ok(Live::Text { text, model, .. }) => return Step::Text(text, model),
-                    Ok(Live::Ended { refused, outcome, .. }) => {
-                        if refused {
-                            return self.fail("page_error", format!(
-                                "the page answered send {} with an error ({outcome}): it was sent once; do not retry, read the tab", self.op_id));
-                        }
-                    }
                     Err(_) => {}
                 },
                 _ = tokio::time::sleep_until(self.deadline) => {
@@ -162,7 +175,7 @@ impl Waiter {
     fn still_pending(&self) -> String {
         let op = &self.op_id;
         if self.held {
-            let s = hold().as_secs();
+            let s = format!("{:.1}", hold().as_secs_f64());
             return format!(
                 "send {op} has not been answered after {s} s (it is on its way in the chat tab: one send, never two); do not send it as a new request. To wait for its answer, send this same request again (it attaches to send {op}), or read GET /v1/responses/resp_{op}, or follow it in sendledger (`sendledger show {op}`)"
             );

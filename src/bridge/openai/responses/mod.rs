@@ -79,7 +79,7 @@ async fn admit(
             return Err(OpenAiError::invalid(
                 "conflicting_conversation",
                 Some("previous_response_id"),
-                "previous_response_id and metadata.conversation_id name different conversations: give one",
+                "previous_response_id and the conversation named (metadata.conversation_id or the x-sendledger-conversation header) are different conversations: give one",
             ));
         }
         req.ask.conversation_id = Some(conversation);
@@ -141,7 +141,7 @@ fn not_found(id: &str) -> OpenAiError {
 /// sees every door's response; a named key only its own).
 async fn door_send(st: &BridgeState, caller: &Caller, id: &str) -> Result<Send, OpenAiError> {
     let op = op_id_of(id).ok_or_else(|| not_found(id))?.to_string();
-    let client = caller.client();
+    let client = caller.identity();
     let everyone = *caller == Caller::ClientToken;
     let found = st
         .ledger()

@@ -13,7 +13,7 @@
 use super::super::custody::Ask;
 use super::super::error::OpenAiError;
 use super::super::request::{
-    bad, body_sha256, conversation, flag, ignored_fields, json_object, message_text,
+    bad, conversation, flag, ignored_fields, json_object, json_sha256, message_text,
     refuse_unhonourable, MAX_MESSAGES,
 };
 use axum::http::HeaderMap;
@@ -52,12 +52,8 @@ pub(crate) fn parse(bytes: &[u8], headers: &HeaderMap) -> Result<ResponsesReques
     let value = json_object(bytes)?;
     let body = value.as_object().expect("an object");
     refuse_unhonourable(body)?;
-    if body
-        .get("text")
-        .and_then(|t| t.get("format"))
-        .and_then(|f| f.get("type"))
-        .is_some_and(|t| t != "text")
-    {
+    let format = body.get("text").and_then(|t| t.get("format"));
+    if format.is_some_and(|f| !f.is_null() && f.get("type").is_none_or(|t| t != "text")) {
         return Err(bad(
             "response_format_unsupported",
             "text",
@@ -80,7 +76,11 @@ pub(crate) fn parse(bytes: &[u8], headers: &HeaderMap) -> Result<ResponsesReques
         ask: Ask {
             text,
             conversation_id: conversation(body, headers)?,
-            body_sha256: body_sha256(&value),
+            history_sha256: json_sha256(&serde_json::json!({
+                "door": "responses",
+                "input": body.get("input"),
+                "instructions": body.get("instructions"),
+            })),
         },
         stream: flag(body, "stream")?,
         background: flag(body, "background")?,

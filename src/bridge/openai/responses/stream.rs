@@ -101,7 +101,11 @@ async fn produce(
     let mut sent = String::new();
     let mut opened = false;
     loop {
-        let step = waiter.next().await;
+        // A reader that went away ends the wait: nothing is kept for it.
+        let step = tokio::select! {
+            s = waiter.next() => s,
+            _ = out.tx.closed() => return,
+        };
         if let Step::Text(_, Some(m)) = &step {
             model = m.to_string();
         }
