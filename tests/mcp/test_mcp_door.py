@@ -14,7 +14,7 @@ from mcp import Client, StdioServerParameters
 from mcp_harness import BIN, Player, Serve, in_background, mcp_client
 
 TOOLS = {"send_message", "get_send", "list_uncertain", "stop"}
-STATUSES = {"completed", "pending", "uncertain", "rejected", "stopped", "limited"}
+STATUSES = {"completed", "pending", "uncertain", "rejected", "stopped", "limited", "page_error"}
 NO_OWNER = "start the sendledger app or `sendledger serve`"
 
 
