@@ -215,6 +215,19 @@ fn any_clients_retry_after_sigkill_and_restart_attaches_to_the_send_recovery_mad
     );
     let msg = v["error"]["message"].as_str().unwrap();
     assert!(msg.contains("do not retry") && msg.contains(&op), "{msg}");
+    // The same message asked as a stream is the same send, refused up front (a status
+    // every client reads), not a 200 stream that fails.
+    let (status, head, v) = door(
+        serve.port,
+        &retry,
+        &stream_chat("one message only", json!({})),
+    );
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (424, Some("send_uncertain")),
+        "{v}"
+    );
+    assert!(head.contains("x-sendledger-attached: true"), "{head}");
     let sends = serve.client().get("/v1/sends").body["sends"].clone();
     assert_eq!(sends.as_array().unwrap().len(), 1, "one send: {sends}");
     assert_eq!(sends[0]["state"], "uncertain");

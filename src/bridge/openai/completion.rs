@@ -98,6 +98,10 @@ pub(crate) async fn create(
     };
     tracing::info!(op_id = %admitted.op_id, attached = admitted.attached, stream = req.stream, client = %caller.client(), "openai door request");
     if req.stream {
+        if let Some(mut refused) = settled_failure(&st, &admitted).await {
+            door_headers(refused.headers_mut(), &req.ignored, &admitted);
+            return refused;
+        }
         return stream::answer(st, req, admitted);
     }
     let mut res = settle(&st, &admitted).await;
@@ -114,6 +118,29 @@ pub(crate) fn too_large(r: BytesRejection) -> OpenAiError {
     );
     e.status = r.status();
     e
+}
+
+/// A streamed request that attached to a send already settled without an answer: its
+/// no-retry error up front (a status and `x-should-retry: false` that every client
+/// reads), not a 200 stream whose first event is the failure.
+pub(crate) async fn settled_failure(st: &BridgeState, admitted: &Admitted) -> Option<Response> {
+    if !admitted.attached {
+        return None;
+    }
+    let id = admitted.op_id.clone();
+    let send = st
+        .ledger()
+        .call(move |l| {
+            let newest = l.newest_copy(&id)?;
+            l.get(&newest)
+        })
+        .await
+        .ok()
+        .flatten()?;
+    match super::outcome::of(&send) {
+        Outcome::Failed(e) => Some(e.into_response()),
+        _ => None,
+    }
 }
 
 /// Waits (held: at most the hold) for the send to settle: its row, the page's final

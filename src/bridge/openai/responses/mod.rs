@@ -12,7 +12,7 @@ mod request;
 mod stream;
 
 use super::auth::Caller;
-use super::completion::{answered, door_headers, model_of, too_large};
+use super::completion::{answered, door_headers, model_of, settled_failure, too_large};
 use super::custody::{self, Admitted};
 use super::error::OpenAiError;
 use super::outcome::{self, Outcome};
@@ -45,6 +45,10 @@ pub(crate) async fn create(
     let (req, admitted) = req;
     tracing::info!(op_id = %admitted.op_id, attached = admitted.attached, stream = req.stream, background = req.background, client = %caller.client(), "responses door request");
     if req.stream {
+        if let Some(mut refused) = settled_failure(&st, &admitted).await {
+            door_headers(refused.headers_mut(), &req.ignored, &admitted);
+            return refused;
+        }
         return stream::answer(st, &req.ignored, admitted, req.background);
     }
     let mut res = if req.background {

@@ -11,6 +11,7 @@
 
 use super::super::completion::{door_headers, model_of};
 use super::super::custody::Admitted;
+use super::super::error::OpenAiError;
 use super::super::outcome::Outcome;
 use super::super::wait::{Step, Waiter};
 use super::object::{message_item, object, output_text, Stand};
@@ -83,19 +84,7 @@ async fn produce(
     };
     let mut out = Emitter { tx, seq: 0 };
     let mut model = model_of(&st, &op_id, None).await;
-    let head = object(
-        &send,
-        Stand::Pending(SendState::Claimed),
-        &model,
-        background,
-    );
-    if !out
-        .emit("response.created", json!({ "response": head }))
-        .await
-        || !out
-            .emit("response.in_progress", json!({ "response": head }))
-            .await
-    {
+    if !begin(&mut out, &send, &model, background).await {
         return;
     }
     let mut sent = String::new();
@@ -143,20 +132,34 @@ async fn produce(
                 return;
             }
             Step::Settled(Outcome::Failed(e), row) => {
-                if let Some(r) = row {
-                    send = *r;
-                }
-                let failed = object(&send, Stand::Failed(&e), &model, background);
-                let _ = out
-                    .emit("response.failed", json!({ "response": failed }))
-                    .await;
-                let error = json!({ "error": { "type": e.kind, "code": e.code, "message": e.message, "param": null } });
-                let _ = out.emit("error", error).await;
+                let send = row.map(|r| *r).unwrap_or(send);
+                fail(&mut out, &send, &e, &model, background).await;
                 return;
             }
             Step::Settled(Outcome::Pending, _) => return,
         }
     }
+}
+
+/// `response.created` and `response.in_progress`; `false` once the reader is gone.
+async fn begin(out: &mut Emitter, send: &Send, model: &str, background: bool) -> bool {
+    let head = object(send, Stand::Pending(SendState::Claimed), model, background);
+    out.emit("response.created", json!({ "response": head }))
+        .await
+        && out
+            .emit("response.in_progress", json!({ "response": head }))
+            .await
+}
+
+/// `response.failed` with the door's error, then the `error` event the SDKs raise.
+async fn fail(out: &mut Emitter, send: &Send, e: &OpenAiError, model: &str, background: bool) {
+    let failed = object(send, Stand::Failed(e), model, background);
+    let _ = out
+        .emit("response.failed", json!({ "response": failed }))
+        .await;
+    let error =
+        json!({ "error": { "type": e.kind, "code": e.code, "message": e.message, "param": null } });
+    let _ = out.emit("error", error).await;
 }
 
 async fn open_message(out: &mut Emitter, op_id: &str) -> bool {
