@@ -54,6 +54,8 @@ const CLASSES: &[(&str, ErrorClass)] = &[
     ("profile", ErrorClass::Storage),
     ("sqlite", ErrorClass::Storage),
     ("no_ledger", ErrorClass::Storage),
+    ("ledger_displaced", ErrorClass::Storage),
+    ("ledger_missing", ErrorClass::Storage),
     ("storage", ErrorClass::Storage),
     ("owner_unreachable", ErrorClass::Unreachable),
     ("no_owner", ErrorClass::NoOwner),

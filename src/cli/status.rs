@@ -85,6 +85,9 @@ pub(crate) fn doctor(profile: Option<&Path>, json: bool) -> Result<(), CliError>
         ));
     }
     let owner = profile.current_owner();
+    if let Some(d) = crate::ledger::displacement_of(&profile) {
+        problems.push(displaced_problem(&d));
+    }
     let v = json!({ "healthy": problems.is_empty(), "problems": problems, "owner": owner, "profile": profile.dir() });
     emit(json, &v, || {
         let mut s = if problems.is_empty() {
@@ -107,6 +110,24 @@ pub(crate) fn doctor(profile: Option<&Path>, json: bool) -> Result<(), CliError>
             "the doctor found problems (listed above); keep a copy of the profile before repairing anything".into(),
         ))
     }
+}
+
+/// What `doctor` says about an owner that found its ledger or lock file moved under it.
+fn displaced_problem(d: &crate::ledger::Displacement) -> String {
+    use crate::clock::Clock;
+    let now = SystemClock.now_ms();
+    let mut s = format!(
+        "the owner (pid {}) found its {} {} at {}: since then it acknowledges nothing (every send, grant and Stop is refused with a sentence)",
+        d.pid,
+        d.file,
+        d.how,
+        crate::ledger::local_time(d.at, now)
+    );
+    if let Some(r) = &d.rescued {
+        s.push_str(&format!("; it saved a copy of its open ledger as {r}"));
+    }
+    s.push_str("; quit that owner and start it again: the start closes the gate when the ledger moved, or says what it found and what to run when there is no ledger");
+    s
 }
 
 /// Adds the ledger's integrity problems to `problems`; returns whether the file itself is

@@ -12,6 +12,7 @@ mod expiry;
 mod fence;
 mod limit_gate;
 pub mod migrations;
+mod placement;
 mod read;
 mod record;
 mod recovery;
@@ -36,6 +37,7 @@ pub use error::{LedgerError, Result};
 pub use expiry::{Bounds, Expired};
 pub use fence::StopReport;
 pub use limit_gate::LimitGate;
+pub use placement::Displacement;
 pub use read::{ListFilter, Status};
 pub use record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
 pub use recovery::{RecoveryReport, IN_FLIGHT_AT_RESTART, QUEUED_AT_RESTART, RECOVERY_ACTOR};
@@ -59,11 +61,16 @@ use std::sync::Arc;
 
 /// The owner's handle: holds the owner lock and the only writing connection.
 pub struct Ledger {
+    // Dropped first: SQLite closes its descriptors before the held ones below close.
     conn: Connection,
     path: PathBuf,
     clock: Arc<dyn Clock>,
     reserve: Reserve,
-    _lock: OwnerLock,
+    profile: Profile,
+    /// Set once the ledger or lock file is found moved; sticky (placement module).
+    displaced: Option<Displacement>,
+    held: placement::HeldLedger,
+    lock: OwnerLock,
 }
 
 impl std::fmt::Debug for Ledger {
@@ -79,7 +86,32 @@ impl Ledger {
     pub fn open(profile: &Profile, clock: Arc<dyn Clock>) -> Result<(Self, RecoveryReport)> {
         let mut ledger = Self::open_at_version(profile, clock, migrations::CURRENT_VERSION)?;
         let report = ledger.write(recovery::recover)?;
+        ledger.close_gate_after_displacement()?;
         Ok((ledger, report))
+    }
+
+    /// After recovery: when the previous owner left [`Displacement`]'s marker because its
+    /// ledger moved (or a Stop was asked after the moment), commits a Stop that says so,
+    /// then removes the marker. The gate stays closed until a person has looked.
+    fn close_gate_after_displacement(&mut self) -> Result<()> {
+        let Some(d) = placement::read_marker(&self.profile) else {
+            return Ok(());
+        };
+        if d.ledger_moved() || d.stop.is_some() {
+            let who = d
+                .stop
+                .as_ref()
+                .map_or("nobody".to_string(), |(by, _)| by.clone());
+            tracing::warn!(file = %d.file, how = %d.how, "the previous owner's ledger file moved under it: the gate is closed");
+            self.stop(&format!(
+                "owner: the previous owner's {} was {} at {} (Stop asked since: {who}); sends acknowledged after that may be missing here — look at the history before `sendledger resume`",
+                d.file,
+                d.how,
+                local_time(d.at, self.now_ms())
+            ))?;
+        }
+        placement::remove_marker(&self.profile);
+        Ok(())
     }
 
     /// Salvages the profile's damaged ledger (see the `salvage` module): takes the profile,
@@ -95,6 +127,8 @@ impl Ledger {
         if !path.exists() {
             return Err(LedgerError::NoLedger(path));
         }
+        // No owner whose owner.lock was removed may still hold the damaged file.
+        drop(placement::HeldLedger::take(&path)?);
         let aside = salvage::move_aside(&path, clock.now_ms())?;
         let scratch = profile.file(".salvage-scratch.sqlite3")?;
         let built = Self::rebuild(&path, &aside, &scratch);
@@ -112,7 +146,10 @@ impl Ledger {
             path: path.clone(),
             clock,
             reserve: Reserve::of(profile)?,
-            _lock: lock,
+            profile: profile.clone(),
+            displaced: None,
+            held: placement::HeldLedger::take(&path)?,
+            lock,
         };
         let recovered = ledger.write(recovery::recover)?;
         let name = aside.file_name().unwrap_or_default().to_string_lossy();
@@ -163,6 +200,15 @@ impl Ledger {
     pub fn open_at_version(profile: &Profile, clock: Arc<dyn Clock>, version: i64) -> Result<Self> {
         let lock = profile.lock_owner()?;
         let path = profile.ledger_path()?;
+        if !path.exists() {
+            let found = profile.signs_of_a_ledger();
+            if !found.is_empty() {
+                return Err(placement::missing_ledger(profile, &path, &found));
+            }
+        }
+        // The lock is proven held on the current lock file (`lock_owner`) and the ledger
+        // file itself is held before SQLite opens it: no recovery runs on a live ledger.
+        let held = placement::HeldLedger::take(&path)?;
         let conn = store::open_writer(&path, version)?;
         let reserve = Reserve::of(profile)?;
         if let Err(e) = reserve.ensure() {
@@ -173,7 +219,10 @@ impl Ledger {
             path,
             clock,
             reserve,
-            _lock: lock,
+            profile: profile.clone(),
+            displaced: None,
+            held,
+            lock,
         })
     }
 
@@ -203,7 +252,21 @@ impl Ledger {
 
     /// Runs `f` in one immediate transaction stamped with the current time; commits before
     /// returning, so a returned `Ok` is on disk (`synchronous=FULL`).
+    ///
+    /// Refused with [`LedgerError::Displaced`] when the ledger or lock file is no longer the
+    /// one at its path — checked before the transaction and again after its commit (a
+    /// commit that landed in a file removed meanwhile is not acknowledged).
     fn write<T>(&mut self, f: impl FnOnce(&Transaction, Millis) -> Result<T>) -> Result<T> {
+        self.check_in_place()?;
+        let out = self.write_unchecked(f)?;
+        self.check_in_place()?;
+        Ok(out)
+    }
+
+    fn write_unchecked<T>(
+        &mut self,
+        f: impl FnOnce(&Transaction, Millis) -> Result<T>,
+    ) -> Result<T> {
         let now = self.clock.now_ms();
         let path = self.path.clone();
         let tx = self
@@ -236,6 +299,48 @@ impl Ledger {
             }
             other => Ok((other?, false)),
         }
+    }
+
+    /// Checks that the ledger and lock files this owner holds are the ones at their paths.
+    /// The first time one is not: logs it, saves a copy of the open ledger (when the
+    /// ledger moved) and writes the profile's [`Displacement`] marker; from then on every
+    /// call answers [`LedgerError::Displaced`] (sticky: the owner must be restarted).
+    pub fn check_in_place(&mut self) -> Result<()> {
+        if self.displaced.is_none() {
+            let ledger = placement::how_moved(&self.path, self.held.is_in_place());
+            let lock = placement::how_moved(self.lock.path(), self.lock.is_in_place());
+            let (file, how) = match (ledger, lock) {
+                (Some(how), _) => (crate::profile::LEDGER_FILE, how),
+                (None, Some(how)) => (crate::profile::LOCK_FILE, how),
+                (None, None) => return Ok(()),
+            };
+            self.on_displaced(file, how);
+        }
+        let d = self.displaced.clone().expect("set above");
+        Err(LedgerError::Displaced(Box::new(d)))
+    }
+
+    fn on_displaced(&mut self, file: &str, how: String) {
+        let now = self.clock.now_ms();
+        let rescued = (file == crate::profile::LEDGER_FILE)
+            .then(|| placement::rescue(&self.conn, &self.profile, now))
+            .flatten();
+        let d = Displacement {
+            file: file.into(),
+            how,
+            at: now,
+            pid: std::process::id(),
+            rescued,
+            stop: None,
+        };
+        placement::write_marker(&self.profile, &d);
+        tracing::error!(file, how = %d.how, copy = d.rescued.as_deref().unwrap_or("none"), profile = %self.profile.dir().display(), "a file this owner holds custody in was {}: it acknowledges nothing more; quit it and start it again", d.how);
+        self.displaced = Some(d);
+    }
+
+    /// What moved under this owner, if anything did (see [`Self::check_in_place`]).
+    pub fn displacement(&self) -> Option<&Displacement> {
+        self.displaced.as_ref()
     }
 
     /// Queues a send (idempotent per operation id). Returns the send and whether it is new.
@@ -352,6 +457,14 @@ impl Ledger {
     /// On a full disk the profile's reserve is released for it (`used_reserve`).
     pub fn stop(&mut self, by: &str) -> Result<StopReport> {
         sends::validate_note("who stops (--by)", by)?;
+        if let Err(LedgerError::Displaced(_)) = self.check_in_place() {
+            // The file this owner holds is gone from its path: the Stop is kept in the
+            // marker, which the next start turns into a Stop before anything else.
+            let d = self.displaced.as_mut().expect("displaced");
+            d.stop.get_or_insert((by.to_string(), self.clock.now_ms()));
+            placement::write_marker(&self.profile, d);
+            return Err(LedgerError::Displaced(Box::new(d.clone())));
+        }
         let (mut report, used) = self.write_braking(|tx, now| fence::stop_in(tx, by, now))?;
         report.used_reserve = used;
         Ok(report)
@@ -582,6 +695,12 @@ impl Ledger {
     }
 }
 
+/// What an owner found moved under it, as it left it in the profile
+/// (`ledger.displaced.json`); `None` when no owner did since the last start.
+pub fn displacement_of(profile: &Profile) -> Option<Displacement> {
+    placement::read_marker(profile)
+}
+
 /// Integrity problems of `conn`, with SQLite's failures mapped to what a person can act
 /// on (a damaged file is [`LedgerError::Corrupt`] naming `path`).
 fn integrity_at(conn: &Connection, path: &Path) -> Result<Vec<String>> {
@@ -614,9 +733,16 @@ pub struct LedgerReader {
 }
 
 impl LedgerReader {
-    /// Opens the profile's ledger read-only. Errors: `NoLedger`, `NewerSchema`, `Corrupt`.
+    /// Opens the profile's ledger read-only. Errors: `NoLedger`, `LedgerMissing` (none, but
+    /// the profile shows it had one: what was found and what to do), `NewerSchema`, `Corrupt`.
     pub fn open(profile: &Profile) -> Result<Self> {
         let path = profile.ledger_path()?;
+        if !path.exists() {
+            let found = profile.signs_of_a_ledger();
+            if !found.is_empty() {
+                return Err(placement::missing_ledger(profile, &path, &found));
+            }
+        }
         let conn = store::open_reader(&path)?;
         Ok(Self { conn, path })
     }
