@@ -5,6 +5,7 @@
 //! handle that works while another process owns the profile. The ledger knows nothing
 //! of HTTP, browsers or chat formats.
 
+mod deadlines;
 mod door;
 mod epochs;
 mod error;
@@ -69,6 +70,8 @@ pub struct Ledger {
     profile: Profile,
     /// Set once the ledger or lock file is found moved; sticky (placement module).
     displaced: Option<Displacement>,
+    /// The monotonic start of each in-flight bound, refreshed after every write.
+    deadlines: deadlines::Deadlines,
     held: placement::HeldLedger,
     lock: OwnerLock,
 }
@@ -148,6 +151,7 @@ impl Ledger {
             reserve: Reserve::of(profile)?,
             profile: profile.clone(),
             displaced: None,
+            deadlines: Default::default(),
             held: placement::HeldLedger::take(&path)?,
             lock,
         };
@@ -221,6 +225,7 @@ impl Ledger {
             reserve,
             profile: profile.clone(),
             displaced: None,
+            deadlines: Default::default(),
             held,
             lock,
         })
@@ -268,6 +273,7 @@ impl Ledger {
         f: impl FnOnce(&Transaction, Millis) -> Result<T>,
     ) -> Result<T> {
         let now = self.clock.now_ms();
+        let mono = self.clock.mono_ms();
         let path = self.path.clone();
         let tx = self
             .conn
@@ -278,7 +284,22 @@ impl Ledger {
             other => other,
         })?;
         tx.commit().map_err(|e| error::from_sqlite(e, &path))?;
+        self.refresh_deadlines(now, mono);
         Ok(out)
+    }
+
+    /// Gives what came into flight its monotonic start (see the `deadlines` module):
+    /// `wall` and `mono` are the readings the last write began with.
+    fn refresh_deadlines(&mut self, wall: Millis, mono: Millis) {
+        if let Err(e) = self.deadlines.refresh(&self.conn, wall, mono) {
+            tracing::warn!(error = %e, "cannot read what is in flight; expiry bounds wait for the next write");
+        }
+    }
+
+    /// Now on the clock custody bounds are measured on (monotonic, ms; only differences
+    /// mean anything): what [`Self::next_expiry_at`] is on.
+    pub fn custody_now_ms(&self) -> Millis {
+        self.clock.mono_ms()
     }
 
     /// [`Self::write`] for the brake (a Stop, a person's decision): when the disk is full,
@@ -527,20 +548,35 @@ impl Ledger {
         self.write(|tx, now| remote_stop::set_phase(tx, lease_id, op_id, phase, evidence, now))
     }
 
-    /// Applies the expiry bounds at the current time.
+    /// Applies the expiry bounds at the current time: each bound measured on the monotonic
+    /// clock from when its item came into flight (a wall clock set forward or back moves
+    /// none of them); the expiries are recorded at the wall time.
     /// Also makes the brake's reserve again when a full disk used it and there is room now
     /// (while the reserve is missing the owner sweeps at least once a second).
     pub fn expire(&mut self, bounds: &Bounds) -> Result<Expired> {
         if !self.reserve.is_held() && self.reserve.ensure().is_ok() {
             tracing::info!("the brake's reserve is in place again");
         }
-        self.write(|tx, now| expiry::sweep(tx, bounds, now))
+        self.refresh_deadlines(self.clock.now_ms(), self.clock.mono_ms());
+        let mono = self.clock.mono_ms();
+        let due = expiry::Due {
+            claims: self.deadlines.due(deadlines::Kind::Claim, bounds, mono),
+            receipts: self.deadlines.due(deadlines::Kind::Receipt, bounds, mono),
+            answers: self.deadlines.due(deadlines::Kind::Answer, bounds, mono),
+            remote_stops: self
+                .deadlines
+                .due(deadlines::Kind::RemoteStop, bounds, mono),
+        };
+        self.write(|tx, now| expiry::sweep(tx, bounds, now, &due))
     }
 
-    /// When the next expiry bound falls due (ms on this ledger's clock), or `None` while
-    /// nothing is in flight. The owner's sweep sleeps until then or until the next commit.
-    pub fn next_expiry_at(&self, bounds: &Bounds) -> Result<Option<Millis>> {
-        Ok(expiry::next_deadline(&self.conn, bounds)?)
+    /// When the next expiry bound falls due, in ms on the custody clock
+    /// ([`Self::custody_now_ms`]), or `None` while nothing is in flight. The owner's sweep
+    /// sleeps until then or until the next commit. Looks at the ledger first, so an item a
+    /// commit beside the owner put in flight counts.
+    pub fn next_expiry_at(&mut self, bounds: &Bounds) -> Result<Option<Millis>> {
+        self.refresh_deadlines(self.clock.now_ms(), self.clock.mono_ms());
+        Ok(self.deadlines.next(bounds))
     }
 
     /// Whether the brake's reserve is in place (see [`crate::profile::Reserve`]).
