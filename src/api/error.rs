@@ -56,6 +56,7 @@ const CLASSES: &[(&str, ErrorClass)] = &[
     ("no_ledger", ErrorClass::Storage),
     ("ledger_displaced", ErrorClass::Storage),
     ("ledger_missing", ErrorClass::Storage),
+    ("unsalvageable", ErrorClass::Storage),
     ("storage", ErrorClass::Storage),
     ("owner_unreachable", ErrorClass::Unreachable),
     ("no_owner", ErrorClass::NoOwner),

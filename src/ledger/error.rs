@@ -82,6 +82,8 @@ pub enum LedgerError {
     Displaced(Box<super::placement::Displacement>),
     #[error("{0}")]
     LedgerMissing(String),
+    #[error("{0}")]
+    Unsalvageable(String),
     #[error("ledger refused the change: {0}")]
     Refused(String),
     #[error("ledger error: {0}")]
@@ -123,6 +125,7 @@ impl LedgerError {
             Self::IllegalRemotePhase { .. } => "illegal_remote_stop_phase",
             Self::Displaced(_) => "ledger_displaced",
             Self::LedgerMissing(_) => "ledger_missing",
+            Self::Unsalvageable(_) => "unsalvageable",
             Self::Refused(_) => "refused",
             Self::Sqlite(_) => "sqlite",
         }

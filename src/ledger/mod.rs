@@ -24,6 +24,7 @@ mod state;
 mod store;
 mod tab_reports;
 mod tool_calls;
+mod traces;
 mod waiting;
 mod writer;
 
@@ -51,6 +52,7 @@ pub use sends::{
 pub use state::SendState;
 pub use tab_reports::{TabReport, MAX_TAB_REPORTS};
 pub use tool_calls::{Admission, ToolCall, ToolState, TOOL_RECEIPTS_CAP};
+pub use traces::{first_page_unreadable, unreadable_first_page, BrokenReference};
 pub use waiting::{local_time, Waiting};
 pub use writer::Writer;
 
@@ -187,8 +189,12 @@ impl Ledger {
         aside: &Path,
         scratch: &Path,
     ) -> Result<(Connection, Vec<TableSalvage>, u64)> {
-        let damaged = salvage::open_scratch(aside, scratch)?;
-        salvage::check_schema(&damaged, aside)?;
+        let unreadable = |e| match e {
+            LedgerError::Corrupt { .. } => traces::unreadable_first_page(path),
+            other => other,
+        };
+        let damaged = salvage::open_scratch(aside, scratch).map_err(unreadable)?;
+        salvage::check_schema(&damaged, aside).map_err(unreadable)?;
         let mut conn = store::open_writer(path, migrations::CURRENT_VERSION)?;
         let tables = salvage::copy_rows(&damaged, &mut conn).map_err(|e| match e {
             LedgerError::Sqlite(e) => error::from_sqlite(e, path),
@@ -828,5 +834,11 @@ impl LedgerReader {
     /// `PRAGMA integrity_check` and `foreign_key_check`; empty when healthy.
     pub fn integrity_problems(&self) -> Result<Vec<String>> {
         integrity_at(&self.conn, &self.path)
+    }
+
+    /// The missing rows that rows still refer to (after a salvage: the sends whose rows
+    /// were on damaged pages), by key.
+    pub fn broken_references(&self) -> Result<Vec<BrokenReference>> {
+        traces::broken_references(&self.conn).map_err(|e| error::from_sqlite(e, &self.path))
     }
 }
