@@ -250,3 +250,32 @@ fn owner_lock_removed_a_second_owner_on_another_port_never_runs_and_recovers_not
 fn owner_lock_removed_a_second_owner_on_the_same_port_never_runs_and_recovers_nothing() {
     second_owner_after_the_lock_was_removed(|first| first.port.to_string());
 }
+
+/// `sendledger stop` with no owner and no ledger where the profile had one: refused (exit 4)
+/// with what was found, and kept: the start that finds a ledger again closes the gate.
+#[test]
+fn a_stop_asked_while_the_ledger_is_missing_is_kept_for_the_start_that_finds_it() {
+    let (_tmp, profile) = profile_dir();
+    let mut serve = Serve::start(&profile, &[]);
+    serve.client().queue("op-1", "before");
+    serve.terminate();
+    serve.wait_exit();
+    let aside = profile.join("kept-aside.sqlite3");
+    std::fs::rename(ledger_file(&profile), &aside).unwrap();
+    let (code, v) = cli_json(&profile, &["stop", "--by", "tester"]);
+    assert_eq!(code, 4, "{v}");
+    let said = v["error"]["message"].as_str().unwrap();
+    assert!(said.contains("The Stop was kept"), "{said}");
+    assert!(
+        !ledger_file(&profile).exists(),
+        "no ledger was made for the Stop"
+    );
+    std::fs::rename(&aside, ledger_file(&profile)).unwrap();
+    let serve = Serve::start(&profile, &[]);
+    let status = serve.client().get("/v1/status");
+    assert_eq!(
+        status.body["status"]["gate_closed"], true,
+        "{}",
+        status.body
+    );
+}

@@ -522,6 +522,25 @@ impl Ledger {
         }
     }
 
+    /// A Stop asked of a profile whose ledger is missing (no owner runs, and the profile
+    /// shows it had a ledger): kept in the profile's displacement marker, so that the start
+    /// that finds a ledger again closes the gate before anything else. Errors: `Invalid`.
+    pub fn keep_stop_for_next_start(profile: &Profile, by: &str, clock: &dyn Clock) -> Result<()> {
+        sends::validate_note("who stops (--by)", by)?;
+        let now = clock.now_ms();
+        let mut d = placement::read_marker(profile).unwrap_or(Displacement {
+            file: crate::profile::LEDGER_FILE.into(),
+            how: "missing when a Stop was asked".into(),
+            at: now,
+            pid: 0,
+            rescued: None,
+            stop: None,
+        });
+        d.stop.get_or_insert((by.to_string(), now));
+        placement::write_marker(profile, &d);
+        Ok(())
+    }
+
     /// Resume: a person's decision. Opens the Stop gate under a new generation and ends
     /// old leases, and opens the limit gate. Returns `false` when neither held sends back.
     pub fn resume(&mut self, by: &str) -> Result<bool> {
