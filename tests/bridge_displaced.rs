@@ -100,6 +100,15 @@ fn ledger_moved_under_the_owner(fault: Fault) {
         "{fault:?}: the copy holds every acknowledged send"
     );
 
+    let status = client.get("/v1/status");
+    let why = status.body["status"]["waiting_sentence"]
+        .as_str()
+        .unwrap_or("");
+    assert!(
+        why.contains("no longer acknowledges anything"),
+        "{fault:?}: the tray's line and the window say why: {}",
+        status.body
+    );
     let refused = client.post("/v1/sends", &json!({ "op_id": "after", "text": "after" }));
     assert_eq!(refused.status, 503, "{fault:?}: {}", refused.body);
     assert_eq!(refused.code(), "ledger_displaced");

@@ -740,9 +740,15 @@ impl Ledger {
         Ok(read::events_since(&self.conn, after_id, limit)?)
     }
 
-    /// The profile at a glance.
+    /// The profile at a glance. When this owner's files moved under it, why nothing goes
+    /// out says so (the tray's line, the window, `GET /v1/status`).
     pub fn status(&self) -> Result<Status> {
-        Ok(read::status(&self.conn, self.clock.now_ms())?)
+        let now = self.clock.now_ms();
+        let mut status = read::status(&self.conn, now)?;
+        if let Some(d) = &self.displaced {
+            status.waiting_sentence = Some(d.sentence(now));
+        }
+        Ok(status)
     }
 
     /// Why the queued send `send` waits now, if something holds it back.

@@ -83,7 +83,9 @@ pub(super) async fn run(profile: Profile, ledger: Writer, mut stop: watch::Recei
             })
             .await;
         if newly_displaced {
-            ledger.poke(); // long-polls answer at once: every write is refused now
+            // Long-polls answer at once (every write is refused now), and the queue feed and
+            // the tray show why nothing goes out.
+            ledger.announce();
         }
     }
 }
