@@ -161,6 +161,25 @@ fn an_occupied_port_is_a_clear_error_not_a_silent_change() {
     assert_eq!(serve.port.to_string(), port);
 }
 
+/// A profile the owner cannot write its files into (here the temporary file its token is
+/// written through cannot be made) is storage trouble: exit 4, as the README's table says,
+/// not 5 (which is for the bridge and its port).
+#[test]
+fn serve_that_cannot_write_into_the_profile_exits_4_as_storage() {
+    let (_tmp, profile) = profile_dir();
+    drop(Serve::start(&profile, &[]));
+    std::fs::create_dir(profile.join(".client.token.tmp")).unwrap();
+    let failed = Serve::try_start(&profile, &["--port", "0"])
+        .err()
+        .expect("serve cannot write its token");
+    assert_eq!(failed.status.code(), Some(4), "{}", failed.stderr);
+    assert!(
+        failed.stderr.contains("cannot write the tokens"),
+        "{}",
+        failed.stderr
+    );
+}
+
 #[test]
 fn after_sigkill_the_cli_ignores_the_stale_bridge_json_refuses_a_send_and_stops_in_the_ledger_itself(
 ) {

@@ -342,3 +342,75 @@ fn salvage_refuses_a_healthy_ledger_and_a_running_owner_and_leaves_both_untouche
     assert_eq!(code, 3, "the owner runs: stop it first; {err}");
     assert_eq!(sha(&fx.ledger_path()), damaged, "nothing moved");
 }
+
+/// After a salvage, `doctor` is healthy (exit 0) and says what was lost — the ids of the
+/// sends whose rows were on the damaged pages — and that the rows still naming them are
+/// expected, instead of "foreign key broken" problems with no next step.
+#[test]
+fn doctor_after_a_salvage_names_the_lost_sends_and_calls_their_traces_expected() {
+    let fx = Fixture::new();
+    written(&fx);
+    let op_ids = |path: &Path| -> Vec<String> {
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        let mut stmt = conn.prepare("SELECT op_id FROM sends").unwrap();
+        let ids = stmt.query_map([], |r| r.get(0)).unwrap();
+        ids.collect::<rusqlite::Result<_>>().unwrap()
+    };
+    let original = op_ids(&fx.ledger_path());
+    let dir = tempfile::tempdir().unwrap();
+    let profile = profile_copy(&fx, dir.path(), "p");
+    let sends = pages(&fx.ledger_path(), "sends", "leaf");
+    damage(&profile.join("ledger.sqlite3"), sends[sends.len() / 2].0);
+    let (code, _, err) = salvage(&profile);
+    assert_eq!(code, 0, "{err}");
+    let kept = op_ids(&profile.join("ledger.sqlite3"));
+    let lost: Vec<&String> = original.iter().filter(|o| !kept.contains(o)).collect();
+    assert!(!lost.is_empty(), "the damaged page held sends");
+    let (code, text) = doctor(&profile);
+    assert_eq!(code, 0, "{text}");
+    assert!(!text.contains("foreign key broken"), "{text}");
+    assert!(text.contains("expected after a salvage"), "{text}");
+    for o in &lost {
+        assert!(
+            text.contains(o.as_str()),
+            "doctor names lost send {o}: {text}"
+        );
+    }
+}
+
+/// A first page nobody can read: `doctor` says so once with what can still be done, never
+/// "run salvage"; `salvage` answers the same (exit 4) and changes nothing.
+#[test]
+fn a_damaged_first_page_is_said_once_with_what_can_still_be_done_and_salvage_changes_nothing() {
+    let fx = Fixture::new();
+    written(&fx);
+    let dir = tempfile::tempdir().unwrap();
+    let profile = profile_copy(&fx, dir.path(), "p");
+    damage(&profile.join("ledger.sqlite3"), 1);
+    let before = sha(&profile.join("ledger.sqlite3"));
+    let (code, text) = doctor(&profile);
+    assert_eq!(code, 4, "{text}");
+    assert!(
+        text.contains("cannot help") && text.contains(".recover"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("run `sendledger salvage`"),
+        "no loop back to salvage: {text}"
+    );
+    let (code, v, _) = salvage(&profile);
+    assert_eq!(code, 4, "{v}");
+    assert_eq!(v["error"]["code"], "unsalvageable", "{v}");
+    assert_eq!(
+        sha(&profile.join("ledger.sqlite3")),
+        before,
+        "untouched, in place"
+    );
+    let left: Vec<_> = std::fs::read_dir(&profile)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.starts_with("ledger.damaged-") || n.starts_with(".salvage"))
+        .collect();
+    assert!(left.is_empty(), "nothing left behind: {left:?}");
+}

@@ -176,3 +176,45 @@ fn each_profile_has_a_window_bus_name_of_its_own() {
         "{id}"
     );
 }
+
+/// A second owner started at the same instant finds the lock held but the holder's name not
+/// written yet: it waits a moment for the name, and never says "pid 0" — an owner starting.
+#[test]
+fn an_owner_that_has_not_written_its_name_is_called_starting_never_pid_0() {
+    let fx = Fixture::new();
+    let path = fx.profile.file("owner.lock").unwrap();
+    let holder = std::fs::File::create(&path).unwrap();
+    holder
+        .try_lock()
+        .expect("the test holds the lock, with no name written");
+    let err = fx.profile.lock_owner().unwrap_err();
+    let said = err.to_string();
+    assert!(matches!(err, ProfileError::Owned { .. }), "{said}");
+    assert!(!said.contains("pid 0"), "{said}");
+    assert!(said.contains("an owner that is starting"), "{said}");
+}
+
+/// No ledger where the profile shows it had one: opening refuses, names what it found and
+/// what to run, and creates nothing.
+#[test]
+fn a_profile_that_had_a_ledger_is_never_given_a_new_empty_one() {
+    let fx = Fixture::new();
+    drop(fx.open());
+    std::fs::remove_file(fx.ledger_path()).unwrap();
+    let err = Ledger::open(&fx.profile, Arc::new(ManualClock::new(T0))).unwrap_err();
+    assert_eq!(err.code(), "ledger_missing");
+    let said = err.to_string();
+    assert!(
+        said.contains("reserve.bin") && said.contains("put it back"),
+        "{said}"
+    );
+    assert!(!fx.ledger_path().exists(), "nothing was created");
+    let read = LedgerReader::open(&fx.profile)
+        .err()
+        .expect("no reader either");
+    assert_eq!(
+        read.code(),
+        "ledger_missing",
+        "status and doctor say the same"
+    );
+}

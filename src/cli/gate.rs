@@ -160,9 +160,27 @@ fn through_owner(profile: &Profile, req: &Request) -> Result<(serde_json::Value,
                 "{owner} holds the profile but its bridge is not listening"
             )))
         }
+        Err(CliError::Ledger(LedgerError::LedgerMissing(why))) => {
+            Err(Failed(keep_for_next_start(profile, req, why)))
+        }
         other => other
             .map(|o| (serde_json::json!(o), Via::Direct))
             .map_err(Failed),
+    }
+}
+
+/// No owner and no ledger where the profile had one: the Stop is kept for the start that
+/// finds a ledger again (docs/custody.md), and the refusal says so.
+fn keep_for_next_start(profile: &Profile, req: &Request, why: String) -> CliError {
+    let Request::Stop { by } = req else {
+        return CliError::Ledger(LedgerError::LedgerMissing(why));
+    };
+    match Ledger::keep_stop_for_next_start(profile, by, &SystemClock) {
+        Ok(()) => CliError::Ledger(LedgerError::LedgerMissing(format!(
+            "{why}. The Stop was kept in {}: the start that finds a ledger closes the gate before anything else",
+            crate::profile::DISPLACED_FILE
+        ))),
+        Err(e) => CliError::Ledger(e),
     }
 }
 

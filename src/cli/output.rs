@@ -21,6 +21,10 @@ pub enum CliError {
     /// `doctor` found problems with the profile's storage.
     #[error("{0}")]
     Unhealthy(String),
+    /// The profile's storage refused a write outside the ledger (the owner's tokens,
+    /// `bridge.json`): exit 4, as the README's table says of storage.
+    #[error("{0}")]
+    Storage(String),
 }
 
 impl CliError {
@@ -33,7 +37,7 @@ impl CliError {
             Self::Usage(_) => "usage".into(),
             Self::Bridge { code, .. } => code.clone(),
             Self::Unreachable(_) => "owner_unreachable".into(),
-            Self::Unhealthy(_) => "storage".into(),
+            Self::Unhealthy(_) | Self::Storage(_) => "storage".into(),
         }
     }
 

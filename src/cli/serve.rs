@@ -52,6 +52,7 @@ pub(crate) fn serve(profile: Option<&Path>, a: ServeArgs) -> Result<(), CliError
         };
         let owner = Owner::start(cfg).await.map_err(|e| match e {
             crate::owner::OwnerError::Ledger(l) => CliError::Ledger(l),
+            p @ crate::owner::OwnerError::Profile { .. } => CliError::Storage(p.to_string()),
             other => CliError::Unreachable(other.to_string()),
         })?;
         let r = owner.recovered();

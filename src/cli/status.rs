@@ -78,20 +78,27 @@ pub(crate) fn doctor(profile: Option<&Path>, json: bool) -> Result<(), CliError>
             }
         }
     }
-    if ledger_damage(&profile, &mut problems) {
+    let mut notes: Vec<String> = Vec::new();
+    if ledger_damage(&profile, &mut problems, &mut notes) {
         problems.push(format!(
             "the ledger file {} is damaged: stop the owner (quit the app or `sendledger serve`), then run `sendledger salvage`; it renames the damaged file aside untouched and builds a fresh ledger from every row still readable, with the gate closed",
             profile.ledger_path()?.display()
         ));
     }
     let owner = profile.current_owner();
-    let v = json!({ "healthy": problems.is_empty(), "problems": problems, "owner": owner, "profile": profile.dir() });
+    if let Some(d) = crate::ledger::displacement_of(&profile) {
+        problems.push(displaced_problem(&d));
+    }
+    let v = json!({ "healthy": problems.is_empty(), "problems": problems, "notes": notes, "owner": owner, "profile": profile.dir() });
     emit(json, &v, || {
         let mut s = if problems.is_empty() {
             "healthy: integrity check ok, permissions ok".to_string()
         } else {
             format!("problems:\n  {}", problems.join("\n  "))
         };
+        if !notes.is_empty() {
+            s.push_str(&format!("\nnotes:\n  {}", notes.join("\n  ")));
+        }
         s.push_str(&format!(
             "\nowner: {}",
             owner
@@ -109,27 +116,100 @@ pub(crate) fn doctor(profile: Option<&Path>, json: bool) -> Result<(), CliError>
     }
 }
 
+/// What `doctor` says about an owner that found its ledger or lock file moved under it.
+fn displaced_problem(d: &crate::ledger::Displacement) -> String {
+    use crate::clock::Clock;
+    let now = SystemClock.now_ms();
+    let mut s = format!(
+        "the owner (pid {}) found its {} {} at {}: since then it acknowledges nothing (every send, grant and Stop is refused with a sentence)",
+        d.pid,
+        d.file,
+        d.how,
+        crate::ledger::local_time(d.at, now)
+    );
+    if let Some(r) = &d.rescued {
+        s.push_str(&format!("; it saved a copy of its open ledger as {r}"));
+    }
+    s.push_str("; quit that owner and start it again: the start closes the gate when the ledger moved, or says what it found and what to run when there is no ledger");
+    s
+}
+
 /// Adds the ledger's integrity problems to `problems`; returns whether the file itself is
 /// damaged (not only a broken reference, which a salvage leaves when a row was lost).
-fn ledger_damage(profile: &Profile, problems: &mut Vec<String>) -> bool {
-    match LedgerReader::open(profile).and_then(|r| r.integrity_problems()) {
-        Ok(found) => {
-            let damaged = found.iter().any(|p| !p.starts_with("foreign key broken"));
-            problems.extend(found);
-            damaged
+/// After a salvage, rows that refer to a lost row are expected: they go to `notes`, naming
+/// the lost rows' keys, instead of `problems`. A first page nobody can read is said once,
+/// with what can still be done (salvage cannot help).
+fn ledger_damage(profile: &Profile, problems: &mut Vec<String>, notes: &mut Vec<String>) -> bool {
+    let reader = match LedgerReader::open(profile) {
+        Ok(r) => r,
+        Err(e) => return unreadable(profile, e, problems),
+    };
+    let found = match reader.integrity_problems() {
+        Ok(found) => found,
+        Err(e) => return unreadable(profile, e, problems),
+    };
+    let damaged = found.iter().any(|p| !p.starts_with("foreign key broken"));
+    let salvaged = profile
+        .signs_of_a_ledger()
+        .into_iter()
+        .rfind(|n| n.starts_with("ledger.damaged-") && n.ends_with(".sqlite3"));
+    match (damaged, salvaged, reader.broken_references()) {
+        (false, Some(aside), Ok(lost)) if !lost.is_empty() => {
+            notes.push(lost_in_salvage(aside.as_str(), &lost));
         }
-        Err(e) => {
-            let damaged = matches!(e, LedgerError::Corrupt { .. });
-            problems.push(e.to_string());
-            damaged
+        _ => problems.extend(found),
+    }
+    damaged
+}
+
+/// What `doctor` says when the ledger cannot even be opened; whether salvage can help.
+fn unreadable(profile: &Profile, e: LedgerError, problems: &mut Vec<String>) -> bool {
+    let path = profile.ledger_path().ok();
+    if let (LedgerError::Corrupt { .. }, Some(path)) = (&e, &path) {
+        if crate::ledger::first_page_unreadable(path) {
+            problems.push(crate::ledger::unreadable_first_page(path).to_string());
+            return false;
         }
     }
+    let damaged = matches!(e, LedgerError::Corrupt { .. });
+    problems.push(e.to_string());
+    damaged
+}
+
+/// The note on the traces a salvage of `aside` left: which rows were lost, and that the
+/// rows referring to them are expected.
+fn lost_in_salvage(aside: &str, lost: &[crate::ledger::BrokenReference]) -> String {
+    let mut by_parent: Vec<(String, Vec<String>, u64)> = Vec::new();
+    for b in lost {
+        match by_parent.iter_mut().find(|(p, _, _)| *p == b.parent) {
+            Some((_, keys, rows)) => {
+                if !keys.contains(&b.key) {
+                    keys.push(b.key.clone());
+                }
+                *rows += b.rows;
+            }
+            None => by_parent.push((b.parent.clone(), vec![b.key.clone()], b.rows)),
+        }
+    }
+    let lost: Vec<String> = by_parent
+        .iter()
+        .map(|(parent, keys, rows)| {
+            format!(
+                "{parent} row(s) {} (still named by {rows} row(s) of the history)",
+                keys.join(", ")
+            )
+        })
+        .collect();
+    format!(
+        "salvaged from {aside}: lost on its damaged pages: {}; the rows that still name them are the history as read, kept on purpose — expected after a salvage, nothing to repair",
+        lost.join("; ")
+    )
 }
 
 pub(crate) fn salvage(profile: Option<&Path>, json: bool) -> Result<(), CliError> {
     let profile = backend::profile(profile)?;
-    let mut found = Vec::new();
-    if !ledger_damage(&profile, &mut found) {
+    let (mut found, mut notes) = (Vec::new(), Vec::new());
+    if !ledger_damage(&profile, &mut found, &mut notes) {
         let path = profile.ledger_path()?;
         if path.exists() && found.is_empty() {
             return Err(CliError::Usage(format!(

@@ -78,6 +78,12 @@ pub enum LedgerError {
         to: &'static str,
         why: &'static str,
     },
+    #[error("{}", .0.sentence(.0.at))]
+    Displaced(Box<super::placement::Displacement>),
+    #[error("{0}")]
+    LedgerMissing(String),
+    #[error("{0}")]
+    Unsalvageable(String),
     #[error("ledger refused the change: {0}")]
     Refused(String),
     #[error("ledger error: {0}")]
@@ -117,6 +123,9 @@ impl LedgerError {
             Self::RemoteStopNotYours { .. } => "not_your_remote_stop",
             Self::RemoteStopSettled { .. } => "remote_stop_settled",
             Self::IllegalRemotePhase { .. } => "illegal_remote_stop_phase",
+            Self::Displaced(_) => "ledger_displaced",
+            Self::LedgerMissing(_) => "ledger_missing",
+            Self::Unsalvageable(_) => "unsalvageable",
             Self::Refused(_) => "refused",
             Self::Sqlite(_) => "sqlite",
         }

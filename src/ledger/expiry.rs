@@ -1,10 +1,11 @@
 //! Bounds that keep the queue from stalling behind a send nobody is working on.
-//! Each expiry is an audit event with actor `owner`.
+//! Each expiry is an audit event with actor `owner`. The bounds are measured on the
+//! monotonic clock (`deadlines`); the events record the wall time.
 
 use super::error::Result;
 use super::{remote_stop, sends};
 use crate::clock::Millis;
-use rusqlite::{params, Connection, Transaction};
+use rusqlite::{params, Transaction};
 use serde::{Deserialize, Serialize};
 
 /// The bounds, in ms.
@@ -55,28 +56,34 @@ impl Expired {
     }
 }
 
-/// When the next bound falls due, in ms on the ledger's clock: the earliest of each
-/// claimed send's `claimed_at + claim_ms`, each dispatched send's `dispatched_at +
-/// receipt_ms`, each accepted send's (answer neither seen nor given up on) receipt
-/// `observed_at + answer_ms`, and each open remote stop's `requested_at + answer_ms`.
-/// `None` when nothing is in flight: nothing can expire until a commit puts something in
-/// flight, so the owner's sweep sleeps until then.
-pub(crate) fn next_deadline(conn: &Connection, b: &Bounds) -> rusqlite::Result<Option<Millis>> {
-    conn.prepare_cached(
-        "SELECT min(due) FROM ( \
-           SELECT min(claimed_at) + ?1 AS due FROM sends WHERE state = 'claimed' \
-           UNION ALL SELECT min(dispatched_at) + ?2 FROM sends WHERE state = 'dispatched' \
-           UNION ALL SELECT min(r.observed_at) + ?3 FROM sends s JOIN receipts r ON r.op_id = s.op_id \
-             WHERE s.state = 'accepted' AND s.answered_at IS NULL AND s.answer_not_observed_at IS NULL \
-           UNION ALL SELECT min(requested_at) + ?3 FROM remote_stops WHERE phase IN ('pending', 'dispatched'))",
-    )?
-    .query_row(params![b.claim_ms, b.receipt_ms, b.answer_ms], |r| r.get(0))
+/// The in-flight items whose bounds have run out, by op id (from the monotonic starts the
+/// ledger keeps: `deadlines`); each is checked again in the sweep's own transaction.
+#[derive(Debug, Default)]
+pub(crate) struct Due {
+    pub(crate) claims: Vec<String>,
+    pub(crate) receipts: Vec<String>,
+    pub(crate) answers: Vec<String>,
+    pub(crate) remote_stops: Vec<String>,
 }
 
-fn due(tx: &Transaction, sql: &str, cutoff: Millis) -> rusqlite::Result<Vec<String>> {
-    let mut stmt = tx.prepare(sql)?;
-    let rows = stmt.query_map([cutoff], |r| r.get(0))?;
-    rows.collect()
+const STILL_CLAIMED: &str = "SELECT 1 FROM sends WHERE op_id = ?1 AND state = 'claimed'";
+const STILL_DISPATCHED: &str = "SELECT 1 FROM sends WHERE op_id = ?1 AND state = 'dispatched'";
+const STILL_AWAITING_ANSWER: &str =
+    "SELECT 1 FROM sends_in_flight s JOIN receipts r ON r.op_id = s.op_id \
+     WHERE s.op_id = ?1 AND s.state = 'accepted'";
+const STILL_REMOTE_STOP_OPEN: &str =
+    "SELECT 1 FROM remote_stops WHERE op_id = ?1 AND phase IN ('pending', 'dispatched')";
+
+/// The ids of `ids` that `sql` (one `?1`) still finds in this transaction.
+fn still(tx: &Transaction, sql: &str, ids: &[String]) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = tx.prepare_cached(sql)?;
+    let mut out = Vec::new();
+    for id in ids {
+        if stmt.exists([id])? {
+            out.push(id.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// Notes that say why no receipt came (the hand-off frames could not be read): the
@@ -98,13 +105,10 @@ fn latest_note_prefix(tx: &Transaction, op_id: &str) -> rusqlite::Result<String>
     Ok(String::new())
 }
 
-pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis) -> Result<Expired> {
+/// Applies the bounds to `due` (stamped `now`, the wall time, for people).
+pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis, due: &Due) -> Result<Expired> {
     let mut out = Expired::default();
-    for op_id in due(
-        tx,
-        "SELECT op_id FROM sends WHERE state = 'claimed' AND claimed_at <= ?1",
-        now - b.claim_ms,
-    )? {
+    for op_id in still(tx, STILL_CLAIMED, &due.claims)? {
         let why = format!(
             "claim expired: no dispatch grant asked within {} ms, so nothing was clicked",
             b.claim_ms
@@ -112,11 +116,7 @@ pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis) -> Result<Expired
         sends::fail(tx, &op_id, &why, "owner", now)?;
         out.claims.push(op_id);
     }
-    for op_id in due(
-        tx,
-        "SELECT op_id FROM sends WHERE state = 'dispatched' AND dispatched_at <= ?1",
-        now - b.receipt_ms,
-    )? {
+    for op_id in still(tx, STILL_DISPATCHED, &due.receipts)? {
         let why = format!(
             "{}no receipt within {} ms of the dispatch grant: it may or may not have been sent",
             latest_note_prefix(tx, &op_id)?,
@@ -125,12 +125,7 @@ pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis) -> Result<Expired
         sends::fail(tx, &op_id, &why, "owner", now)?;
         out.receipts.push(op_id);
     }
-    for op_id in due(
-        tx,
-        "SELECT s.op_id FROM sends_in_flight s JOIN receipts r ON r.op_id = s.op_id \
-         WHERE s.state = 'accepted' AND r.observed_at <= ?1",
-        now - b.answer_ms,
-    )? {
+    for op_id in still(tx, STILL_AWAITING_ANSWER, &due.answers)? {
         tx.execute(
             "UPDATE sends SET answer_not_observed_at = ?1 WHERE op_id = ?2",
             params![now, op_id],
@@ -143,11 +138,7 @@ pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis) -> Result<Expired
         sends::note(tx, &send, "owner", (&why, None), now)?;
         out.answers.push(op_id);
     }
-    for op_id in due(
-        tx,
-        "SELECT op_id FROM remote_stops WHERE phase IN ('pending', 'dispatched') AND requested_at <= ?1",
-        now - b.answer_ms,
-    )? {
+    for op_id in still(tx, STILL_REMOTE_STOP_OPEN, &due.remote_stops)? {
         let why = format!(
             "remote stop uncertain: no tab reported on it within {} ms of the Stop (the tab closed, or shows another conversation), so nobody knows whether the answer stopped",
             b.answer_ms

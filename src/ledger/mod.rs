@@ -5,6 +5,7 @@
 //! handle that works while another process owns the profile. The ledger knows nothing
 //! of HTTP, browsers or chat formats.
 
+mod deadlines;
 mod door;
 mod epochs;
 mod error;
@@ -12,6 +13,7 @@ mod expiry;
 mod fence;
 mod limit_gate;
 pub mod migrations;
+mod placement;
 mod read;
 mod record;
 mod recovery;
@@ -22,6 +24,7 @@ mod state;
 mod store;
 mod tab_reports;
 mod tool_calls;
+mod traces;
 mod waiting;
 mod writer;
 
@@ -37,6 +40,7 @@ pub use error::{LedgerError, Result};
 pub use expiry::{Bounds, Expired};
 pub use fence::StopReport;
 pub use limit_gate::LimitGate;
+pub use placement::Displacement;
 pub use read::{ListFilter, Status};
 pub use record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
 pub use recovery::{RecoveryReport, IN_FLIGHT_AT_RESTART, QUEUED_AT_RESTART, RECOVERY_ACTOR};
@@ -49,6 +53,7 @@ pub use sends::{
 pub use state::SendState;
 pub use tab_reports::{TabReport, MAX_TAB_REPORTS};
 pub use tool_calls::{Admission, ToolCall, ToolState, TOOL_RECEIPTS_CAP};
+pub use traces::{first_page_unreadable, unreadable_first_page, BrokenReference};
 pub use waiting::{local_time, Waiting};
 pub use writer::Writer;
 
@@ -60,11 +65,18 @@ use std::sync::Arc;
 
 /// The owner's handle: holds the owner lock and the only writing connection.
 pub struct Ledger {
+    // Dropped first: SQLite closes its descriptors before the held ones below close.
     conn: Connection,
     path: PathBuf,
     clock: Arc<dyn Clock>,
     reserve: Reserve,
-    _lock: OwnerLock,
+    profile: Profile,
+    /// Set once the ledger or lock file is found moved; sticky (placement module).
+    displaced: Option<Displacement>,
+    /// The monotonic start of each in-flight bound, refreshed after every write.
+    deadlines: deadlines::Deadlines,
+    held: placement::HeldLedger,
+    lock: OwnerLock,
 }
 
 impl std::fmt::Debug for Ledger {
@@ -80,7 +92,32 @@ impl Ledger {
     pub fn open(profile: &Profile, clock: Arc<dyn Clock>) -> Result<(Self, RecoveryReport)> {
         let mut ledger = Self::open_at_version(profile, clock, migrations::CURRENT_VERSION)?;
         let report = ledger.write(recovery::recover)?;
+        ledger.close_gate_after_displacement()?;
         Ok((ledger, report))
+    }
+
+    /// After recovery: when the previous owner left [`Displacement`]'s marker because its
+    /// ledger moved (or a Stop was asked after the moment), commits a Stop that says so,
+    /// then removes the marker. The gate stays closed until a person has looked.
+    fn close_gate_after_displacement(&mut self) -> Result<()> {
+        let Some(d) = placement::read_marker(&self.profile) else {
+            return Ok(());
+        };
+        if d.ledger_moved() || d.stop.is_some() {
+            let who = d
+                .stop
+                .as_ref()
+                .map_or("nobody".to_string(), |(by, _)| by.clone());
+            tracing::warn!(file = %d.file, how = %d.how, "the previous owner's ledger file moved under it: the gate is closed");
+            self.stop(&format!(
+                "owner: the previous owner's {} was {} at {} (Stop asked since: {who}); sends acknowledged after that may be missing here — look at the history before `sendledger resume`",
+                d.file,
+                d.how,
+                local_time(d.at, self.now_ms())
+            ))?;
+        }
+        placement::remove_marker(&self.profile);
+        Ok(())
     }
 
     /// Salvages the profile's damaged ledger (see the `salvage` module): takes the profile,
@@ -96,6 +133,8 @@ impl Ledger {
         if !path.exists() {
             return Err(LedgerError::NoLedger(path));
         }
+        // No owner whose owner.lock was removed may still hold the damaged file.
+        drop(placement::HeldLedger::take(&path)?);
         let aside = salvage::move_aside(&path, clock.now_ms())?;
         let scratch = profile.file(".salvage-scratch.sqlite3")?;
         let built = Self::rebuild(&path, &aside, &scratch);
@@ -113,7 +152,11 @@ impl Ledger {
             path: path.clone(),
             clock,
             reserve: Reserve::of(profile)?,
-            _lock: lock,
+            profile: profile.clone(),
+            displaced: None,
+            deadlines: Default::default(),
+            held: placement::HeldLedger::take(&path)?,
+            lock,
         };
         let recovered = ledger.write(recovery::recover)?;
         let name = aside.file_name().unwrap_or_default().to_string_lossy();
@@ -147,8 +190,12 @@ impl Ledger {
         aside: &Path,
         scratch: &Path,
     ) -> Result<(Connection, Vec<TableSalvage>, u64)> {
-        let damaged = salvage::open_scratch(aside, scratch)?;
-        salvage::check_schema(&damaged, aside)?;
+        let unreadable = |e| match e {
+            LedgerError::Corrupt { .. } => traces::unreadable_first_page(path),
+            other => other,
+        };
+        let damaged = salvage::open_scratch(aside, scratch).map_err(unreadable)?;
+        salvage::check_schema(&damaged, aside).map_err(unreadable)?;
         let mut conn = store::open_writer(path, migrations::CURRENT_VERSION)?;
         let tables = salvage::copy_rows(&damaged, &mut conn).map_err(|e| match e {
             LedgerError::Sqlite(e) => error::from_sqlite(e, path),
@@ -164,6 +211,15 @@ impl Ledger {
     pub fn open_at_version(profile: &Profile, clock: Arc<dyn Clock>, version: i64) -> Result<Self> {
         let lock = profile.lock_owner()?;
         let path = profile.ledger_path()?;
+        if !path.exists() {
+            let found = profile.signs_of_a_ledger();
+            if !found.is_empty() {
+                return Err(placement::missing_ledger(profile, &path, &found));
+            }
+        }
+        // The lock is proven held on the current lock file (`lock_owner`) and the ledger
+        // file itself is held before SQLite opens it: no recovery runs on a live ledger.
+        let held = placement::HeldLedger::take(&path)?;
         let conn = store::open_writer(&path, version)?;
         let reserve = Reserve::of(profile)?;
         if let Err(e) = reserve.ensure() {
@@ -174,7 +230,11 @@ impl Ledger {
             path,
             clock,
             reserve,
-            _lock: lock,
+            profile: profile.clone(),
+            displaced: None,
+            deadlines: Default::default(),
+            held,
+            lock,
         })
     }
 
@@ -204,8 +264,23 @@ impl Ledger {
 
     /// Runs `f` in one immediate transaction stamped with the current time; commits before
     /// returning, so a returned `Ok` is on disk (`synchronous=FULL`).
+    ///
+    /// Refused with [`LedgerError::Displaced`] when the ledger or lock file is no longer the
+    /// one at its path — checked before the transaction and again after its commit (a
+    /// commit that landed in a file removed meanwhile is not acknowledged).
     fn write<T>(&mut self, f: impl FnOnce(&Transaction, Millis) -> Result<T>) -> Result<T> {
+        self.check_in_place()?;
+        let out = self.write_unchecked(f)?;
+        self.check_in_place()?;
+        Ok(out)
+    }
+
+    fn write_unchecked<T>(
+        &mut self,
+        f: impl FnOnce(&Transaction, Millis) -> Result<T>,
+    ) -> Result<T> {
         let now = self.clock.now_ms();
+        let mono = self.clock.mono_ms();
         let path = self.path.clone();
         let tx = self
             .conn
@@ -216,7 +291,22 @@ impl Ledger {
             other => other,
         })?;
         tx.commit().map_err(|e| error::from_sqlite(e, &path))?;
+        self.refresh_deadlines(now, mono);
         Ok(out)
+    }
+
+    /// Gives what came into flight its monotonic start (see the `deadlines` module):
+    /// `wall` and `mono` are the readings the last write began with.
+    fn refresh_deadlines(&mut self, wall: Millis, mono: Millis) {
+        if let Err(e) = self.deadlines.refresh(&self.conn, wall, mono) {
+            tracing::warn!(error = %e, "cannot read what is in flight; expiry bounds wait for the next write");
+        }
+    }
+
+    /// Now on the clock custody bounds are measured on (monotonic, ms; only differences
+    /// mean anything): what [`Self::next_expiry_at`] is on.
+    pub fn custody_now_ms(&self) -> Millis {
+        self.clock.mono_ms()
     }
 
     /// [`Self::write`] for the brake (a Stop, a person's decision): when the disk is full,
@@ -237,6 +327,48 @@ impl Ledger {
             }
             other => Ok((other?, false)),
         }
+    }
+
+    /// Checks that the ledger and lock files this owner holds are the ones at their paths.
+    /// The first time one is not: logs it, saves a copy of the open ledger (when the
+    /// ledger moved) and writes the profile's [`Displacement`] marker; from then on every
+    /// call answers [`LedgerError::Displaced`] (sticky: the owner must be restarted).
+    pub fn check_in_place(&mut self) -> Result<()> {
+        if self.displaced.is_none() {
+            let ledger = placement::how_moved(&self.path, self.held.is_in_place());
+            let lock = placement::how_moved(self.lock.path(), self.lock.is_in_place());
+            let (file, how) = match (ledger, lock) {
+                (Some(how), _) => (crate::profile::LEDGER_FILE, how),
+                (None, Some(how)) => (crate::profile::LOCK_FILE, how),
+                (None, None) => return Ok(()),
+            };
+            self.on_displaced(file, how);
+        }
+        let d = self.displaced.clone().expect("set above");
+        Err(LedgerError::Displaced(Box::new(d)))
+    }
+
+    fn on_displaced(&mut self, file: &str, how: String) {
+        let now = self.clock.now_ms();
+        let rescued = (file == crate::profile::LEDGER_FILE)
+            .then(|| placement::rescue(&self.conn, &self.profile, now))
+            .flatten();
+        let d = Displacement {
+            file: file.into(),
+            how,
+            at: now,
+            pid: std::process::id(),
+            rescued,
+            stop: None,
+        };
+        placement::write_marker(&self.profile, &d);
+        tracing::error!(file, how = %d.how, copy = d.rescued.as_deref().unwrap_or("none"), profile = %self.profile.dir().display(), "a file this owner holds custody in was {}: it acknowledges nothing more; quit it and start it again", d.how);
+        self.displaced = Some(d);
+    }
+
+    /// What moved under this owner, if anything did (see [`Self::check_in_place`]).
+    pub fn displacement(&self) -> Option<&Displacement> {
+        self.displaced.as_ref()
     }
 
     /// Queues a send (idempotent per operation id). Returns the send and whether it is new.
@@ -353,6 +485,14 @@ impl Ledger {
     /// On a full disk the profile's reserve is released for it (`used_reserve`).
     pub fn stop(&mut self, by: &str) -> Result<StopReport> {
         sends::validate_note("who stops (--by)", by)?;
+        if let Err(LedgerError::Displaced(_)) = self.check_in_place() {
+            // The file this owner holds is gone from its path: the Stop is kept in the
+            // marker, which the next start turns into a Stop before anything else.
+            let d = self.displaced.as_mut().expect("displaced");
+            d.stop.get_or_insert((by.to_string(), self.clock.now_ms()));
+            placement::write_marker(&self.profile, d);
+            return Err(LedgerError::Displaced(Box::new(d.clone())));
+        }
         let (mut report, used) = self.write_braking(|tx, now| fence::stop_in(tx, by, now))?;
         report.used_reserve = used;
         Ok(report)
@@ -381,6 +521,25 @@ impl Ledger {
             }
             other => other,
         }
+    }
+
+    /// A Stop asked of a profile whose ledger is missing (no owner runs, and the profile
+    /// shows it had a ledger): kept in the profile's displacement marker, so that the start
+    /// that finds a ledger again closes the gate before anything else. Errors: `Invalid`.
+    pub fn keep_stop_for_next_start(profile: &Profile, by: &str, clock: &dyn Clock) -> Result<()> {
+        sends::validate_note("who stops (--by)", by)?;
+        let now = clock.now_ms();
+        let mut d = placement::read_marker(profile).unwrap_or(Displacement {
+            file: crate::profile::LEDGER_FILE.into(),
+            how: "missing when a Stop was asked".into(),
+            at: now,
+            pid: 0,
+            rescued: None,
+            stop: None,
+        });
+        d.stop.get_or_insert((by.to_string(), now));
+        placement::write_marker(profile, &d);
+        Ok(())
     }
 
     /// Resume: a person's decision. Opens the Stop gate under a new generation and ends
@@ -415,20 +574,35 @@ impl Ledger {
         self.write(|tx, now| remote_stop::set_phase(tx, lease_id, op_id, phase, evidence, now))
     }
 
-    /// Applies the expiry bounds at the current time.
+    /// Applies the expiry bounds at the current time: each bound measured on the monotonic
+    /// clock from when its item came into flight (a wall clock set forward or back moves
+    /// none of them); the expiries are recorded at the wall time.
     /// Also makes the brake's reserve again when a full disk used it and there is room now
     /// (while the reserve is missing the owner sweeps at least once a second).
     pub fn expire(&mut self, bounds: &Bounds) -> Result<Expired> {
         if !self.reserve.is_held() && self.reserve.ensure().is_ok() {
             tracing::info!("the brake's reserve is in place again");
         }
-        self.write(|tx, now| expiry::sweep(tx, bounds, now))
+        self.refresh_deadlines(self.clock.now_ms(), self.clock.mono_ms());
+        let mono = self.clock.mono_ms();
+        let due = expiry::Due {
+            claims: self.deadlines.due(deadlines::Kind::Claim, bounds, mono),
+            receipts: self.deadlines.due(deadlines::Kind::Receipt, bounds, mono),
+            answers: self.deadlines.due(deadlines::Kind::Answer, bounds, mono),
+            remote_stops: self
+                .deadlines
+                .due(deadlines::Kind::RemoteStop, bounds, mono),
+        };
+        self.write(|tx, now| expiry::sweep(tx, bounds, now, &due))
     }
 
-    /// When the next expiry bound falls due (ms on this ledger's clock), or `None` while
-    /// nothing is in flight. The owner's sweep sleeps until then or until the next commit.
-    pub fn next_expiry_at(&self, bounds: &Bounds) -> Result<Option<Millis>> {
-        Ok(expiry::next_deadline(&self.conn, bounds)?)
+    /// When the next expiry bound falls due, in ms on the custody clock
+    /// ([`Self::custody_now_ms`]), or `None` while nothing is in flight. The owner's sweep
+    /// sleeps until then or until the next commit. Looks at the ledger first, so an item a
+    /// commit beside the owner put in flight counts.
+    pub fn next_expiry_at(&mut self, bounds: &Bounds) -> Result<Option<Millis>> {
+        self.refresh_deadlines(self.clock.now_ms(), self.clock.mono_ms());
+        Ok(self.deadlines.next(bounds))
     }
 
     /// Whether the brake's reserve is in place (see [`crate::profile::Reserve`]).
@@ -567,9 +741,15 @@ impl Ledger {
         Ok(read::events_since(&self.conn, after_id, limit)?)
     }
 
-    /// The profile at a glance.
+    /// The profile at a glance. When this owner's files moved under it, why nothing goes
+    /// out says so (the tray's line, the window, `GET /v1/status`).
     pub fn status(&self) -> Result<Status> {
-        Ok(read::status(&self.conn, self.clock.now_ms())?)
+        let now = self.clock.now_ms();
+        let mut status = read::status(&self.conn, now)?;
+        if let Some(d) = &self.displaced {
+            status.waiting_sentence = Some(d.sentence(now));
+        }
+        Ok(status)
     }
 
     /// Why the queued send `send` waits now, if something holds it back.
@@ -581,6 +761,12 @@ impl Ledger {
     pub fn integrity_problems(&self) -> Result<Vec<String>> {
         integrity_at(&self.conn, &self.path)
     }
+}
+
+/// What an owner found moved under it, as it left it in the profile
+/// (`ledger.displaced.json`); `None` when no owner did since the last start.
+pub fn displacement_of(profile: &Profile) -> Option<Displacement> {
+    placement::read_marker(profile)
 }
 
 /// Integrity problems of `conn`, with SQLite's failures mapped to what a person can act
@@ -615,9 +801,16 @@ pub struct LedgerReader {
 }
 
 impl LedgerReader {
-    /// Opens the profile's ledger read-only. Errors: `NoLedger`, `NewerSchema`, `Corrupt`.
+    /// Opens the profile's ledger read-only. Errors: `NoLedger`, `LedgerMissing` (none, but
+    /// the profile shows it had one: what was found and what to do), `NewerSchema`, `Corrupt`.
     pub fn open(profile: &Profile) -> Result<Self> {
         let path = profile.ledger_path()?;
+        if !path.exists() {
+            let found = profile.signs_of_a_ledger();
+            if !found.is_empty() {
+                return Err(placement::missing_ledger(profile, &path, &found));
+            }
+        }
         let conn = store::open_reader(&path)?;
         Ok(Self { conn, path })
     }
@@ -667,5 +860,11 @@ impl LedgerReader {
     /// `PRAGMA integrity_check` and `foreign_key_check`; empty when healthy.
     pub fn integrity_problems(&self) -> Result<Vec<String>> {
         integrity_at(&self.conn, &self.path)
+    }
+
+    /// The missing rows that rows still refer to (after a salvage: the sends whose rows
+    /// were on damaged pages), by key.
+    pub fn broken_references(&self) -> Result<Vec<BrokenReference>> {
+        traces::broken_references(&self.conn).map_err(|e| error::from_sqlite(e, &self.path))
     }
 }

@@ -159,4 +159,11 @@ impl Writer {
     pub(crate) fn poke(&self) {
         self.changed.notify_waiters();
     }
+
+    /// Wakes long-polls and every watcher of writes (the queue feed, the tray) for a change
+    /// of the owner's state that wrote no row: its files moved under it.
+    pub(crate) fn announce(&self) {
+        self.changed.notify_waiters();
+        self.writes.send_modify(|n| *n += 1);
+    }
 }

@@ -7,10 +7,17 @@
 //! wakes long-polls ([`Writer::call`]). The owner's own commits write those files too: a
 //! burst of them costs one empty call per [`SETTLE_MS`]; with nothing written, nothing wakes.
 //!
+//!
+//! The same watch notices the ledger or `owner.lock` removed, renamed or replaced under the
+//! owner (a remove, rename or create of those names): the call checks the files' identity
+//! ([`Ledger::check_in_place`]), and a displaced owner says so at once — in its log, in
+//! `ledger.displaced.json` for `doctor` and the next start — before any request comes.
+//!
 //! [`Ledger::stop_from_outside`]: crate::ledger::Ledger::stop_from_outside
+//! [`Ledger::check_in_place`]: crate::ledger::Ledger::check_in_place
 
 use crate::ledger::Writer;
-use crate::profile::{Profile, LEDGER_FILE};
+use crate::profile::{Profile, LEDGER_FILE, LOCK_FILE};
 use notify::event::{AccessKind, AccessMode, EventKind};
 use notify::{RecursiveMode, Watcher};
 use std::sync::Arc;
@@ -20,19 +27,21 @@ use tokio::sync::{watch, Notify};
 /// How long a poke waits for the writes around it before the owner looks, in ms.
 pub const SETTLE_MS: u64 = 50;
 
-/// Whether `event` wrote one of the ledger's files (`ledger.sqlite3`, its `-wal`, `-shm`).
-fn writes_the_ledger(event: &notify::Event) -> bool {
+/// Whether `event` wrote, created, removed or renamed one of the ledger's files
+/// (`ledger.sqlite3`, its `-wal`, `-shm`) or the owner lock.
+fn touches_custody_files(event: &notify::Event) -> bool {
     let wrote = matches!(
         event.kind,
         EventKind::Create(_)
             | EventKind::Modify(_)
+            | EventKind::Remove(_)
             | EventKind::Access(AccessKind::Close(AccessMode::Write))
     );
     wrote
         && event.paths.iter().any(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(LEDGER_FILE))
+                .is_some_and(|n| n.starts_with(LEDGER_FILE) || n == LOCK_FILE)
         })
 }
 
@@ -43,7 +52,7 @@ pub(super) async fn run(profile: Profile, ledger: Writer, mut stop: watch::Recei
     let on_event = {
         let poke = poke.clone();
         move |e: notify::Result<notify::Event>| {
-            if e.is_ok_and(|e| writes_the_ledger(&e)) {
+            if e.is_ok_and(|e| touches_custody_files(&e)) {
                 poke.notify_one();
             }
         }
@@ -67,6 +76,16 @@ pub(super) async fn run(profile: Profile, ledger: Writer, mut stop: watch::Recei
             _ = tokio::time::sleep(Duration::from_millis(SETTLE_MS)) => {}
             _ = stop.changed() => return,
         }
-        ledger.call(|_| ()).await;
+        let newly_displaced = ledger
+            .call(|l| {
+                let before = l.displacement().is_some();
+                l.check_in_place().is_err() && !before
+            })
+            .await;
+        if newly_displaced {
+            // Long-polls answer at once (every write is refused now), and the queue feed and
+            // the tray show why nothing goes out.
+            ledger.announce();
+        }
     }
 }

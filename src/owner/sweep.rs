@@ -2,11 +2,13 @@
 //! earliest bound of what is in flight falls due ([`Ledger::next_expiry_at`]), and is
 //! re-armed by every committed write (a commit can put something in flight, or take it
 //! out). With nothing in flight it sleeps until the next commit — at most
-//! [`MAX_SLEEP_MS`], so a wall clock set forward is noticed — and wakes nothing. While the
+//! [`MAX_SLEEP_MS`] — and wakes nothing. Deadlines and sleeps are both on the monotonic
+//! clock ([`Ledger::custody_now_ms`]), so a wall clock set forward or back moves neither. While the
 //! brake's reserve is missing (a full disk used it), it sweeps at least every
 //! [`RESERVE_RETRY_MS`], since each sweep tries to make the reserve again.
 //!
 //! [`Ledger::next_expiry_at`]: crate::ledger::Ledger::next_expiry_at
+//! [`Ledger::custody_now_ms`]: crate::ledger::Ledger::custody_now_ms
 
 use crate::clock::Millis;
 use crate::ledger::{Bounds, Writer};
@@ -21,7 +23,7 @@ pub const RESERVE_RETRY_MS: Millis = 1_000;
 const RETRY_MS: Millis = 1_000;
 
 /// How long to sleep before the next sweep, given the next deadline and now (both ms on
-/// the ledger's clock): 0 when it is due, [`MAX_SLEEP_MS`] at most, and at most that when
+/// the ledger's custody clock): 0 when it is due, [`MAX_SLEEP_MS`] at most, and at most that when
 /// nothing is in flight.
 pub fn wait_for(next: Option<Millis>, now: Millis) -> Duration {
     let ms = next.map_or(MAX_SLEEP_MS, |at| (at - now).clamp(0, MAX_SLEEP_MS));
@@ -34,7 +36,13 @@ pub(super) async fn run(ledger: Writer, bounds: Bounds, mut stop: watch::Receive
     loop {
         writes.borrow_and_update();
         let (next, now, reserve) = ledger
-            .call(move |l| (l.next_expiry_at(&bounds), l.now_ms(), l.reserve_held()))
+            .call(move |l| {
+                (
+                    l.next_expiry_at(&bounds),
+                    l.custody_now_ms(),
+                    l.reserve_held(),
+                )
+            })
             .await;
         let wait = match next {
             Ok(next) if reserve => wait_for(next, now),

@@ -4,10 +4,12 @@
 //! inside the directory after canonicalisation, so a symlinked ledger cannot send the
 //! custody record somewhere else.
 
+mod identity;
 mod owner_lock;
 mod reserve;
 pub mod settings;
 
+pub use identity::FileIdentity;
 pub use owner_lock::{OwnerInfo, OwnerLock};
 pub use reserve::{Reserve, RESERVE_BYTES, RESERVE_FILE};
 
@@ -20,6 +22,22 @@ use std::path::{Path, PathBuf};
 pub const LEDGER_FILE: &str = "ledger.sqlite3";
 /// File name of the owner lock inside a profile.
 pub const LOCK_FILE: &str = "owner.lock";
+/// Written by an owner that found its ledger or lock file removed, renamed or replaced
+/// under it (docs/custody.md, "The profile's folder while an owner runs").
+pub const DISPLACED_FILE: &str = "ledger.displaced.json";
+/// Files that only exist in a profile that has had a ledger: the owner's `bridge.json`,
+/// its tokens (`client.token`, `extension.json`), the brake's reserve, the ledger's own
+/// `-wal`/`-shm`, and what salvage or a displaced owner keep (`ledger.damaged-*`,
+/// `ledger.rescued-*`, [`DISPLACED_FILE`]).
+const LEDGER_SIGNS: &[&str] = &[
+    "bridge.json",
+    "client.token",
+    "extension.json",
+    RESERVE_FILE,
+    DISPLACED_FILE,
+];
+/// Name prefixes of the same (see [`LEDGER_SIGNS`]).
+const LEDGER_SIGN_PREFIXES: &[&str] = &["ledger.sqlite3-", "ledger.damaged-", "ledger.rescued-"];
 /// Environment variable that overrides the default profile directory.
 pub const PROFILE_ENV: &str = "SENDLEDGER_PROFILE";
 
@@ -176,6 +194,23 @@ impl Profile {
     /// Takes the owner lock, or says who holds it.
     pub fn lock_owner(&self) -> Result<OwnerLock, ProfileError> {
         OwnerLock::acquire(self)
+    }
+
+    /// The files in the profile that show it has had a ledger (see [`LEDGER_SIGNS`]),
+    /// sorted by name: a profile with none of them and no ledger is new.
+    pub fn signs_of_a_ledger(&self) -> Vec<String> {
+        let mut found: Vec<String> = fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| {
+                LEDGER_SIGNS.contains(&n.as_str())
+                    || LEDGER_SIGN_PREFIXES.iter().any(|p| n.starts_with(p))
+            })
+            .collect();
+        found.sort();
+        found
     }
 
     /// Who owns the profile now, if anyone (reads the lock file; takes no lock).

@@ -5,6 +5,7 @@
 //! some other descriptor of the same file in this process does not release it.
 //! The file holds the owner's pid and command line, for the refusal message.
 
+use super::identity::FileIdentity;
 use super::{Profile, ProfileError, LOCK_FILE};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions, TryLockError};
@@ -45,6 +46,9 @@ impl OwnerInfo {
 
 impl std::fmt::Display for OwnerInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.pid == 0 {
+            return f.write_str(&self.command);
+        }
         write!(f, "pid {}: {}", self.pid, self.command)
     }
 }
@@ -53,45 +57,56 @@ impl std::fmt::Display for OwnerInfo {
 #[derive(Debug)]
 pub struct OwnerLock {
     _file: File,
+    identity: FileIdentity,
     path: PathBuf,
 }
 
+/// How many times taking the lock opens the path again when the file it locked was
+/// removed or replaced in between (a clean-up racing the start).
+const LOCK_ATTEMPTS: usize = 3;
+/// How long a would-be owner waits for the holder to write its name, in ms (a second
+/// owner started at the same instant finds the file locked but still empty).
+const NAME_WAIT_MS: u64 = 500;
+
 impl OwnerLock {
+    /// Takes the lock and proves it: the file locked is the file at the path once the lock
+    /// is held (a lock on a file removed in between would prove nothing). Errors: `Owned`
+    /// naming the holder, `Io`, `Displaced` when the path keeps changing under it.
     pub(super) fn acquire(profile: &Profile) -> Result<Self, ProfileError> {
         let path = profile.file(LOCK_FILE)?;
-        let io_err = |source| ProfileError::Io {
-            path: path.clone(),
-            source,
-        };
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(&path)
-            .map_err(io_err)?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                let owner = read_owner(&mut file).unwrap_or(OwnerInfo {
-                    pid: 0,
-                    command: "unknown (the owner has not written its name yet)".into(),
-                });
-                return Err(ProfileError::Owned {
-                    profile: profile.dir().to_path_buf(),
-                    owner,
-                });
+        for _ in 0..LOCK_ATTEMPTS {
+            let mut file = lock_file_at(profile, &path)?;
+            let io_err = |source| ProfileError::Io {
+                path: path.clone(),
+                source,
+            };
+            let identity = FileIdentity::of_file(&file).map_err(io_err)?;
+            if !identity.is_at(&path).map_err(io_err)? {
+                continue; // removed or replaced between the open and the lock: open it again
             }
-            Err(TryLockError::Error(e)) => return Err(io_err(e)),
+            let body = serde_json::to_vec(&OwnerInfo::current()).expect("owner info serialises");
+            file.set_len(0).map_err(io_err)?;
+            file.seek(SeekFrom::Start(0)).map_err(io_err)?;
+            file.write_all(&body).map_err(io_err)?;
+            file.sync_data().map_err(io_err)?;
+            return Ok(Self {
+                _file: file,
+                identity,
+                path,
+            });
         }
-        let me = OwnerInfo::current();
-        let body = serde_json::to_vec(&me).expect("owner info serialises");
-        file.set_len(0).map_err(io_err)?;
-        file.seek(SeekFrom::Start(0)).map_err(io_err)?;
-        file.write_all(&body).map_err(io_err)?;
-        file.sync_data().map_err(io_err)?;
-        Ok(Self { _file: file, path })
+        Err(ProfileError::Io {
+            path,
+            source: std::io::Error::other(
+                "the lock file was removed or replaced each time it was locked: stop whatever cleans the profile folder, then start again",
+            ),
+        })
+    }
+
+    /// Whether the file this lock holds is still the one at `owner.lock` (not removed,
+    /// renamed or replaced). Errors: the path cannot be read.
+    pub fn is_in_place(&self) -> std::io::Result<bool> {
+        self.identity.is_at(&self.path)
     }
 
     pub(super) fn holder(profile: &Profile) -> Option<OwnerInfo> {
@@ -113,6 +128,53 @@ impl OwnerLock {
         &self.path
     }
 }
+
+/// Opens (creating 0600) and locks the lock file at `path`. Errors: `Owned` naming the
+/// holder (or saying it is starting, when it has not written its name within
+/// [`NAME_WAIT_MS`]), `Io`.
+fn lock_file_at(profile: &Profile, path: &std::path::Path) -> Result<File, ProfileError> {
+    let io_err = |source| ProfileError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)
+        .map_err(io_err)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(TryLockError::WouldBlock) => Err(ProfileError::Owned {
+            profile: profile.dir().to_path_buf(),
+            owner: wait_for_name(&mut file),
+        }),
+        Err(TryLockError::Error(e)) => Err(io_err(e)),
+    }
+}
+
+/// The holder's name, waiting up to [`NAME_WAIT_MS`] for a holder that has just locked
+/// the file to write it; else an owner "starting" (pid 0).
+fn wait_for_name(file: &mut File) -> OwnerInfo {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(owner) = read_owner(file) {
+            return owner;
+        }
+        if start.elapsed() >= std::time::Duration::from_millis(NAME_WAIT_MS) {
+            return OwnerInfo {
+                pid: 0,
+                command: STARTING.into(),
+            };
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// What a holder that has not written its name is called.
+const STARTING: &str = "an owner that is starting (it has not written its name yet)";
 
 fn read_owner(file: &mut File) -> Option<OwnerInfo> {
     let mut s = String::new();

@@ -1,0 +1,239 @@
+//! The owner's files are the ones at their paths (docs/custody.md, "The profile's folder
+//! while an owner runs"). The owner holds the ledger file open and locked for as long as
+//! it runs ([`HeldLedger`]: a second owner whose `owner.lock` was taken from under the
+//! first cannot take the ledger too), and before and after every transaction it checks
+//! that the ledger and the lock it holds are still the files at their paths. When one was
+//! removed, renamed or replaced, the owner is [`Displacement`]: it acknowledges nothing
+//! more, saves a copy of the open ledger beside it, and leaves [`DISPLACED_FILE`] for
+//! `doctor` and the next start. A start that finds no ledger where the profile shows it
+//! had one refuses to begin an empty one ([`missing_ledger`]).
+
+use super::error::{LedgerError, Result};
+use super::waiting::local_time;
+use crate::clock::Millis;
+use crate::profile::{FileIdentity, OwnerInfo, Profile, ProfileError, DISPLACED_FILE, LEDGER_FILE};
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+/// The ledger file, held open and locked by its owner.
+#[derive(Debug)]
+pub(crate) struct HeldLedger {
+    _file: File,
+    identity: FileIdentity,
+    path: PathBuf,
+}
+
+impl HeldLedger {
+    /// Opens (creating 0600) and locks the ledger file at `path` for this owner, and
+    /// proves the locked file is the one at the path. Errors: `Refused` when another
+    /// process holds it (an owner whose `owner.lock` was removed), `Profile` (I/O).
+    pub(crate) fn take(path: &Path) -> Result<Self> {
+        let io_err = |source| {
+            LedgerError::Profile(ProfileError::Io {
+                path: path.into(),
+                source,
+            })
+        };
+        let file = open_private(path).map_err(io_err)?;
+        if !lock_exclusively(&file).map_err(io_err)? {
+            return Err(LedgerError::Profile(ProfileError::Owned {
+                profile: path.parent().unwrap_or(path).to_path_buf(),
+                owner: OwnerInfo {
+                    pid: 0,
+                    command: "an owner whose owner.lock was removed or replaced while it ran; it holds the ledger file itself, and bridge.json names its pid".into(),
+                },
+            }));
+        }
+        let identity = FileIdentity::of_file(&file).map_err(io_err)?;
+        if !identity.is_at(path).map_err(io_err)? {
+            return Err(LedgerError::Refused(format!(
+                "the ledger file {} changed while it was being opened (something removes or replaces files in the profile): stop that, then start again",
+                path.display()
+            )));
+        }
+        Ok(Self {
+            _file: file,
+            identity,
+            path: path.into(),
+        })
+    }
+
+    /// Whether the held file is still the one at its path.
+    pub(crate) fn is_in_place(&self) -> std::io::Result<bool> {
+        self.identity.is_at(&self.path)
+    }
+}
+
+fn open_private(path: &Path) -> std::io::Result<File> {
+    let mut o = OpenOptions::new();
+    o.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    o.open(path)
+}
+
+/// An exclusive lock on the whole ledger file for this owner's life: `flock`, which is
+/// independent of SQLite's POSIX record locks. `Ok(false)`: another process holds it.
+#[cfg(unix)]
+fn lock_exclusively(file: &File) -> std::io::Result<bool> {
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(false),
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
+    }
+}
+
+/// Elsewhere no lock is taken here: a Windows lock is mandatory and would block SQLite's
+/// own reads, and SQLite's handle (opened without delete sharing) already keeps the file
+/// from being removed or renamed while the owner runs.
+#[cfg(not(unix))]
+fn lock_exclusively(_file: &File) -> std::io::Result<bool> {
+    Ok(true)
+}
+
+/// What happened to a file the owner held custody in, kept in [`DISPLACED_FILE`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Displacement {
+    /// Which file: `ledger.sqlite3` or `owner.lock`.
+    pub file: String,
+    /// "removed or renamed", "replaced by another file", or "unreadable (…)".
+    pub how: String,
+    /// When the owner noticed (ms, wall clock).
+    pub at: Millis,
+    /// The owner that noticed.
+    pub pid: u32,
+    /// The copy of the open ledger the owner saved in the profile (file name), if any.
+    pub rescued: Option<String>,
+    /// A Stop asked after the moment: who, and when (ms).
+    pub stop: Option<(String, Millis)>,
+}
+
+impl Displacement {
+    /// Whether the ledger itself (not only the lock) is no longer at its path.
+    pub fn ledger_moved(&self) -> bool {
+        self.file == LEDGER_FILE
+    }
+
+    /// The refusal every write gets from a displaced owner.
+    pub fn sentence(&self, now: Millis) -> String {
+        let mut s = format!(
+            "this owner's {} was {} at {} (something changed the profile's folder under it): it no longer acknowledges anything, so nothing was written",
+            self.file,
+            self.how,
+            local_time(self.at, now)
+        );
+        if let Some(r) = &self.rescued {
+            s.push_str(&format!("; it saved a copy of its open ledger as {r}"));
+        }
+        if self.stop.is_some() {
+            s.push_str(&format!("; the Stop was kept in {DISPLACED_FILE}: this owner grants nothing more, and the next start closes the gate before anything else"));
+        }
+        s.push_str("; quit this owner (the app's Quit, or stop `sendledger serve`) and start it again: the start says what it finds and what to do");
+        s
+    }
+}
+
+/// How the file at `path` stands, given whether the held one is `in_place`: `None` in
+/// place, else how it moved.
+pub(crate) fn how_moved(path: &Path, in_place: std::io::Result<bool>) -> Option<String> {
+    match in_place {
+        Ok(true) => None,
+        Ok(false) if std::fs::symlink_metadata(path).is_ok() => {
+            Some("replaced by another file".into())
+        }
+        Ok(false) => Some("removed or renamed".into()),
+        Err(e) => Some(format!("unreadable ({e})")),
+    }
+}
+
+/// The marker a displaced owner left, if any (an unreadable one counts as one that says
+/// the ledger moved: the safe reading).
+pub(crate) fn read_marker(profile: &Profile) -> Option<Displacement> {
+    let path = profile.file(DISPLACED_FILE).ok()?;
+    let text = std::fs::read_to_string(path).ok()?;
+    Some(serde_json::from_str(&text).unwrap_or(Displacement {
+        file: LEDGER_FILE.into(),
+        how: "removed, renamed or replaced (the note about it is unreadable)".into(),
+        at: 0,
+        pid: 0,
+        rescued: None,
+        stop: None,
+    }))
+}
+
+/// Writes the marker (0600, atomically); logs when it cannot.
+pub(crate) fn write_marker(profile: &Profile, d: &Displacement) {
+    let body = serde_json::to_vec_pretty(d).expect("a displacement serialises");
+    if let Err(e) = profile.write_private(DISPLACED_FILE, &body) {
+        tracing::error!(error = %e, "cannot write {DISPLACED_FILE}: the next start will not know the ledger moved");
+    }
+}
+
+/// Removes the marker once the next start has acted on it.
+pub(crate) fn remove_marker(profile: &Profile) {
+    if let Ok(p) = profile.file(DISPLACED_FILE) {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// Saves a copy of the open ledger as `ledger.rescued-<ms>.sqlite3` (0600) in the profile
+/// (`VACUUM INTO`: a read of what this connection sees, the `-wal`'s rows included).
+/// Returns its file name, or `None` (logged) when it could not be written.
+pub(crate) fn rescue(conn: &Connection, profile: &Profile, now: Millis) -> Option<String> {
+    let name = format!("ledger.rescued-{now}.sqlite3");
+    let path = profile.file(&name).ok()?;
+    // Written under a temporary name and renamed: the copy appears whole or not at all.
+    let tmp = profile.file(&format!(".{name}.tmp")).ok()?;
+    let _ = std::fs::remove_file(&tmp);
+    let saved = conn
+        .execute("VACUUM INTO ?1", [tmp.to_string_lossy()])
+        .map_err(|e| e.to_string())
+        .and_then(|_| {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600));
+            }
+            std::fs::rename(&tmp, &path).map_err(|e| e.to_string())
+        });
+    match saved {
+        Ok(()) => Some(name),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            tracing::error!(error = %e, "cannot save a copy of the open ledger");
+            None
+        }
+    }
+}
+
+/// The refusal of a start that finds no ledger at `path` where `found` shows the profile
+/// had one: what was found and what to do.
+pub(crate) fn missing_ledger(profile: &Profile, path: &Path, found: &[String]) -> LedgerError {
+    let dir = profile.dir().display();
+    let rescued = found
+        .iter()
+        .rev()
+        .find(|n| n.starts_with("ledger.rescued-"));
+    let wal = found.iter().any(|n| n == "ledger.sqlite3-wal");
+    let advice = match (rescued, wal) {
+        (Some(r), _) => format!(
+            "The owner that lost it saved a copy: `mv {dir}/{r} {}` to continue from it (the gate starts closed).",
+            path.display()
+        ),
+        (None, true) => format!(
+            "If you moved or renamed the ledger file, put it back as {} — its newest rows are in ledger.sqlite3-wal beside it, which must stay.",
+            path.display()
+        ),
+        (None, false) => format!(
+            "If you moved or renamed the ledger file, put it back as {}.",
+            path.display()
+        ),
+    };
+    LedgerError::LedgerMissing(format!(
+        "no ledger at {}, but this profile has had one (found: {}): sendledger does not begin a new, empty ledger over it, since every send and Stop it acknowledged would be forgotten. {advice} To begin an empty ledger on purpose, move those files out of {dir} first",
+        path.display(),
+        found.join(", ")
+    ))
+}
