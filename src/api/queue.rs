@@ -159,6 +159,9 @@ pub struct QueueStatus {
     pub stopped: i64,
     /// Why nothing goes out, as a sentence (usage limit, no usable tab), if anything.
     pub waiting: Option<String>,
+    /// The same in a few words ("no tab", "usage limit"), for narrow places (the tray).
+    #[serde(default)]
+    pub waiting_words: Option<String>,
     /// Whether a chatgpt.com tab is leased (else the window shows the first-run guide).
     pub leased: bool,
 }
@@ -377,6 +380,7 @@ fn status_of(glance: &Glance, pending: i64, uncertain: i64, stopped: i64) -> Que
         uncertain,
         stopped,
         waiting: glance.waiting_sentence.clone(),
+        waiting_words: glance.waiting_words.clone(),
         leased: glance.leased,
     }
 }

@@ -248,6 +248,8 @@ pub struct Glance {
     pub gate_closed: bool,
     /// Why nothing goes out, as the sentence a person reads (local times), if anything.
     pub waiting_sentence: Option<String>,
+    /// The same in a few words ([`super::Waiting::words`]).
+    pub waiting_words: Option<String>,
     /// Whether a tab is leased.
     pub leased: bool,
 }
@@ -259,9 +261,11 @@ pub(crate) fn glance(conn: &Connection, now: Millis) -> rusqlite::Result<Glance>
         [],
         |r| r.get(0),
     )?;
+    let why = waiting::for_profile(conn, now)?;
     Ok(Glance {
         gate_closed: closed == 1,
-        waiting_sentence: waiting::for_profile(conn, now)?.map(|w| w.sentence(now)),
+        waiting_sentence: why.as_ref().map(|w| w.sentence(now)),
+        waiting_words: why.as_ref().map(|w| w.words().to_string()),
         leased,
     })
 }
