@@ -20,6 +20,7 @@ const $ = (sel, root = document) => root.querySelector(sel);
 
 function age(ms) {
   const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 10) return "just now";
   if (s < 60) return `${s} s ago`;
   const m = Math.floor(s / 60);
   if (m < 60) return `${m} min ago`;
@@ -30,6 +31,17 @@ function age(ms) {
 
 function when(ms) {
   return new Date(ms).toLocaleString();
+}
+
+/**
+ * The core's sentence for a window: the commands it names for a terminal (`sendledger …`
+ * in backticks) are dropped, since the window has a button for each.
+ */
+function forWindow(sentence) {
+  return sentence
+    .replace(/\s*\([^()]*`[^()]*\)/g, "")
+    .replace(/:?\s*`[^`]*`/g, "")
+    .trim();
 }
 
 // The words for a row's state come from the core (api::queue::state_words): the window
@@ -49,14 +61,16 @@ function renderStatus() {
     : "Sending allowed.";
   // Why nothing goes out (a usage limit, no usable tab): said in the header, and on every
   // queued row, from the first second.
+  // Why nothing goes out is said once, in the header, and not at all while stopped (the
+  // gate line says it, with Resume beside it) or while the first-run guide says it.
   const waiting = $("#waiting");
-  waiting.hidden = !status.waiting;
-  waiting.textContent = status.waiting || "";
+  const guide = !status.leased && rows.size === 0;
+  const said = status.waiting && !status.gate_closed && !guide ? forWindow(status.waiting) : "";
+  waiting.hidden = !said;
+  waiting.textContent = said;
   for (const el of document.querySelectorAll('article.row[data-state="queued"] .waiting')) {
     const row = rows.get(el.closest("article").dataset.op);
-    const why = (row && row.waiting) || status.waiting;
-    el.hidden = !why;
-    el.textContent = why ? `Waiting: ${why}` : "";
+    setRowWaiting(el, row);
   }
   renderGuide();
   $("#stop").hidden = status.gate_closed;
@@ -70,6 +84,13 @@ function renderStatus() {
 
 /** The first-run guide stands in for the empty queue while no chatgpt.com tab is leased. */
 let guideCode = null;
+/** A queued row says why it waits only when that differs from what the header says. */
+function setRowWaiting(el, row) {
+  const own = row && row.waiting && row.waiting !== (status && status.waiting) ? row.waiting : null;
+  el.hidden = !own;
+  el.textContent = own ? `Waiting: ${forWindow(own)}` : "";
+}
+
 function renderGuide() {
   const guide = $("#first-run");
   if (!guide || !status) return;
@@ -162,12 +183,20 @@ function build(row, previous) {
   t.dateTime = new Date(row.created_at).toISOString();
   t.title = `queued ${when(row.created_at)}`;
   t.textContent = `queued ${age(row.created_at)}`;
-  $(".op", el).textContent = row.op_id;
+  $(".op", el).textContent = `id ${row.op_id}`;
 
-  if (row.waiting || (row.state === "queued" && status && status.waiting)) {
-    const w = $(".waiting", el);
+  setRowWaiting($(".waiting", el), row);
+  if (row.why) {
+    const w = $(".why", el);
     w.hidden = false;
-    w.textContent = `Waiting: ${row.waiting || status.waiting}`;
+    w.textContent = `Why uncertain: ${row.why}`;
+  }
+  if (row.answer) {
+    const a = $(".answer", el);
+    a.hidden = false;
+    const lines = row.answer.split("\n").filter((l) => l.trim());
+    $("summary", a).textContent = `Answer: ${lines[0] || ""}`;
+    $("p", a).textContent = row.answer;
   }
   if (row.state === "page_error") {
     const said = [...row.timeline].reverse().find((s) => s.transition && s.to === "page_error" && s.evidence);
@@ -249,7 +278,8 @@ function build(row, previous) {
     });
   }
   const tl = $(".timeline", el);
-  $("summary", tl).textContent = `Timeline (${row.timeline.length})`;
+  const n = row.timeline.length;
+  $("summary", tl).textContent = `Details (timeline: ${n} ${n === 1 ? "step" : "steps"})`;
   fillTimeline($("ol", tl), row);
   if (previous && previous.timelineOpen) tl.open = true;
   return el;
@@ -661,13 +691,13 @@ new ResizeObserver(() => {
   document.documentElement.style.scrollPaddingTop = `${$(".top").offsetHeight + 8}px`;
 }).observe($(".top"));
 
-// Ages are re-formatted once a minute from what is already on the page; nothing is asked
-// of the app (changes arrive over the channel).
+// Ages are re-formatted every 10 s from what is already on the page; nothing is asked of
+// the app (changes arrive over the channel).
 setInterval(() => {
   for (const t of document.querySelectorAll("time.age")) {
     t.textContent = `queued ${age(Number(t.dataset.ms))}`;
   }
-}, 60000);
+}, 10000);
 
 const channel = new Channel();
 channel.onmessage = apply;

@@ -2,6 +2,10 @@
 25): it lands on the send the person was looking at, or nowhere — a double-click decides
 one send, a row that moved under the pointer is never decided, Enter picks no decision,
 and a decision can be taken back during its grace (ui/app.js, GRACE_S)."""
+import os
+import sqlite3
+import time
+
 from harness import App, FakeExtension, Profile, wait_until
 
 DECISIONS = ("confirmed", "abandoned", "resend")
@@ -121,7 +125,54 @@ def test_a_decision_taken_back_during_its_grace_records_nothing(desktop):
         app.close()
 
 
+def seed_completed(profile, n):
+    """Seeds `n` completed sends straight into the ledger file while no owner runs, in one
+    transaction through the schema's own triggers (queued → … → completed, one at a time)."""
+    db = sqlite3.connect(os.path.join(profile.dir, "ledger.sqlite3"), isolation_level=None)
+    now = int(time.time() * 1000)
+    db.execute("BEGIN IMMEDIATE")
+    gen = db.execute("SELECT generation FROM gate").fetchone()[0]
+    db.execute("INSERT INTO leases(lease_id, tab_id, generation, epoch, created_at) "
+               "VALUES ('seed-lease', 'seed-tab', ?, 'seed-epoch', ?)", (gen, now))
+    for i in range(n):
+        op = f"later-{i:06d}"
+        db.execute("INSERT INTO sends(op_id, text, epoch, created_at, state, updated_at, actor) "
+                   "VALUES (?, ?, 'seed-epoch', ?, 'queued', ?, 'seed')", (op, f"later send {i}", now + i, now + i))
+        for to, sets in (("claimed", "lease_id = 'seed-lease', claimed_at = ?2"), ("dispatched", "dispatched_at = ?2"),
+                         ("accepted", "updated_at = ?2"),
+                         ("completed", "answer_message_id = 'm-' || ?1, answer_text = 'An answer.', answered_at = ?2")):
+            db.execute(f"UPDATE sends SET state = '{to}', {sets} WHERE op_id = ?1", (op, now + i))
+    db.execute("UPDATE leases SET ended_at = ?, ended_reason = 'seeded' WHERE lease_id = 'seed-lease'", (now + n,))
+    db.execute("COMMIT")
+    db.close()
+
+
+def test_the_old_uncertain_send_is_still_listed_after_ten_thousand_and_one_later_sends(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        uncertain(p, app, "old-1")
+    finally:
+        app.close()
+    seed_completed(p, 10_001)
+    app = App(p)
+    try:
+        app.wait_row("old-1", "uncertain")
+        assert app.js("return document.querySelector('[data-count=uncertain]').textContent") == "1"
+        assert app.js("return document.querySelectorAll('[data-section=history] article').length") == 200
+        assert app.js("return !document.querySelector('#older').hidden"), "older sends are a click away"
+        app.shot("33-old-uncertain-after-10001-sends")
+        app.click("#older")
+        app.wait_js("return document.querySelectorAll('[data-section=history] article').length === 400",
+                    "the next page of History below the first")
+        app.js("document.querySelector('#older').scrollIntoView({block: 'center'})")
+        app.shot("34-history-show-older")
+    finally:
+        app.close()
+
+
 TESTS = [
+    test_the_old_uncertain_send_is_still_listed_after_ten_thousand_and_one_later_sends,
     test_a_double_click_on_each_decision_decides_only_the_clicked_send,
     test_enter_in_the_evidence_field_picks_no_decision,
     test_a_decision_taken_back_during_its_grace_records_nothing,

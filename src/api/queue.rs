@@ -11,6 +11,8 @@ use std::collections::BTreeSet;
 
 /// Longest text preview shown in a row, in characters.
 pub const PREVIEW_CHARS: usize = 160;
+/// Most of an answer a row carries (its first lines), in characters.
+pub const ANSWER_CHARS: usize = 600;
 /// History rows in the first page (newest first); older pages through [`history_page`].
 pub const HISTORY_ROWS: usize = 200;
 /// The most rows one page of History holds.
@@ -111,6 +113,12 @@ pub struct Row {
     /// absent from owners before it was shown.
     #[serde(default)]
     pub remote_stop: Option<AnswerStop>,
+    /// Why it is uncertain, in one line (what was recorded when it became uncertain).
+    #[serde(default)]
+    pub why: Option<String>,
+    /// The start of the answer the page gave (at most [`ANSWER_CHARS`] characters), if seen.
+    #[serde(default)]
+    pub answer: Option<String>,
     /// The audit trail, oldest first.
     pub timeline: Vec<Step>,
 }
@@ -406,6 +414,16 @@ fn row_of(src: &impl Source, send: Send) -> crate::ledger::Result<Row> {
         }
         _ => Vec::new(),
     };
+    let why = (send.state == SendState::Uncertain)
+        .then(|| {
+            timeline
+                .iter()
+                .rev()
+                .find(|e| e.kind == EventKind::Transition && e.to == SendState::Uncertain)
+                .and_then(|e| e.evidence.clone())
+        })
+        .flatten();
+    let answer = send.answer.as_ref().map(|a| excerpt(&a.text));
     let waiting = src.waiting(&send)?;
     let remote_stop = src.remote_stop(&send.op_id)?.map(|rs| AnswerStop {
         phase: rs.phase,
@@ -428,8 +446,20 @@ fn row_of(src: &impl Source, send: Send) -> crate::ledger::Result<Row> {
         waiting,
         actions,
         remote_stop,
+        why,
+        answer,
         timeline: timeline.into_iter().map(Into::into).collect(),
     })
+}
+
+/// The first [`ANSWER_CHARS`] characters of an answer, its lines kept.
+fn excerpt(text: &str) -> String {
+    if text.chars().count() <= ANSWER_CHARS {
+        text.trim().to_string()
+    } else {
+        let cut: String = text.chars().take(ANSWER_CHARS - 1).collect();
+        format!("{}…", cut.trim_end())
+    }
 }
 
 /// A send's state in words for a person: what it means for the message.
