@@ -465,7 +465,10 @@ def test_dark_theme(desktop):
 def test_settings_threshold_and_autostart(desktop):
     p = Profile()
     app = App(p)
-    entry = os.path.join(p.home, ".config", "autostart", "sendledger.desktop")
+    # One entry per profile (issue 25): `sendledger-<16 hex of the profile's window id>`.
+    import hashlib
+    hexid = hashlib.sha256(os.fsencode(p.dir)).digest()[:8].hex()
+    entry = os.path.join(p.home, ".config", "autostart", f"sendledger-{hexid}.desktop")
     try:
         app.click("#open-settings")
         app.wait_js("return document.querySelector('#settings-dialog').open", "the settings dialog")
@@ -1321,8 +1324,48 @@ def test_tray_icon_shows_each_state_in_a_real_tray(desktop):
 test_tray_icon_shows_each_state_in_a_real_tray.desktop = {"tray_host": False}
 
 
+def test_the_packages_prerm_ends_the_tray_and_window_and_removes_their_log_in_entries(desktop):
+    """packaging/prerm.sh (the .deb's pre-removal script), run against this build's binaries
+    and this test's home: the running tray and window end, the log-in entry that starts the
+    window is removed, another program's entry stays (issue 25: after `apt remove` the tray
+    kept running and the entry pointed at a deleted binary)."""
+    p = Profile()
+    app = App(p)
+    bin_dir = os.path.dirname(os.path.abspath(APP))
+    autostart = os.path.join(p.home, ".config", "autostart")
+    os.makedirs(autostart, exist_ok=True)
+    ours = os.path.join(autostart, "sendledger-0123456789abcdef.desktop")
+    other = os.path.join(autostart, "other.desktop")
+    with open(ours, "w") as f:
+        f.write(f"[Desktop Entry]\nType=Application\nExec={bin_dir}/sendledger-app --hidden --profile={p.dir}\n")
+    with open(other, "w") as f:
+        f.write("[Desktop Entry]\nType=Application\nExec=/usr/bin/true\n")
+    try:
+        def exe(pid):
+            try:
+                return os.readlink(f"/proc/{pid}/exe")
+            except OSError:
+                return None
+        window = [pid for pid in os.listdir("/proc")
+                  if pid.isdigit() and exe(pid) == os.path.join(bin_dir, "sendledger-app")]
+        assert window, "the window runs"
+        root = os.path.join(os.path.dirname(__file__), "..", "..")
+        out = subprocess.run(["sh", os.path.join(root, "packaging", "prerm.sh"), "remove"],
+                             env={**os.environ, "SENDLEDGER_BIN_DIR": bin_dir, "SENDLEDGER_HOMES": p.home},
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stderr
+        wait_until(lambda: not app.alive(), "the tray to end")
+        wait_until(lambda: not any(pid_alive(int(w)) for w in window), "the window to end")
+        assert not os.path.exists(os.path.join(p.dir, "bridge.json")), "the tray quit cleanly (SIGTERM)"
+        assert not os.path.exists(ours), "the log-in entry of the removed binary is gone"
+        assert os.path.exists(other), "another program's entry stays"
+    finally:
+        app.close()
+
+
 TESTS = [
     test_rows_appear_for_queued_uncertain_and_stopped_sends,
+    test_the_packages_prerm_ends_the_tray_and_window_and_removes_their_log_in_entries,
     test_a_clicked_sends_row_shows_what_became_of_the_stop_of_its_answer,
     test_withdraw_takes_back_one_queued_send_and_the_others_stay_queued,
     test_the_first_run_guide_shows_folder_steps_and_a_code_until_a_tab_is_leased,
