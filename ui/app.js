@@ -496,14 +496,21 @@ function undoDecision(opId) {
   held.delete(opId);
   const el = elements.get(opId);
   if (!el) return;
-  const decide = $(".decide", el);
-  $(".held", decide).hidden = true;
-  $(".fields", decide).hidden = false;
-  $(".buttons", decide).hidden = false;
+  const decide = unhold(el);
   $('input[name="by"]', decide).value = h.by;
   $('input[name="evidence"]', decide).value = h.evidence;
   $(`button[data-decision="${h.decision}"]`, decide).focus();
   $("#announce").textContent = "Undone: nothing was recorded.";
+}
+
+/** Puts the decision controls of row `el` back in place of the held decision. */
+function unhold(el) {
+  const decide = $(".decide", el);
+  $(".held", decide).hidden = true;
+  $(".fields", decide).hidden = false;
+  $(".buttons", decide).hidden = false;
+  for (const b of decide.querySelectorAll("button")) b.disabled = false;
+  return decide;
 }
 
 /** A decision whose row stopped asking for one (decided elsewhere, or its receipt seen). */
@@ -529,13 +536,7 @@ async function commitDecision(opId, h) {
     apply({ kind: "changed", status, rows: changed });
   } catch (e) {
     const now = elements.get(opId);
-    if (!now) return;
-    const box = $(".decide", now);
-    $(".held", box).hidden = true;
-    $(".fields", box).hidden = false;
-    $(".buttons", box).hidden = false;
-    for (const b of box.querySelectorAll("button")) b.disabled = false;
-    showError(box, e);
+    if (now) showError(unhold(now), e);
   }
 }
 

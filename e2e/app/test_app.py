@@ -317,7 +317,7 @@ def test_closing_the_window_keeps_the_app_in_the_tray(desktop):
         wait_until(lambda: not x.shown(), "the window to close again")
         p.cli("send", "Click the notification", "--id", "click-1")
         FakeExtension(p).make_uncertain("click-1")
-        n = wait_until(lambda: [m for m in desktop.notifications() if "click-1" in m["body"]], "the notification")[0]
+        n = wait_until(lambda: [m for m in desktop.notifications() if "Click the notification" in m["body"]], "the notification")[0]
         # The app starts listening for the click just after the notification shows; a
         # click in between is not seen, so click until the window opens (as a person would).
         def click_and_look():
