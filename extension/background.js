@@ -4,12 +4,12 @@
 // extension storage, and every bridge request is made from here.
 //
 // Chromium stops an idle service worker at any time: nothing lives only in memory.
-//   chrome.storage.local   {bridge: "127.0.0.1:47615", token}          (survives restarts)
+//   chrome.storage.local   {bridge: "127.0.0.1:27615", token}          (survives restarts)
 //   chrome.storage.session {connection, leases, last_error, snapshot, outcomes, observed}  (this browser session)
 // Long-polls are bounded (≤ 25 s) and re-issued by the content script that asked; a request
 // whose answer was lost with a stopped worker is reported to the caller as lost.
 
-const DEFAULT_BRIDGE = '127.0.0.1:47615';
+const DEFAULT_BRIDGE = '127.0.0.1:27615';
 const MAX_WAIT_MS = 25_000;
 const SLACK_MS = 10_000; // beyond the long-poll bound before a request counts as lost
 
@@ -113,7 +113,7 @@ async function leaseOf(tabId) {
 async function pair({ bridge, code }) {
   const address = String(bridge || DEFAULT_BRIDGE).trim().replace(/^https?:\/\//, '').replace(/\/+$/, '');
   if (!/^(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}$/.test(address)) {
-    return { ok: false, code: 'bad_address', message: 'the bridge address must be a loopback address with a port, like 127.0.0.1:47615' };
+    return { ok: false, code: 'bad_address', message: 'the bridge address must be a loopback address with a port, like 127.0.0.1:27615' };
   }
   await local.set({ bridge: address });
   const r = await bridgeRequest('POST', '/v1/pair', { code: String(code || '').trim().toUpperCase() }, { auth: false });

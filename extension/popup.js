@@ -5,6 +5,7 @@
 const $ = (id) => document.getElementById(id);
 const short = (s, n = 12) => (s && s.length > n ? `${s.slice(0, n)}…` : s || '—');
 let addressShown = false; // the stored address is put in the field once, never over typing
+let pairFailure = null; // the refusal the pairing form shows: not said a second time below
 const when = (ms) => (ms ? new Date(ms).toLocaleTimeString() : '');
 
 async function refresh() {
@@ -24,7 +25,10 @@ async function refresh() {
   if (!addressShown) {
     addressShown = true;
     if (!$('bridge-input').value) $('bridge-input').value = s.bridge;
+    // Paired: the form folds away (open it to pair again); not paired: it is in front.
+    $('pair-box').open = !s.paired;
   }
+  $('pair-summary').textContent = s.paired ? 'Pair again…' : 'Pair with the app';
 
   const body = $('leases').querySelector('tbody');
   body.textContent = '';
@@ -32,7 +36,9 @@ async function refresh() {
   for (const [tab, lease] of leases) {
     const tr = document.createElement('tr');
     tr.dataset.lease = lease.lease_id;
-    for (const [text, title] of [[tab], [short(lease.lease_id, 8), lease.lease_id], [short(lease.epoch), lease.epoch], [short(lease.conversation_id || 'new chat', 13), lease.conversation_id]]) {
+    const conversation = lease.conversation_id ? short(lease.conversation_id, 13) : 'a new chat';
+    const words = `leased: sends go out here (lease ${short(lease.lease_id, 8)}, epoch ${short(lease.epoch)})`;
+    for (const [text, title] of [[tab], [conversation, lease.conversation_id], ['leased', words]]) {
       const td = document.createElement('td');
       const code = document.createElement('code');
       code.textContent = text;
@@ -45,9 +51,10 @@ async function refresh() {
   $('leases').hidden = leases.length === 0;
   $('no-leases').hidden = leases.length > 0;
 
-  const err = s.last_error;
-  $('last-error').dataset.error = String(!!err);
-  $('last-error').textContent = err ? `${when(err.at)} ${err.message}` : 'None.';
+  // One place for each error: a pairing refusal is said by the form, anything else here.
+  const err = s.last_error && s.last_error.message !== pairFailure ? s.last_error : null;
+  $('problem').hidden = !err;
+  $('last-error').textContent = err ? `${when(err.at)} ${err.message}` : '';
 
   const snap = s.snapshot;
   $('snapshot-details').hidden = !snap;
@@ -68,8 +75,12 @@ $('pair-form').addEventListener('submit', async (ev) => {
   const r = await chrome.runtime.sendMessage({ type: 'pair', bridge: $('bridge-input').value, code: $('code-input').value });
   $('pair-button').disabled = false;
   $('pair-result').dataset.ok = String(!!(r && r.ok));
-  $('pair-result').textContent = r && r.ok ? 'Paired.' : `Not paired: ${(r && r.message) || 'no answer from the extension'}`;
-  if (r && r.ok) $('code-input').value = '';
+  pairFailure = r && r.ok ? null : (r && r.message) || 'no answer from the extension';
+  $('pair-result').textContent = r && r.ok ? 'Paired.' : `Not paired: ${pairFailure}`;
+  if (r && r.ok) {
+    $('code-input').value = '';
+    $('pair-box').open = false;
+  }
   refresh();
 });
 

@@ -5,6 +5,7 @@
 const COMMANDS: &[&str] = &[
     "snapshot",
     "subscribe",
+    "history_page",
     "stop",
     "resume",
     "resolve",

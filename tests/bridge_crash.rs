@@ -133,6 +133,18 @@ fn sigterm_finishes_in_flight_requests_removes_bridge_json_and_frees_the_profile
     assert_eq!(status.body["owner"]["pid"], next.pid());
 }
 
+/// The default port is one no outgoing connection can be holding: outside Linux's
+/// ephemeral range (32768–60999) and Windows' (49152–65535). At 47615 a start failed with
+/// "port in use" while nothing listened (issue 25).
+#[test]
+fn the_default_port_lies_outside_the_ranges_for_outgoing_connections() {
+    let port = sendledger::owner::DEFAULT_PORT;
+    assert!(
+        (1024..32768).contains(&port),
+        "{port} is inside a range the OS hands out to outgoing connections"
+    );
+}
+
 #[test]
 fn an_occupied_port_is_a_clear_error_not_a_silent_change() {
     let (_tmp, profile) = profile_dir();
@@ -149,6 +161,11 @@ fn an_occupied_port_is_a_clear_error_not_a_silent_change() {
     assert!(
         failed.stderr.contains(&port) && failed.stderr.contains("in use"),
         "the error names the port and says it is in use: {}",
+        failed.stderr
+    );
+    assert!(
+        failed.stderr.contains("config.json") && failed.stderr.contains("\"port\": N"),
+        "the error says how to choose another port: {}",
         failed.stderr
     );
     assert!(

@@ -7,6 +7,8 @@ const { invoke, Channel } = window.__TAURI__.core;
 
 const SECTIONS = ["uncertain", "pending", "stopped", "history"];
 const HISTORY_ROWS = 200;
+let historyLimit = HISTORY_ROWS; // grows with each older page shown
+let historyNext = null; // where the next older page starts (an operation id), if any
 const rows = new Map(); // op_id -> row (as the app sent it)
 const elements = new Map(); // op_id -> <article>
 let who = "";
@@ -18,6 +20,7 @@ const $ = (sel, root = document) => root.querySelector(sel);
 
 function age(ms) {
   const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 10) return "just now";
   if (s < 60) return `${s} s ago`;
   const m = Math.floor(s / 60);
   if (m < 60) return `${m} min ago`;
@@ -28,6 +31,17 @@ function age(ms) {
 
 function when(ms) {
   return new Date(ms).toLocaleString();
+}
+
+/**
+ * The core's sentence for a window: the commands it names for a terminal (`sendledger …`
+ * in backticks) are dropped, since the window has a button for each.
+ */
+function forWindow(sentence) {
+  return sentence
+    .replace(/\s*\([^()]*`[^()]*\)/g, "")
+    .replace(/:?\s*`[^`]*`/g, "")
+    .trim();
 }
 
 // The words for a row's state come from the core (api::queue::state_words): the window
@@ -47,14 +61,16 @@ function renderStatus() {
     : "Sending allowed.";
   // Why nothing goes out (a usage limit, no usable tab): said in the header, and on every
   // queued row, from the first second.
+  // Why nothing goes out is said once, in the header, and not at all while stopped (the
+  // gate line says it, with Resume beside it) or while the first-run guide says it.
   const waiting = $("#waiting");
-  waiting.hidden = !status.waiting;
-  waiting.textContent = status.waiting || "";
+  const guide = !status.leased && rows.size === 0;
+  const said = status.waiting && !status.gate_closed && !guide ? forWindow(status.waiting) : "";
+  waiting.hidden = !said;
+  waiting.textContent = said;
   for (const el of document.querySelectorAll('article.row[data-state="queued"] .waiting')) {
     const row = rows.get(el.closest("article").dataset.op);
-    const why = (row && row.waiting) || status.waiting;
-    el.hidden = !why;
-    el.textContent = why ? `Waiting: ${why}` : "";
+    setRowWaiting(el, row);
   }
   renderGuide();
   $("#stop").hidden = status.gate_closed;
@@ -68,6 +84,13 @@ function renderStatus() {
 
 /** The first-run guide stands in for the empty queue while no chatgpt.com tab is leased. */
 let guideCode = null;
+/** A queued row says why it waits only when that differs from what the header says. */
+function setRowWaiting(el, row) {
+  const own = row && row.waiting && row.waiting !== (status && status.waiting) ? row.waiting : null;
+  el.hidden = !own;
+  el.textContent = own ? `Waiting: ${forWindow(own)}` : "";
+}
+
 function renderGuide() {
   const guide = $("#first-run");
   if (!guide || !status) return;
@@ -160,12 +183,20 @@ function build(row, previous) {
   t.dateTime = new Date(row.created_at).toISOString();
   t.title = `queued ${when(row.created_at)}`;
   t.textContent = `queued ${age(row.created_at)}`;
-  $(".op", el).textContent = row.op_id;
+  $(".op", el).textContent = `id ${row.op_id}`;
 
-  if (row.waiting || (row.state === "queued" && status && status.waiting)) {
-    const w = $(".waiting", el);
+  setRowWaiting($(".waiting", el), row);
+  if (row.why) {
+    const w = $(".why", el);
     w.hidden = false;
-    w.textContent = `Waiting: ${row.waiting || status.waiting}`;
+    w.textContent = `Why uncertain: ${row.why}`;
+  }
+  if (row.answer) {
+    const a = $(".answer", el);
+    a.hidden = false;
+    const lines = row.answer.split("\n").filter((l) => l.trim());
+    $("summary", a).textContent = `Answer: ${lines[0] || ""}`;
+    $("p", a).textContent = row.answer;
   }
   if (row.state === "page_error") {
     const said = [...row.timeline].reverse().find((s) => s.transition && s.to === "page_error" && s.evidence);
@@ -212,11 +243,24 @@ function build(row, previous) {
       evInput.value = previous.evidence;
     }
     for (const b of decide.querySelectorAll("button[data-decision]")) {
-      b.addEventListener("click", () => decideRow(row.op_id, b.dataset.decision, el));
+      b.addEventListener("click", (e) => {
+        // The second click of a double-click, or a click on a row that moved under a
+        // pointer that stayed still, decides nothing: it was meant for another row.
+        if (e.detail > 1 || movedUnderPointer(row.op_id, e)) return;
+        holdDecision(row.op_id, b.dataset.decision, el);
+      });
     }
-    evInput.addEventListener("keydown", (e) => {
-      if (e.key === "Enter") decideRow(row.op_id, "confirmed", el);
+    // Enter in a field never picks a decision: a person presses the button they mean.
+    for (const input of decide.querySelectorAll("input")) {
+      input.addEventListener("keydown", (e) => {
+        if (e.key === "Enter") e.preventDefault();
+      });
+    }
+    $("button[data-undo]", decide).addEventListener("click", (e) => {
+      if (e.detail > 1) return; // the second click that pressed the decision
+      undoDecision(row.op_id);
     });
+    if (held.has(row.op_id)) showHeld(el, held.get(row.op_id));
   }
   if (row.actions.includes("queue_again")) {
     const again = $(".again", el);
@@ -234,7 +278,8 @@ function build(row, previous) {
     });
   }
   const tl = $(".timeline", el);
-  $("summary", tl).textContent = `Timeline (${row.timeline.length})`;
+  const n = row.timeline.length;
+  $("summary", tl).textContent = `Details (timeline: ${n} ${n === 1 ? "step" : "steps"})`;
   fillTimeline($("ol", tl), row);
   if (previous && previous.timelineOpen) tl.open = true;
   return el;
@@ -252,14 +297,23 @@ function order(section) {
 function place(section) {
   const box = $(`.rows[data-section="${section}"]`);
   let list = order(section);
-  if (section === "history" && list.length > HISTORY_ROWS) {
-    for (const r of list.slice(HISTORY_ROWS)) {
+  if (section === "history" && list.length > historyLimit) {
+    for (const r of list.slice(historyLimit)) {
       rows.delete(r.op_id);
       elements.delete(r.op_id);
     }
-    list = list.slice(0, HISTORY_ROWS);
+    list = list.slice(0, historyLimit);
+    historyNext = list[list.length - 1].op_id;
   }
+  if (section === "history") $("#older").hidden = !historyNext;
   const wanted = list.map((r) => elements.get(r.op_id));
+  const now = performance.now();
+  list.forEach((r, i) => {
+    const at = `${section}:${i}`;
+    const before = placedAt.get(r.op_id);
+    if (before !== undefined && before !== at) movedAt.set(r.op_id, now);
+    placedAt.set(r.op_id, at);
+  });
   const current = [...box.children];
   const same = wanted.length === current.length && wanted.every((el, i) => el === current[i]);
   if (!same) box.replaceChildren(...wanted);
@@ -288,6 +342,7 @@ function upsert(row) {
     }
   }
   rows.set(row.op_id, row);
+  dropHeld(row);
   const el = build(row, previous);
   elements.set(row.op_id, el);
   if (old) old.replaceWith(el);
@@ -308,6 +363,8 @@ function apply(update) {
     status = update.status;
     rows.clear();
     elements.clear();
+    historyLimit = HISTORY_ROWS;
+    historyNext = update.history_next || null;
     for (const s of SECTIONS) {
       for (const row of update[s]) upsert(row);
     }
@@ -356,7 +413,41 @@ function clearError(box) {
   p.textContent = "";
 }
 
-async function decideRow(opId, decision, el) {
+// ---- decisions: held for a grace, then recorded ------------------------------------
+// A decision is recorded GRACE_S seconds after its button is pressed; until then the row
+// says what will be recorded and offers Undo, and nothing has happened because of it (no
+// state changed, nothing queued for Resend as new). Closing the window in that time
+// records nothing: the send stays uncertain. docs/app.md says the same.
+const GRACE_S = 5;
+const held = new Map(); // op_id -> {decision, by, evidence, left, timer}
+const HELD_WORDS = {
+  confirmed: "Recording as sent",
+  abandoned: "Abandoning",
+  resend: "Abandoning and queuing its text again",
+};
+
+// Where each row was last placed, when it last moved, and when the pointer last moved:
+// a click on a row that moved after the pointer last did was aimed at another row.
+const placedAt = new Map(); // op_id -> "section:index"
+const movedAt = new Map(); // op_id -> performance.now() of its last move
+let pointerMovedAt = -Infinity;
+document.addEventListener("pointermove", () => { pointerMovedAt = performance.now(); }, true);
+document.addEventListener("mousemove", () => { pointerMovedAt = performance.now(); }, true);
+
+function movedUnderPointer(opId, e) {
+  if (e.detail === 0) return false; // the keyboard: the focus did not move with the row
+  const moved = movedAt.get(opId);
+  if (moved === undefined || moved < pointerMovedAt) return false;
+  const el = elements.get(opId);
+  if (el) {
+    showError($(".decide", el), {
+      message: "This row had just moved under the pointer, so that click did nothing. Point at the button again.",
+    });
+  }
+  return true;
+}
+
+function holdDecision(opId, decision, el) {
   const decide = $(".decide", el);
   clearError(decide);
   const by = $('input[name="by"]', decide).value.trim();
@@ -368,13 +459,84 @@ async function decideRow(opId, decision, el) {
     $('input[name="evidence"]', decide).focus();
     return;
   }
-  for (const b of decide.querySelectorAll("button")) b.disabled = true;
+  const h = { decision, by, evidence, left: GRACE_S, timer: null };
+  h.timer = setInterval(() => tickHeld(opId), 1000);
+  held.set(opId, h);
+  showHeld(el, h);
+  $("button[data-undo]", decide).focus();
+}
+
+function showHeld(el, h) {
+  const decide = $(".decide", el);
+  $(".fields", decide).hidden = true;
+  $(".buttons", decide).hidden = true;
+  const box = $(".held", decide);
+  box.hidden = false;
+  $(".held-words", box).textContent = `${HELD_WORDS[h.decision]} in ${h.left} s…`;
+}
+
+function tickHeld(opId) {
+  const h = held.get(opId);
+  if (!h) return;
+  h.left -= 1;
+  const el = elements.get(opId);
+  if (h.left > 0) {
+    if (el) showHeld(el, h);
+    return;
+  }
+  clearInterval(h.timer);
+  held.delete(opId);
+  commitDecision(opId, h);
+}
+
+function undoDecision(opId) {
+  const h = held.get(opId);
+  if (!h) return;
+  clearInterval(h.timer);
+  held.delete(opId);
+  const el = elements.get(opId);
+  if (!el) return;
+  const decide = unhold(el);
+  $('input[name="by"]', decide).value = h.by;
+  $('input[name="evidence"]', decide).value = h.evidence;
+  $(`button[data-decision="${h.decision}"]`, decide).focus();
+  $("#announce").textContent = "Undone: nothing was recorded.";
+}
+
+/** Puts the decision controls of row `el` back in place of the held decision. */
+function unhold(el) {
+  const decide = $(".decide", el);
+  $(".held", decide).hidden = true;
+  $(".fields", decide).hidden = false;
+  $(".buttons", decide).hidden = false;
+  for (const b of decide.querySelectorAll("button")) b.disabled = false;
+  return decide;
+}
+
+/** A decision whose row stopped asking for one (decided elsewhere, or its receipt seen). */
+function dropHeld(row) {
+  const h = held.get(row.op_id);
+  if (!h || row.actions.includes("confirm")) return;
+  clearInterval(h.timer);
+  held.delete(row.op_id);
+  $("#announce").textContent = `${row.preview}: it is now ${stateWords(row)}; your decision was not recorded.`;
+}
+
+async function commitDecision(opId, h) {
+  const el = elements.get(opId);
+  const decide = el && $(".decide", el);
+  if (decide) for (const b of decide.querySelectorAll("button")) b.disabled = true;
   try {
-    const changed = await invoke("resolve", { op_id: opId, decision, by, evidence });
+    const changed = await invoke("resolve", {
+      op_id: opId,
+      decision: h.decision,
+      by: h.by,
+      evidence: h.evidence,
+    });
     apply({ kind: "changed", status, rows: changed });
   } catch (e) {
-    for (const b of decide.querySelectorAll("button")) b.disabled = false;
-    showError(decide, e);
+    const now = elements.get(opId);
+    if (now) showError(unhold(now), e);
   }
 }
 
@@ -399,6 +561,27 @@ async function withdrawRow(opId, el) {
   } catch (e) {
     $("button", back).disabled = false;
     showError(back, e);
+  }
+}
+
+/** The next page of History (older settled sends), below what is shown. */
+async function showOlder() {
+  const button = $("#older");
+  if (!historyNext) return;
+  button.disabled = true;
+  try {
+    const page = await invoke("history_page", { before: historyNext });
+    for (const row of page.rows) if (!rows.has(row.op_id)) upsert(row);
+    historyLimit += page.rows.length;
+    historyNext = page.next || null;
+    place("history");
+    renderCounts();
+  } catch (e) {
+    const err = $("#load-error");
+    err.textContent = `Older sends could not be read: ${e.message || e}`;
+    err.hidden = false;
+  } finally {
+    button.disabled = false;
   }
 }
 
@@ -491,6 +674,7 @@ async function saveSettings(e) {
 // ---- start ------------------------------------------------------------------------
 
 $("#stop").addEventListener("click", stopNow);
+$("#older").addEventListener("click", showOlder);
 $("#copy-dir").addEventListener("click", () => copyText($("#extension-dir"), $("#copied")));
 $("#guide-new-code").addEventListener("click", newGuideCode);
 $("#resume").addEventListener("click", openResume);
@@ -508,13 +692,13 @@ new ResizeObserver(() => {
   document.documentElement.style.scrollPaddingTop = `${$(".top").offsetHeight + 8}px`;
 }).observe($(".top"));
 
-// Ages are re-formatted once a minute from what is already on the page; nothing is asked
-// of the app (changes arrive over the channel).
+// Ages are re-formatted every 10 s from what is already on the page; nothing is asked of
+// the app (changes arrive over the channel).
 setInterval(() => {
   for (const t of document.querySelectorAll("time.age")) {
     t.textContent = `queued ${age(Number(t.dataset.ms))}`;
   }
-}, 60000);
+}, 10000);
 
 const channel = new Channel();
 channel.onmessage = apply;

@@ -384,6 +384,22 @@ class App:
     def click(self, css):
         self.request("POST", self.s(f"/element/{self.find(css)}/click"), {})
 
+    def pointer_click(self, css, clicks=1):
+        """What a person's mouse does (W3C pointer actions): moves onto `css`, then clicks
+        `clicks` times. WebDriver's element click moves no pointer, so the window's guard
+        against rows that moved under a still pointer (ui/app.js) would ignore it."""
+        el = self.find(css)
+        actions = [{"type": "pointerMove", "duration": 0, "origin": {W3C_ELEMENT: el}, "x": 0, "y": 0}]
+        for _ in range(clicks):
+            actions += [{"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]
+        self.request("POST", self.s("/actions"), {"actions": [
+            {"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": actions}]})
+        self.request("DELETE", self.s("/actions"))
+
+    def double_click(self, css):
+        """A real double-click on `css`."""
+        self.pointer_click(css, clicks=2)
+
     def type(self, css, text, clear=True):
         el = self.find(css)
         if clear:

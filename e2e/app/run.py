@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Runs the app's end-to-end tests (test_app.py) one by one with a fresh fake desktop each,
+"""Runs the app's end-to-end tests (test_app.py, test_decisions.py) one by one with a fresh fake desktop each,
 prints `ok`/`FAILED` per test and closes with `N passed, N failed`. Exit status 1 on any
 failure. Must run inside a display and a session bus (scripts/test-app.sh sets both up).
 
@@ -10,11 +10,12 @@ import time
 import traceback
 
 import test_app
+import test_decisions
 from harness import Desktop, Profile
 
 
 def main(filters):
-    tests = [t for t in test_app.TESTS if not filters or any(f in t.__name__ for f in filters)]
+    tests = [t for t in test_app.TESTS + test_decisions.TESTS if not filters or any(f in t.__name__ for f in filters)]
     passed = failed = 0
     for t in tests:
         desktop = Desktop(**getattr(t, "desktop", {}))

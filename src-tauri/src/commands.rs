@@ -28,6 +28,15 @@ pub async fn subscribe(
     desk.listen(channel).await
 }
 
+/// The next page of History: settled sends older than `before`, newest first.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn history_page(
+    desk: State<'_, Arc<Desk>>,
+    before: Option<String>,
+) -> Result<json::HistoryPage, Refusal> {
+    desk.history(before).await
+}
+
 /// Stop: the emergency brake. No dialog; `by` defaults to the OS user.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn stop(desk: State<'_, Arc<Desk>>, by: Option<String>) -> Result<Status, Refusal> {
@@ -157,6 +166,7 @@ pub fn handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + 
     tauri::generate_handler![
         snapshot,
         subscribe,
+        history_page,
         stop,
         resume,
         resolve,

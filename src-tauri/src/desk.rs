@@ -5,7 +5,7 @@
 //! and the live feed ([`crate::live`]) go through here, so the window has one seam onto
 //! the core. The window never opens the ledger.
 
-use crate::json::{self, Refusal, Row, Snapshot, Status, Update};
+use crate::json::{self, HistoryPage, Refusal, Row, Snapshot, Status, Update};
 use sendledger::api::{Outcome, Request};
 use sendledger::cli::client::BridgeClient;
 use sendledger::cli::CliError;
@@ -101,6 +101,13 @@ impl Desk {
             extension_dir: extension_dir(),
             view,
         }
+    }
+
+    /// The page of History after `before` (an operation id the last page named).
+    pub async fn history(&self, before: Option<String>) -> Result<HistoryPage, Refusal> {
+        let c = self.client.clone();
+        let limit = sendledger::api::queue::HISTORY_ROWS as u32;
+        blocking(move || c.history(before.as_deref(), limit)).await
     }
 
     /// Counts and gate.

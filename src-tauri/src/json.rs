@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 pub use sendledger::ledger::ApiKey;
 
 pub use sendledger::api::queue::{
-    preview, Action, QueueStatus as Status, Row, Section, Step, HISTORY_ROWS, PREVIEW_CHARS,
+    preview, Action, HistoryPage, QueueStatus as Status, Row, Section, Step, HISTORY_ROWS,
+    PREVIEW_CHARS,
 };
 
 /// Everything the window shows: the core's queue view and who is at the keyboard.

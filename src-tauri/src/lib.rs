@@ -280,6 +280,7 @@ fn with_plugins(
         .plugin(log)
         .plugin(
             tauri_plugin_autostart::Builder::new()
+                .app_name(autostart_name(args, profile))
                 .args(autostart_args(args))
                 .build(),
         )
@@ -291,6 +292,20 @@ fn with_plugins(
                 )
                 .build(),
         )
+}
+
+/// The log-in entry's name, one per profile as the window presents it: `sendledger` for the
+/// default profile (`~/.config/autostart/sendledger.desktop`), `sendledger-<16 hex>` for
+/// another (the hex of its single-instance name, `Profile::window_bus_id`).
+fn autostart_name(args: &Args, profile: &Profile) -> String {
+    match args.profile {
+        None => "sendledger".to_string(),
+        Some(_) => {
+            let id = profile.window_bus_id();
+            let hex = id.rsplit('_').next().unwrap_or(&id);
+            format!("sendledger-{hex}")
+        }
+    }
 }
 
 /// What a log-in starts: the tray only, on the profile this window was started with.

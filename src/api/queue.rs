@@ -4,17 +4,19 @@
 //! bridge serves it as `GET /v1/queue`). Times are ms since the Unix epoch.
 
 use crate::ledger::{
-    Event, EventKind, EvidenceKind, ListFilter, RemotePhase, RemoteStop, Send, SendState, Status,
+    Event, EventKind, EvidenceKind, Glance, RemotePhase, RemoteStop, Send, SendState, Shelf,
 };
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 /// Longest text preview shown in a row, in characters.
 pub const PREVIEW_CHARS: usize = 160;
-/// History rows shown (newest first).
+/// Most of an answer a row carries (its first lines), in characters.
+pub const ANSWER_CHARS: usize = 600;
+/// History rows in the first page (newest first); older pages through [`history_page`].
 pub const HISTORY_ROWS: usize = 200;
-/// Sends read to build a view (newest first): older ones are outside every section's reach.
-pub const VIEW_SCAN: u32 = 10_000;
+/// The most rows one page of History holds.
+pub const MAX_HISTORY_PAGE: u32 = crate::ledger::MAX_PAGE - 1;
 
 /// The sections, in the order they are shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,6 +113,12 @@ pub struct Row {
     /// absent from owners before it was shown.
     #[serde(default)]
     pub remote_stop: Option<AnswerStop>,
+    /// Why it is uncertain, in one line (what was recorded when it became uncertain).
+    #[serde(default)]
+    pub why: Option<String>,
+    /// The start of the answer the page gave (at most [`ANSWER_CHARS`] characters), if seen.
+    #[serde(default)]
+    pub answer: Option<String>,
     /// The audit trail, oldest first.
     pub timeline: Vec<Step>,
 }
@@ -159,6 +167,9 @@ pub struct QueueStatus {
     pub stopped: i64,
     /// Why nothing goes out, as a sentence (usage limit, no usable tab), if anything.
     pub waiting: Option<String>,
+    /// The same in a few words ("no tab", "usage limit"), for narrow places (the tray).
+    #[serde(default)]
+    pub waiting_words: Option<String>,
     /// Whether a chatgpt.com tab is leased (else the window shows the first-run guide).
     pub leased: bool,
 }
@@ -176,18 +187,24 @@ pub struct QueueView {
     pub stopped: Vec<Row>,
     /// Settled rows, newest first, at most [`HISTORY_ROWS`].
     pub history: Vec<Row>,
+    /// When older settled sends exist: the operation id to read the next page of History
+    /// `before` ([`history_page`], `GET /v1/queue/history?before=`).
+    #[serde(default)]
+    pub history_next: Option<String>,
 }
 
 /// What the view needs of a ledger handle (the owner's or a read-only reader).
 pub trait Source {
     /// One send.
     fn get_send(&self, op_id: &str) -> crate::ledger::Result<Option<Send>>;
-    /// Sends matching `filter`, newest first.
-    fn sends(&self, filter: &ListFilter) -> crate::ledger::Result<Vec<Send>>;
+    /// The sends on one part of the queue, read through its index.
+    fn shelf(&self, shelf: &Shelf) -> crate::ledger::Result<Vec<Send>>;
+    /// The operation that queued `op_id` again, if a person did.
+    fn queued_again_as(&self, op_id: &str) -> crate::ledger::Result<Option<String>>;
     /// A send's audit trail, oldest first.
     fn events(&self, op_id: &str) -> crate::ledger::Result<Vec<Event>>;
-    /// Counts, gate, the send in flight.
-    fn counts(&self) -> crate::ledger::Result<Status>;
+    /// The gate, why nothing goes out, whether a tab is leased.
+    fn glance(&self) -> crate::ledger::Result<Glance>;
     /// Why the queued send `send` waits now, as a sentence; `None` when nothing holds it.
     fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>>;
     /// The remote stop asked for on a send's answer, if any.
@@ -198,14 +215,17 @@ impl Source for crate::ledger::Ledger {
     fn get_send(&self, op_id: &str) -> crate::ledger::Result<Option<Send>> {
         self.get(op_id)
     }
-    fn sends(&self, filter: &ListFilter) -> crate::ledger::Result<Vec<Send>> {
-        self.list(filter)
+    fn shelf(&self, shelf: &Shelf) -> crate::ledger::Result<Vec<Send>> {
+        crate::ledger::Ledger::shelf(self, shelf)
+    }
+    fn queued_again_as(&self, op_id: &str) -> crate::ledger::Result<Option<String>> {
+        crate::ledger::Ledger::queued_again_as(self, op_id)
     }
     fn events(&self, op_id: &str) -> crate::ledger::Result<Vec<Event>> {
         self.timeline(op_id)
     }
-    fn counts(&self) -> crate::ledger::Result<Status> {
-        self.status()
+    fn glance(&self) -> crate::ledger::Result<Glance> {
+        crate::ledger::Ledger::glance(self)
     }
     fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>> {
         let now = self.now_ms();
@@ -220,14 +240,17 @@ impl Source for crate::ledger::LedgerReader {
     fn get_send(&self, op_id: &str) -> crate::ledger::Result<Option<Send>> {
         self.get(op_id)
     }
-    fn sends(&self, filter: &ListFilter) -> crate::ledger::Result<Vec<Send>> {
-        self.list(filter)
+    fn shelf(&self, shelf: &Shelf) -> crate::ledger::Result<Vec<Send>> {
+        crate::ledger::LedgerReader::shelf(self, shelf)
+    }
+    fn queued_again_as(&self, op_id: &str) -> crate::ledger::Result<Option<String>> {
+        crate::ledger::LedgerReader::queued_again_as(self, op_id)
     }
     fn events(&self, op_id: &str) -> crate::ledger::Result<Vec<Event>> {
         self.timeline(op_id)
     }
-    fn counts(&self) -> crate::ledger::Result<Status> {
-        self.status()
+    fn glance(&self) -> crate::ledger::Result<Glance> {
+        crate::ledger::LedgerReader::glance(self)
     }
     fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>> {
         use crate::clock::Clock;
@@ -256,117 +279,124 @@ pub fn section_of(send: &Send) -> Section {
     }
 }
 
-fn scan(src: &impl Source) -> crate::ledger::Result<Vec<Send>> {
-    src.sends(&ListFilter {
-        states: Vec::new(),
-        limit: Some(VIEW_SCAN),
-    })
-}
-
-/// The whole queue, as committed now.
+/// The whole queue, as committed now: every pending, uncertain and stopped send, and the
+/// newest [`HISTORY_ROWS`] settled ones (older: [`history_page`]). Each part is read
+/// through its own index: the cost follows what is live, not the length of the history.
 pub fn queue_view(src: &impl Source) -> crate::ledger::Result<QueueView> {
-    let all = scan(src)?;
-    let again = queued_again(&all);
-    let mut view = QueueView {
-        status: QueueStatus::default(),
-        pending: Vec::new(),
-        uncertain: Vec::new(),
-        stopped: Vec::new(),
-        history: Vec::new(),
+    let rows_on = |shelf: Shelf| -> crate::ledger::Result<Vec<Row>> {
+        src.shelf(&shelf)?
+            .into_iter()
+            .map(|s| row_of(src, s))
+            .collect()
     };
-    for send in all {
-        let section = section_of(&send);
-        if section == Section::History && view.history.len() >= HISTORY_ROWS {
-            continue;
-        }
-        let row = row_of(src, send, &again)?;
-        match section {
-            Section::Pending => view.pending.push(row),
-            Section::Uncertain => view.uncertain.push(row),
-            Section::Stopped => view.stopped.push(row),
-            Section::History => view.history.push(row),
-        }
-    }
-    // Pending and uncertain read oldest first: the order they go out or waited.
-    view.pending.reverse();
-    view.uncertain.reverse();
-    let stopped_open = view
-        .stopped
+    let pending = rows_on(Shelf::Pending)?;
+    let uncertain = rows_on(Shelf::Uncertain)?;
+    let stopped = rows_on(Shelf::Stopped)?;
+    let page = history_page(src, None, HISTORY_ROWS as u32)?;
+    let stopped_open = stopped
         .iter()
         .filter(|r| r.queued_again_as.is_none())
         .count() as i64;
-    view.status = status_of(&src.counts()?, view.pending.len() as i64, stopped_open);
-    Ok(view)
-}
-
-/// Counts and gate without building rows (for the tray).
-pub fn queue_status(src: &impl Source) -> crate::ledger::Result<QueueStatus> {
-    let all = scan(src)?;
-    let again = queued_again(&all);
-    let pending = all
-        .iter()
-        .filter(|s| section_of(s) == Section::Pending)
-        .count() as i64;
-    let stopped = all
-        .iter()
-        .filter(|s| section_of(s) == Section::Stopped && !again.contains_key(&s.op_id))
-        .count() as i64;
-    Ok(status_of(&src.counts()?, pending, stopped))
-}
-
-/// The rows of `op_ids` and of the sends they queue again, as they are now.
-pub fn rows(src: &impl Source, op_ids: BTreeSet<String>) -> crate::ledger::Result<Vec<Row>> {
-    let all = scan(src)?;
-    let again = queued_again(&all);
-    let mut ids = op_ids;
-    for send in &all {
-        if ids.contains(&send.op_id) {
-            if let Some(old) = &send.resend_of {
-                ids.insert(old.clone());
-            }
-        }
-    }
-    all.into_iter()
-        .filter(|s| ids.contains(&s.op_id))
-        .map(|s| row_of(src, s, &again))
-        .collect()
-}
-
-fn status_of(status: &Status, pending: i64, stopped: i64) -> QueueStatus {
-    QueueStatus {
-        gate_closed: status.gate_closed,
+    let status = status_of(
+        &src.glance()?,
+        pending.len() as i64,
+        uncertain.len() as i64,
+        stopped_open,
+    );
+    Ok(QueueView {
+        status,
         pending,
-        uncertain: status
-            .counts
-            .get(&SendState::Uncertain)
-            .copied()
-            .unwrap_or(0),
+        uncertain,
         stopped,
-        waiting: status.waiting_sentence.clone(),
-        leased: !status.lease_epochs.is_empty(),
-    }
+        history: page.rows,
+        history_next: page.next,
+    })
 }
 
-/// old op id → the operation that queued it again.
-fn queued_again(all: &[Send]) -> HashMap<String, String> {
-    let mut map = HashMap::new();
-    // `all` is newest first: the oldest re-queue wins, as in the ledger.
-    for s in all.iter().rev() {
-        if let Some(old) = &s.resend_of {
-            map.entry(old.clone()).or_insert_with(|| s.op_id.clone());
+/// One page of History: settled sends, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryPage {
+    /// At most the `limit` asked for, newest first.
+    pub rows: Vec<Row>,
+    /// The operation id to ask the next (older) page `before`, when older settled sends exist.
+    pub next: Option<String>,
+}
+
+/// Settled sends older than `before` (an operation id; `None`: from the newest), newest
+/// first, at most `limit` (capped at [`crate::ledger::MAX_PAGE`]).
+pub fn history_page(
+    src: &impl Source,
+    before: Option<String>,
+    limit: u32,
+) -> crate::ledger::Result<HistoryPage> {
+    let limit = limit.clamp(1, MAX_HISTORY_PAGE);
+    let mut sends = src.shelf(&Shelf::Settled {
+        before,
+        limit: limit + 1,
+    })?;
+    let more = sends.len() > limit as usize;
+    sends.truncate(limit as usize);
+    let next = more
+        .then(|| sends.last().map(|s| s.op_id.clone()))
+        .flatten();
+    let rows = sends
+        .into_iter()
+        .map(|s| row_of(src, s))
+        .collect::<crate::ledger::Result<Vec<_>>>()?;
+    Ok(HistoryPage { rows, next })
+}
+
+/// Counts and gate without building rows (for the tray and the feed).
+pub fn queue_status(src: &impl Source) -> crate::ledger::Result<QueueStatus> {
+    let pending = src.shelf(&Shelf::Pending)?.len() as i64;
+    let uncertain = src.shelf(&Shelf::Uncertain)?.len() as i64;
+    let mut stopped = 0;
+    for s in src.shelf(&Shelf::Stopped)? {
+        if src.queued_again_as(&s.op_id)?.is_none() {
+            stopped += 1;
         }
     }
-    map
+    Ok(status_of(&src.glance()?, pending, uncertain, stopped))
 }
 
-fn row_of(
-    src: &impl Source,
-    send: Send,
-    again: &HashMap<String, String>,
-) -> crate::ledger::Result<Row> {
+/// The rows of `op_ids` and of the sends they queue again, as they are now (ids that name
+/// no send are left out).
+pub fn rows(src: &impl Source, op_ids: BTreeSet<String>) -> crate::ledger::Result<Vec<Row>> {
+    let mut sends = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut todo: Vec<String> = op_ids.into_iter().collect();
+    while let Some(id) = todo.pop() {
+        if !seen.insert(id.clone()) {
+            continue;
+        }
+        if let Some(send) = src.get_send(&id)? {
+            if let Some(old) = &send.resend_of {
+                todo.push(old.clone());
+            }
+            sends.push(send);
+        }
+    }
+    // Newest first.
+    sends.sort_by_key(|s| std::cmp::Reverse(s.created_at));
+    sends.into_iter().map(|s| row_of(src, s)).collect()
+}
+
+fn status_of(glance: &Glance, pending: i64, uncertain: i64, stopped: i64) -> QueueStatus {
+    QueueStatus {
+        gate_closed: glance.gate_closed,
+        pending,
+        uncertain,
+        stopped,
+        waiting: glance.waiting_sentence.clone(),
+        waiting_words: glance.waiting_words.clone(),
+        leased: glance.leased,
+    }
+}
+
+fn row_of(src: &impl Source, send: Send) -> crate::ledger::Result<Row> {
     let timeline = src.events(&send.op_id)?;
     let section = section_of(&send);
-    let queued_again_as = again.get(&send.op_id).cloned();
+    let queued_again_as = src.queued_again_as(&send.op_id)?;
     let observed = timeline
         .iter()
         .rev()
@@ -384,6 +414,16 @@ fn row_of(
         }
         _ => Vec::new(),
     };
+    let why = (send.state == SendState::Uncertain)
+        .then(|| {
+            timeline
+                .iter()
+                .rev()
+                .find(|e| e.kind == EventKind::Transition && e.to == SendState::Uncertain)
+                .and_then(|e| e.evidence.clone())
+        })
+        .flatten();
+    let answer = send.answer.as_ref().map(|a| excerpt(&a.text));
     let waiting = src.waiting(&send)?;
     let remote_stop = src.remote_stop(&send.op_id)?.map(|rs| AnswerStop {
         phase: rs.phase,
@@ -406,8 +446,20 @@ fn row_of(
         waiting,
         actions,
         remote_stop,
+        why,
+        answer,
         timeline: timeline.into_iter().map(Into::into).collect(),
     })
+}
+
+/// The first [`ANSWER_CHARS`] characters of an answer, its lines kept.
+fn excerpt(text: &str) -> String {
+    if text.chars().count() <= ANSWER_CHARS {
+        text.trim().to_string()
+    } else {
+        let cut: String = text.chars().take(ANSWER_CHARS - 1).collect();
+        format!("{}…", cut.trim_end())
+    }
 }
 
 /// A send's state in words for a person: what it means for the message.

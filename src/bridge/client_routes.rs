@@ -29,6 +29,7 @@ pub(super) fn routes() -> Router<BridgeState> {
         .route("/v1/queue", get(queue_view))
         .route("/v1/queue/feed", get(queue_feed::stream))
         .route("/v1/queue/rows", post(queue_rows))
+        .route("/v1/queue/history", get(queue_history))
         .route("/v1/sends/{op_id}/resolve", post(resolve))
         .route("/v1/sends/{op_id}/requeue", post(requeue))
         .route("/v1/sends/{op_id}/withdraw", post(withdraw))
@@ -109,6 +110,48 @@ async fn queue_rows(State(st): State<BridgeState>, Body(b): Body<RowsBody>) -> A
     let ids = b.op_ids.into_iter().collect();
     let rows = st.ledger().call(move |l| api::queue::rows(l, ids)).await?;
     ok(json!({ "rows": rows }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HistoryQuery {
+    before: Option<String>,
+    limit: Option<u32>,
+}
+
+/// `GET /v1/queue/history?before=OP_ID&limit=N` → `{"rows": [Row], "next": OP_ID|null}`:
+/// settled sends queued before `before` (none: from the newest), newest first, at most
+/// `limit` (1..=[`api::queue::MAX_HISTORY_PAGE`], default [`api::queue::HISTORY_ROWS`]).
+async fn queue_history(
+    State(st): State<BridgeState>,
+    axum::extract::Query(q): axum::extract::Query<HistoryQuery>,
+) -> Answer {
+    let limit = q.limit.unwrap_or(api::queue::HISTORY_ROWS as u32);
+    if limit == 0 || limit > api::queue::MAX_HISTORY_PAGE {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "malformed",
+            format!(
+                "limit must be between 1 and {}: ask for the next page with before",
+                api::queue::MAX_HISTORY_PAGE
+            ),
+        ));
+    }
+    if q.before
+        .as_ref()
+        .is_some_and(|b| b.len() > crate::ledger::MAX_OP_ID_BYTES)
+    {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "malformed",
+            "before must be an operation id (at most 128 bytes)",
+        ));
+    }
+    let page = st
+        .ledger()
+        .call(move |l| api::queue::history_page(l, q.before, limit))
+        .await?;
+    ok(json!(page))
 }
 
 /// The longest a client may ask `wait` to hold its request, in ms.

@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 pub const BRIDGE_FILE: &str = "bridge.json";
 /// The client-scope bearer token.
 pub const CLIENT_TOKEN_FILE: &str = "client.token";
-/// Profile settings: `{"port": 47615}`.
+/// Profile settings: `{"port": 27615}`.
 pub const CONFIG_FILE: &str = "config.json";
 
 /// Contents of `bridge.json`.
@@ -43,7 +43,7 @@ pub fn configured_port(profile: &Profile) -> Result<Option<u16>, String> {
         .map(|c| c.port)
         .map_err(|e| {
             format!(
-                "{} is not valid ({e}): write {{\"port\": 47615}} or remove the file",
+                "{} is not valid ({e}): write {{\"port\": 27615}} or remove the file",
                 path.display()
             )
         })

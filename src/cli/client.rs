@@ -2,7 +2,7 @@
 //! `bridge.json` and authenticated with `client.token`.
 
 use super::CliError;
-use crate::api::queue::{QueueView, Row};
+use crate::api::queue::{HistoryPage, QueueView, Row};
 use crate::api::{Outcome, Request};
 use crate::bridge::discovery::{self, BridgeInfo, CLIENT_TOKEN_FILE};
 use crate::bridge::pairing::PairingCode;
@@ -71,6 +71,17 @@ impl BridgeClient {
     /// `GET /v1/queue`: every section of the queue as a person sees it.
     pub fn queue_view(&self) -> Result<QueueView, CliError> {
         typed(self.call("GET", "/v1/queue", &Value::Null)?)
+    }
+
+    /// `GET /v1/queue/history`: settled sends queued before `before` (an operation id;
+    /// `None`: from the newest), newest first, at most `limit`.
+    pub fn history(&self, before: Option<&str>, limit: u32) -> Result<HistoryPage, CliError> {
+        let mut path = format!("/v1/queue/history?limit={limit}");
+        if let Some(b) = before {
+            let b = percent_encoding::utf8_percent_encode(b, percent_encoding::NON_ALPHANUMERIC);
+            path.push_str(&format!("&before={b}"));
+        }
+        typed(self.call("GET", &path, &Value::Null)?)
     }
 
     /// `POST /v1/queue/rows`: the rows of `op_ids` (and of the sends they queue again).

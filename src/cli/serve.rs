@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
-    /// Bridge port on 127.0.0.1 (default: config.json's port, else 47615; 0 = any free port).
+    /// Bridge port on 127.0.0.1 (default: config.json's port, else 27615; 0 = any free port).
     #[arg(long)]
     pub port: Option<u16>,
     /// Claim bound: a claim with no grant asked within this many ms is failed.

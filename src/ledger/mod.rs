@@ -19,6 +19,7 @@ mod record;
 mod recovery;
 mod remote_stop;
 mod salvage;
+mod sections;
 mod sends;
 mod state;
 mod store;
@@ -41,11 +42,12 @@ pub use expiry::{Bounds, Expired};
 pub use fence::StopReport;
 pub use limit_gate::LimitGate;
 pub use placement::Displacement;
-pub use read::{ListFilter, Status};
+pub use read::{Glance, ListFilter, Status};
 pub use record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
 pub use recovery::{RecoveryReport, IN_FLIGHT_AT_RESTART, QUEUED_AT_RESTART, RECOVERY_ACTOR};
 pub use remote_stop::{said as remote_said, RemotePhase, RemoteStop};
 pub use salvage::{SalvageReport, TableSalvage, MAX_MISSES};
+pub use sections::{sql as shelf_sql, Shelf, MAX_PAGE};
 pub use sends::{
     prepare_text, Decision, FailStage, LimitHold, PageError, QueueRequest, Resolution, Resolved,
     MAX_NOTE_BYTES, MAX_OP_ID_BYTES,
@@ -752,6 +754,29 @@ impl Ledger {
         Ok(status)
     }
 
+    /// The sends on one part of the queue, read through its index.
+    pub fn shelf(&self, shelf: &Shelf) -> Result<Vec<Send>> {
+        Ok(sections::read(&self.conn, shelf)?)
+    }
+
+    /// The operation that queued `op_id` again, if a person did.
+    pub fn queued_again_as(&self, op_id: &str) -> Result<Option<String>> {
+        Ok(sections::queued_again_as(&self.conn, op_id)?)
+    }
+
+    /// The gate, why nothing goes out, and whether a tab is leased: [`Status`] without
+    /// counting every send. When this owner's files moved under it, why nothing goes out
+    /// says so.
+    pub fn glance(&self) -> Result<Glance> {
+        let now = self.clock.now_ms();
+        let mut glance = read::glance(&self.conn, now)?;
+        if let Some(d) = &self.displaced {
+            glance.waiting_sentence = Some(d.sentence(now));
+            glance.waiting_words = Some("files moved: see doctor".into());
+        }
+        Ok(glance)
+    }
+
     /// Why the queued send `send` waits now, if something holds it back.
     pub fn waiting(&self, send: &Send) -> Result<Option<Waiting>> {
         Ok(waiting::for_send(&self.conn, send, self.clock.now_ms())?)
@@ -843,6 +868,23 @@ impl LedgerReader {
     /// The profile at a glance.
     pub fn status(&self) -> Result<Status> {
         read::status(&self.conn, SystemClock.now_ms())
+            .map_err(|e| error::from_sqlite(e, &self.path))
+    }
+
+    /// The sends on one part of the queue, read through its index.
+    pub fn shelf(&self, shelf: &Shelf) -> Result<Vec<Send>> {
+        sections::read(&self.conn, shelf).map_err(|e| error::from_sqlite(e, &self.path))
+    }
+
+    /// The operation that queued `op_id` again, if a person did.
+    pub fn queued_again_as(&self, op_id: &str) -> Result<Option<String>> {
+        sections::queued_again_as(&self.conn, op_id).map_err(|e| error::from_sqlite(e, &self.path))
+    }
+
+    /// The gate, why nothing goes out, and whether a tab is leased: [`Status`] without
+    /// counting every send.
+    pub fn glance(&self) -> Result<Glance> {
+        read::glance(&self.conn, SystemClock.now_ms())
             .map_err(|e| error::from_sqlite(e, &self.path))
     }
 

@@ -241,6 +241,35 @@ pub(crate) fn status(conn: &Connection, now: Millis) -> rusqlite::Result<Status>
     })
 }
 
+/// What the queue's header needs of the profile: [`Status`] without counting every send.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Glance {
+    /// Whether Stop closed the gate.
+    pub gate_closed: bool,
+    /// Why nothing goes out, as the sentence a person reads (local times), if anything.
+    pub waiting_sentence: Option<String>,
+    /// The same in a few words ([`super::Waiting::words`]).
+    pub waiting_words: Option<String>,
+    /// Whether a tab is leased.
+    pub leased: bool,
+}
+
+pub(crate) fn glance(conn: &Connection, now: Millis) -> rusqlite::Result<Glance> {
+    let closed: i64 = conn.query_row("SELECT closed FROM gate WHERE id = 1", [], |r| r.get(0))?;
+    let leased: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM leases WHERE ended_at IS NULL)",
+        [],
+        |r| r.get(0),
+    )?;
+    let why = waiting::for_profile(conn, now)?;
+    Ok(Glance {
+        gate_closed: closed == 1,
+        waiting_sentence: why.as_ref().map(|w| w.sentence(now)),
+        waiting_words: why.as_ref().map(|w| w.words().to_string()),
+        leased,
+    })
+}
+
 /// The send that holds the profile's one browser-send slot (the `sends_in_flight` view,
 /// which the `sends_one_in_flight` trigger reads too).
 pub(crate) fn in_flight(conn: &Connection) -> rusqlite::Result<Option<String>> {

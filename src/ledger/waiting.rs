@@ -63,6 +63,19 @@ pub fn local_time(ms: Millis, now: Millis) -> String {
 }
 
 impl Waiting {
+    /// A few words for a narrow place (the tray's menu): "stopped", "usage limit", "no tab",
+    /// "tab can't send", "sending", "no tab for its chat". The sentence says the rest.
+    pub fn words(&self) -> &'static str {
+        match self {
+            Waiting::Stopped => "stopped",
+            Waiting::UsageLimit { .. } => "usage limit",
+            Waiting::InFlight { .. } => "sending",
+            Waiting::TabCannotTakeSends { .. } => "tab can't send",
+            Waiting::NoTab => "no tab",
+            Waiting::NoTabForConversation { .. } => "no tab for its chat",
+        }
+    }
+
     /// The sentence, with local times relative to `now`.
     pub fn sentence(&self, now: Millis) -> String {
         match self {

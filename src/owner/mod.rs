@@ -18,8 +18,10 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
-/// Default bridge port when the profile's `config.json` names none.
-pub const DEFAULT_PORT: u16 = 47615;
+/// Default bridge port when the profile's `config.json` names none: below Linux's range for
+/// outgoing connections (32768–60999) and Windows' (49152–65535), so no outgoing
+/// connection of another program can be holding it when the owner starts.
+pub const DEFAULT_PORT: u16 = 27615;
 /// How long shutdown waits for in-flight requests, in ms.
 pub const SHUTDOWN_GRACE_MS: u64 = 5_000;
 
@@ -41,7 +43,7 @@ pub struct OwnerConfig {
 pub enum OwnerError {
     #[error(transparent)]
     Ledger(#[from] LedgerError),
-    #[error("port {port} on 127.0.0.1 is in use ({source}): stop what uses it, or set another port in {config}")]
+    #[error("port {port} on 127.0.0.1 is in use ({source}): stop what uses it, or choose another: write {{\"port\": N}} with a free port N from 1024 to 32767 in {config} (`sendledger serve` also takes --port N)")]
     PortInUse {
         port: u16,
         config: String,

@@ -36,15 +36,31 @@ pub fn wait_for(next_stale_ms: Option<i64>, now_ms: i64, retry_in: Option<Durati
         .fold(MAX_SLEEP, Duration::min)
 }
 
-/// The notification for one stale uncertain send (no message text: it stays in the ledger).
+/// The most characters of a send's text a notification shows.
+pub const NAMED_CHARS: usize = 60;
+
+/// How a notification names a send: the start of its text, as a person wrote it (issue 25:
+/// a random operation id named nothing a person recognises). Only the desktop's
+/// notification shows it; the log names the operation id, never the text.
+pub fn named(send: &Send) -> String {
+    let folded: String = send.text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if folded.chars().count() <= NAMED_CHARS {
+        folded
+    } else {
+        let cut: String = folded.chars().take(NAMED_CHARS - 1).collect();
+        format!("{cut}…")
+    }
+}
+
+/// The notification for one stale uncertain send, naming it by its text.
 pub fn notification(send: &Send, now_ms: i64) -> Notification {
     let minutes = ((now_ms - send.updated_at).max(0) / 60_000).max(1);
     let mut n = Notification::new();
     n.appname("sendledger")
         .summary("A send needs you: it may or may not have gone out")
         .body(&format!(
-            "Send {} has been uncertain for {minutes} min. Open the queue to confirm it, abandon it or resend it.",
-            send.op_id
+            "“{}” has been uncertain for {minutes} min. Open the queue to confirm it, abandon it or resend it.",
+            named(send)
         ))
         .icon("dialog-warning")
         .action("default", "Open queue");

@@ -1,0 +1,190 @@
+//! The queue a person sees over a long history: every send that needs a person stays in
+//! view however many sends came after it, History is paged newest first, and every part of
+//! the queue is read through an index of its own (issue 25).
+
+mod support;
+
+use rusqlite::{params, Connection};
+use sendledger::api::queue::{self, Section};
+use sendledger::ledger::{Ledger, SendState, Shelf};
+use std::collections::BTreeSet;
+use support::*;
+
+/// Seeds `n` completed sends after everything already in the ledger, in one transaction of
+/// plain SQL through the schema's own triggers (each goes queued → claimed → dispatched →
+/// accepted → completed, one at a time, under `lease`).
+fn seed_completed(ledger: &Ledger, lease: &str, n: usize) {
+    let conn: &Connection = ledger.raw_connection();
+    let epoch: String = conn
+        .query_row(
+            "SELECT epoch FROM leases WHERE lease_id = ?1",
+            [lease],
+            |r| r.get(0),
+        )
+        .expect("the lease exists");
+    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+    for i in 0..n {
+        let op = format!("later-{i:06}");
+        let at = T0 + 1_000 + i as i64;
+        conn.execute(
+            "INSERT INTO sends(op_id, text, epoch, created_at, state, updated_at, actor) \
+             VALUES (?1, ?2, ?3, ?4, 'queued', ?4, 'seed')",
+            params![op, format!("text of {op}"), epoch, at],
+        )
+        .expect("queued");
+        for (set, to) in [
+            ("lease_id = ?2, claimed_at = ?3", "claimed"),
+            ("dispatched_at = ?3", "dispatched"),
+            ("updated_at = ?3", "accepted"),
+            (
+                "answer_message_id = 'm-' || ?1, answer_text = 'the answer', answered_at = ?3",
+                "completed",
+            ),
+        ] {
+            conn.execute(
+                &format!("UPDATE sends SET state = '{to}', {set} WHERE op_id = ?1"),
+                params![op, lease, at],
+            )
+            .unwrap_or_else(|e| panic!("{op} → {to}: {e}"));
+        }
+    }
+    conn.execute_batch("COMMIT").unwrap();
+}
+
+fn ids(rows: &[queue::Row]) -> Vec<String> {
+    rows.iter().map(|r| r.op_id.clone()).collect()
+}
+
+/// The issue's report: one send made uncertain, then more than 10,000 sends through a tab,
+/// and the window's queue no longer listed it. Every send waiting for a person is listed
+/// however long the history, and its count agrees with its rows.
+#[test]
+fn an_uncertain_send_stays_in_the_queue_after_ten_thousand_and_one_later_sends() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, "op-old", SendState::Uncertain);
+    let lease = ledger.lease(&tab("tab-later")).unwrap().lease_id;
+    seed_completed(&ledger, &lease, 10_001);
+
+    let view = queue::queue_view(&ledger).unwrap();
+    assert_eq!(
+        ids(&view.uncertain),
+        ["op-old"],
+        "the old uncertain send is still in Uncertain — needs you"
+    );
+    assert_eq!(view.uncertain[0].section, Section::Uncertain);
+    assert_eq!(view.status.uncertain, 1, "the count and the rows agree");
+    assert_eq!(view.history.len(), queue::HISTORY_ROWS);
+    assert_eq!(
+        view.history[0].op_id, "later-010000",
+        "History starts at the newest"
+    );
+    assert!(
+        view.history_next.is_some(),
+        "older settled sends are a page away"
+    );
+    let status = queue::queue_status(&ledger).unwrap();
+    assert_eq!(status.uncertain, 1);
+}
+
+/// Stopped and pending sends are listed in full too, whatever their age.
+#[test]
+fn old_stopped_and_queued_sends_stay_in_the_queue_after_a_long_history() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, "op-rejected", SendState::Rejected);
+    let lease = ledger.lease(&tab("tab-later")).unwrap().lease_id;
+    seed_completed(&ledger, &lease, 10_001);
+    ledger
+        .queue(&request("op-queued", "waits its turn"), "test")
+        .unwrap();
+    let view = queue::queue_view(&ledger).unwrap();
+    assert_eq!(ids(&view.stopped), ["op-rejected"]);
+    assert_eq!(ids(&view.pending), ["op-queued"]);
+    assert_eq!((view.status.pending, view.status.stopped), (1, 1));
+}
+
+/// History pages walk every settled send once, newest first, and never a send that needs
+/// a person; the last page says there is nothing older.
+#[test]
+fn history_pages_walk_every_settled_send_once_newest_first() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    drive_to(&mut ledger, "op-uncertain", SendState::Uncertain);
+    let lease = ledger.lease(&tab("tab-later")).unwrap().lease_id;
+    seed_completed(&ledger, &lease, 450);
+    let mut seen = Vec::new();
+    let mut before = None;
+    let mut pages = 0;
+    loop {
+        let page = queue::history_page(&ledger, before.clone(), 200).unwrap();
+        pages += 1;
+        assert!(page.rows.iter().all(|r| r.section == Section::History));
+        seen.extend(ids(&page.rows));
+        match page.next {
+            Some(next) => before = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3, "200 + 200 + 50");
+    let expected: Vec<String> = (0..450).rev().map(|i| format!("later-{i:06}")).collect();
+    assert_eq!(seen, expected, "every settled send once, newest first");
+    assert_eq!(
+        seen.iter().collect::<BTreeSet<_>>().len(),
+        450,
+        "no send twice"
+    );
+}
+
+/// Reading any part of the queue never scans the sends table nor sorts the whole history:
+/// SQLite's own plan for each section's query names an index (`SEARCH … USING INDEX` or a
+/// scan of a partial index that holds only that section), so its cost follows what is on
+/// that section, not how many sends there have been.
+#[test]
+fn every_section_of_the_queue_is_read_through_an_index_of_its_own() {
+    let fx = Fixture::new();
+    let ledger = fx.open();
+    let conn = ledger.raw_connection();
+    let shelves = [
+        (
+            Shelf::Pending,
+            vec!["sends_by_state", "sends_awaiting_answer"],
+        ),
+        (Shelf::Uncertain, vec!["sends_by_state"]),
+        (Shelf::Stopped, vec!["sends_by_state"]),
+        (
+            Shelf::Settled {
+                before: None,
+                limit: 200,
+            },
+            vec!["sends_settled"],
+        ),
+    ];
+    for (shelf, indexes) in shelves {
+        let sql = sendledger::ledger::shelf_sql(&shelf);
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let n = stmt.parameter_count();
+        let plan: Vec<String> = stmt
+            .query_map(rusqlite::params_from_iter((0..n).map(|_| 1)), |r| {
+                r.get::<_, String>(3)
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        for step in &plan {
+            let scan = step.starts_with("SCAN");
+            assert!(
+                !scan
+                    || step.contains("USING INDEX sends_settled")
+                    || step.contains("USING INDEX sends_awaiting_answer"),
+                "{shelf:?} scans more than its section: {plan:#?}"
+            );
+        }
+        for index in indexes {
+            assert!(
+                plan.iter().any(|s| s.contains(&format!("INDEX {index}"))),
+                "{shelf:?} is read through {index}: {plan:#?}"
+            );
+        }
+    }
+}
