@@ -339,3 +339,34 @@ fn sigint_stops_serve_as_cleanly_as_sigterm() {
         "the next owner's recovery: it never left the host"
     );
 }
+
+/// A new profile's port is fixed in its config.json at its first start; a profile that
+/// already had a ledger before the default moved keeps the old one, since its extension
+/// was paired to it (an upgrade never moves the bridge under a paired extension).
+#[test]
+fn an_upgrade_never_moves_the_bridge_from_under_a_paired_extension() {
+    use sendledger::bridge::discovery::{default_port, DEFAULT_PORT, LEGACY_DEFAULT_PORT};
+    use sendledger::profile::Profile;
+    let (_tmp, dir) = profile_dir();
+    let fresh = Profile::at(dir.clone()).unwrap();
+    assert_eq!(default_port(&fresh).unwrap(), DEFAULT_PORT, "a new profile");
+    // An old profile: it has a ledger and names no port.
+    drop(Serve::start(&dir, &[]));
+    assert!(!dir.join("config.json").exists(), "--port 0 pins nothing");
+    assert_eq!(
+        default_port(&fresh).unwrap(),
+        LEGACY_DEFAULT_PORT,
+        "a profile made before the default moved keeps its old port"
+    );
+    // A new profile started with no --port pins the default at once (the port may be
+    // taken on this machine: the pin is written before the bind).
+    let (_tmp2, dir2) = profile_dir();
+    let _ = Serve::try_start(&dir2, &[]);
+    let pinned = std::fs::read_to_string(dir2.join("config.json")).expect("pinned");
+    assert!(pinned.contains(&DEFAULT_PORT.to_string()), "{pinned}");
+    assert_eq!(
+        default_port(&Profile::at(dir2).unwrap()).unwrap(),
+        DEFAULT_PORT,
+        "a new profile keeps the new default once it has a ledger"
+    );
+}

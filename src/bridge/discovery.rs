@@ -13,6 +13,15 @@ pub const CLIENT_TOKEN_FILE: &str = "client.token";
 /// Profile settings: `{"port": 27615}`.
 pub const CONFIG_FILE: &str = "config.json";
 
+/// Default bridge port of a profile made by this version: below Linux's range for
+/// outgoing connections (32768–60999) and Windows' (49152–65535), so no outgoing
+/// connection of another program can be holding it when the owner starts. A new profile's
+/// first owner writes it into `config.json`, so it never changes under a paired extension.
+pub const DEFAULT_PORT: u16 = 27615;
+/// The default port before it moved out of the ephemeral range: a profile that already
+/// had a ledger and names no port keeps it, since its extension was paired to it.
+pub const LEGACY_DEFAULT_PORT: u16 = 47615;
+
 /// Contents of `bridge.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BridgeInfo {
@@ -47,6 +56,42 @@ pub fn configured_port(profile: &Profile) -> Result<Option<u16>, String> {
                 path.display()
             )
         })
+}
+
+/// The port an owner of `profile` binds when asked for none: `config.json`'s; else, for
+/// a profile that already has a ledger (made before the default moved),
+/// [`LEGACY_DEFAULT_PORT`]; else [`DEFAULT_PORT`]. Errors: `config.json` unreadable.
+pub fn default_port(profile: &Profile) -> Result<u16, String> {
+    if let Some(p) = configured_port(profile)? {
+        return Ok(p);
+    }
+    let had_ledger = profile.ledger_path().map(|p| p.exists()).unwrap_or(false);
+    Ok(if had_ledger {
+        LEGACY_DEFAULT_PORT
+    } else {
+        DEFAULT_PORT
+    })
+}
+
+/// Fixes a profile's port in `config.json` when it has neither a ledger nor a port yet
+/// (a new profile), so later starts keep [`DEFAULT_PORT`]. Called before the first
+/// ledger is made.
+pub(crate) fn pin_new_profile_port(profile: &Profile) -> Result<(), String> {
+    let had_ledger = profile.ledger_path().map(|p| p.exists()).unwrap_or(true);
+    if had_ledger || configured_port(profile)?.is_some() {
+        return Ok(());
+    }
+    let path = profile.file(CONFIG_FILE).map_err(|e| e.to_string())?;
+    if path.exists() {
+        return Ok(()); // `{}`: a person's file, left as it is
+    }
+    profile
+        .write_private(
+            CONFIG_FILE,
+            format!("{{\"port\": {DEFAULT_PORT}}}\n").as_bytes(),
+        )
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 pub(crate) fn write_bridge_json(

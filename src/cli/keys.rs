@@ -10,7 +10,6 @@ use crate::api::{self, Request};
 use crate::bridge::discovery;
 use crate::clock::SystemClock;
 use crate::ledger::{key_sha256, Ledger};
-use crate::owner::DEFAULT_PORT;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -132,14 +131,11 @@ fn base_url(profile: Option<&Path>) -> Result<String, String> {
     if let Some(b) = discovery::live_bridge(&profile) {
         return Ok(format!("http://{}/v1", b.address));
     }
-    match discovery::configured_port(&profile) {
-        Ok(Some(0)) => Err(
+    match discovery::default_port(&profile) {
+        Ok(0) => Err(
             "the profile's config.json asks for any free port: start the owner, and its bridge.json names the port".into(),
         ),
-        Ok(port) => Ok(format!(
-            "http://127.0.0.1:{}/v1",
-            port.unwrap_or(DEFAULT_PORT)
-        )),
+        Ok(port) => Ok(format!("http://127.0.0.1:{port}/v1")),
         Err(e) => Err(format!(
             "the profile's config.json cannot be read ({e}): fix it, the owner does not start until then"
         )),

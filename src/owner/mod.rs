@@ -18,10 +18,7 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
-/// Default bridge port when the profile's `config.json` names none: below Linux's range for
-/// outgoing connections (32768–60999) and Windows' (49152–65535), so no outgoing
-/// connection of another program can be holding it when the owner starts.
-pub const DEFAULT_PORT: u16 = 27615;
+pub use crate::bridge::discovery::{DEFAULT_PORT, LEGACY_DEFAULT_PORT};
 /// How long shutdown waits for in-flight requests, in ms.
 pub const SHUTDOWN_GRACE_MS: u64 = 5_000;
 
@@ -30,7 +27,7 @@ pub const SHUTDOWN_GRACE_MS: u64 = 5_000;
 pub struct OwnerConfig {
     /// The profile to own.
     pub profile: Profile,
-    /// Bridge port: `None` = the profile's config or [`DEFAULT_PORT`]; `Some(0)` = any free port.
+    /// Bridge port: `None` = the profile's (`discovery::default_port`); `Some(0)` = any free port.
     pub port: Option<u16>,
     /// Expiry bounds.
     pub bounds: Bounds,
@@ -81,6 +78,9 @@ impl Owner {
         let open_files = bridge::connections::raise_open_file_limit();
         let profile = cfg.profile.clone();
         let clock = cfg.clock.clone();
+        if cfg.port.is_none() {
+            discovery::pin_new_profile_port(&profile).map_err(OwnerError::Config)?;
+        }
         let (ledger, recovered) = {
             let profile = profile.clone();
             tokio::task::spawn_blocking(move || Ledger::open(&profile, clock))
@@ -90,9 +90,7 @@ impl Owner {
         let ledger = Writer::new(ledger)?;
         let port = match cfg.port {
             Some(p) => p,
-            None => discovery::configured_port(&profile)
-                .map_err(OwnerError::Config)?
-                .unwrap_or(DEFAULT_PORT),
+            None => discovery::default_port(&profile).map_err(OwnerError::Config)?,
         };
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
             .await
