@@ -210,6 +210,10 @@ pub struct SendView {
     /// before it was shown.
     #[serde(default)]
     pub remote_stop: Option<crate::ledger::RemoteStop>,
+    /// Where it goes, recorded at queue time (its own choice or the profile's default
+    /// then); absent for a send admitted before destinations were recorded.
+    #[serde(default)]
+    pub destination: Option<crate::destination::Destination>,
 }
 
 /// One send with its timeline, from the owner's ledger or a reader.
@@ -221,6 +225,7 @@ pub fn show(src: &impl queue::Source, op_id: &OperationId) -> Result<SendView, L
         timeline: src.events(op_id.as_str())?,
         waiting: src.waiting(&send)?,
         remote_stop: src.remote_stop(op_id.as_str())?,
+        destination: src.destination(op_id.as_str())?,
         send,
     })
 }

@@ -17,9 +17,24 @@ pub struct SendArgs {
     /// with the same id never queues a second send.
     #[arg(long)]
     pub id: Option<String>,
-    /// The conversation it is meant for (default: whichever tab is leased).
-    #[arg(long)]
+    /// The conversation it goes to: its id or its chatgpt.com URL. Without --conversation,
+    /// --project or --new-chat: the profile's default destination (`sendledger
+    /// destination show`; a new chat until a person sets one).
+    #[arg(long, group = "place")]
     pub conversation: Option<String>,
+    /// A new chat inside this ChatGPT Project: its id (g-p-…) or its chatgpt.com URL.
+    #[arg(long, group = "place")]
+    pub project: Option<String>,
+    /// A new chat.
+    #[arg(long, group = "place")]
+    pub new_chat: bool,
+    /// The page's model slug it asks for (e.g. gpt-5-2-thinking): sent only when the
+    /// tab's picker shows it.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The thinking effort it asks for, as the page names it.
+    #[arg(long)]
+    pub effort: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -138,9 +153,16 @@ fn describe(view: &SendView) -> String {
         "operation {}\nstate      {}\nconversation {}\ntext       {}\n",
         s.op_id,
         s.state,
-        s.conversation_id.as_deref().unwrap_or("(any leased tab)"),
+        s.conversation_id.as_deref().unwrap_or("(none named)"),
         s.text.replace('\n', "\n           ")
     );
+    if let Some(d) = &view.destination {
+        let by = match d.chosen_by {
+            crate::destination::ChosenBy::Send => "",
+            crate::destination::ChosenBy::Default => " (the profile's default when it was queued)",
+        };
+        out.push_str(&format!("goes to    {}{by}\n", d.words()));
+    }
     out.push_str(&format!("means      {}\n", meaning(s)));
     if let Some(why) = waiting {
         out.push_str(&format!("waiting    {why}\n"));
@@ -216,6 +238,10 @@ pub(crate) fn send(profile: Option<&Path>, json: bool, a: SendArgs) -> Result<()
             op_id: Some(op_id.clone()),
             text,
             conversation_id: a.conversation,
+            project_id: a.project,
+            new_chat: a.new_chat,
+            model: a.model,
+            effort: a.effort,
         },
         actor: format!("cli:{}", backend::os_user()),
     };

@@ -70,6 +70,11 @@ pub const MIGRATIONS: &[Migration] = &[
             "../../migrations/0009_remote_stop_blank_evidence_and_one_report_per_phase.sql"
         ),
     },
+    Migration {
+        version: 10,
+        name: "0010_send_destinations.sql",
+        sql: include_str!("../../migrations/0010_send_destinations.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

@@ -5,6 +5,7 @@
 //! handle that works while another process owns the profile. The ledger knows nothing
 //! of HTTP, browsers or chat formats.
 
+mod destinations;
 mod door;
 mod epochs;
 mod error;
@@ -43,8 +44,8 @@ pub use recovery::{RecoveryReport, IN_FLIGHT_AT_RESTART, QUEUED_AT_RESTART, RECO
 pub use remote_stop::{said as remote_said, RemotePhase, RemoteStop};
 pub use salvage::{SalvageReport, TableSalvage, MAX_MISSES};
 pub use sends::{
-    prepare_text, Decision, FailStage, LimitHold, PageError, QueueRequest, Resolution, Resolved,
-    MAX_NOTE_BYTES, MAX_OP_ID_BYTES,
+    prepare_text, Decision, FailStage, Grant, LimitHold, PageError, QueueRequest, Resolution,
+    Resolved, MAX_NOTE_BYTES, MAX_OP_ID_BYTES,
 };
 pub use state::SendState;
 pub use tab_reports::{TabReport, MAX_TAB_REPORTS};
@@ -302,10 +303,34 @@ impl Ledger {
         self.write(|tx, now| sends::claim_next(tx, lease_id, now))
     }
 
-    /// The dispatch grant. `Ok` means `dispatched` is on disk and the extension may click.
-    /// Errors: `NotGranted` (not claimed by this lease, or asked twice), `EpochStopped`.
+    /// The dispatch grant, the tab confirming nothing. `Ok` means `dispatched` is on disk
+    /// and the extension may click. Errors: `NotGranted` (not claimed by this lease, or
+    /// asked twice; or its destination, which the send named, not confirmed — the send is
+    /// then rejected, committed), `EpochStopped`.
     pub fn dispatch(&mut self, op_id: &str, lease_id: &str) -> Result<Send> {
-        self.write(|tx, now| sends::dispatch(tx, op_id, lease_id, now))
+        match self.dispatch_confirmed(op_id, lease_id, None)? {
+            Grant::Granted(send) => Ok(send),
+            Grant::Refused { reason, .. } => Err(LedgerError::NotGranted(reason)),
+        }
+    }
+
+    /// The dispatch grant for a tab that confirmed what it shows: granted only when that is
+    /// the send's destination, checked in the transaction that writes `dispatched`;
+    /// otherwise the send is rejected (nothing was clicked) in that transaction.
+    /// Errors: as [`Ledger::dispatch`].
+    pub fn dispatch_confirmed(
+        &mut self,
+        op_id: &str,
+        lease_id: &str,
+        confirmed: Option<&crate::destination::Confirmation>,
+    ) -> Result<Grant> {
+        self.write(|tx, now| sends::dispatch(tx, op_id, lease_id, confirmed, now))
+    }
+
+    /// Where the send `op_id` goes, as recorded at queue time; `None` for a send admitted
+    /// before destinations were recorded (migration 0010).
+    pub fn destination(&self, op_id: &str) -> Result<Option<crate::destination::Destination>> {
+        destinations::get(&self.conn, op_id)
     }
 
     /// A failure the caller witnessed: claimed → rejected, dispatched → uncertain.
@@ -645,6 +670,11 @@ impl LedgerReader {
     /// The remote stop a Stop asked for on `op_id`'s answer, in whatever phase, if any.
     pub fn remote_stop(&self, op_id: &str) -> Result<Option<RemoteStop>> {
         remote_stop::of_send(&self.conn, op_id).map_err(|e| error::from_sqlite(e, &self.path))
+    }
+
+    /// Where the send `op_id` goes (see [`Ledger::destination`]).
+    pub fn destination(&self, op_id: &str) -> Result<Option<crate::destination::Destination>> {
+        destinations::get(&self.conn, op_id)
     }
 
     /// The profile at a glance.

@@ -72,6 +72,7 @@ pub(crate) async fn admit(
             ),
             text: req.text.clone(),
             conversation_id: req.conversation_id.clone(),
+            ..Default::default()
         },
         client,
         body_sha256: req.body_sha256.clone(),
