@@ -7,7 +7,7 @@
 mod harness;
 
 use harness::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 const CONV_A: &str = "6a1f0c2e-0000-4000-8000-00000000000a";
 const CONV_B: &str = "6a1f0c2e-0000-4000-8000-00000000000b";
@@ -121,4 +121,96 @@ fn the_cli_sets_the_default_destination_and_a_send_naming_none_records_it() {
     assert_eq!(out.status.code(), Some(1), "payload changed: {out:?}");
     let text = String::from_utf8_lossy(&cli(&profile, &["status"]).stdout).to_string();
     assert!(text.contains("default destination  a new chat"), "{text}");
+}
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chatgpt");
+const URL: &str = "https://chatgpt.com/backend-api/f/conversation";
+/// What the fixture's user typed (request_new_chat_f.json, stream_delta_new_chat.sse):
+/// a new chat, model `auto`, which the stream answers in conversation NEW_CHAT.
+const TEXT: &str = "Draft a haiku about ledgers.\nKeep it short.";
+const NEW_CHAT: &str = "6a1b2c3d-4e5f-8a01-b234-56789abcdef0";
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!("{FIXTURES}/{name}"))
+        .unwrap_or_else(|e| panic!("fixture {name}: {e}"))
+}
+
+/// Queues `body` as `op`, grants it to a tab on a new chat whose picker shows `model`,
+/// and forwards the page's request and stream; returns the send's view once completed.
+fn sent_in_a_new_chat(serve: &Serve, op: &str, model: &str) -> Value {
+    let (client, ext) = (serve.client(), serve.pair());
+    let r = client.post(
+        "/v1/sends",
+        &json!({ "op_id": op, "text": TEXT, "new_chat": true, "model": model }),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let lease = ext.lease("tab-1");
+    ext.next(&lease, 5_000).expect("handed out");
+    let confirmed = json!({ "conversation_id": null, "model": model });
+    let r = ext.http.post(
+        "/v1/ext/dispatch",
+        &json!({ "lease_id": lease, "op_id": op, "confirmed": confirmed }),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let obs = |o: Value| {
+        let a = ext.observe(&o);
+        assert_eq!(a.status, 200, "{}", a.body);
+    };
+    obs(json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1",
+                "url": URL, "body": fixture("request_new_chat_f.json") }));
+    obs(json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": "s1",
+                "seq": 0, "chunk": fixture("stream_delta_new_chat.sse") }));
+    obs(json!({ "lease_id": lease, "op_id": op, "kind": "stream_end", "stream_id": "s1" }));
+    let view = client.show(op);
+    assert_eq!(view["send"]["state"], "completed", "it keeps its outcome: {view}");
+    view
+}
+
+#[test]
+fn the_page_answering_with_another_model_is_a_destination_mismatch_shown_and_never_resent() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let view = sent_in_a_new_chat(&serve, "op-m", "gpt-5-2-thinking");
+    let page = &view["page_destination"];
+    assert_eq!(page["model"], "auto", "{view}");
+    assert_eq!(page["conversation_id"], json!(null), "a new chat's request names none");
+    let why = page["mismatch"].as_str().expect("a mismatch");
+    assert!(
+        why.starts_with("destination_mismatch:") && why.contains("auto") && why.contains("gpt-5-2-thinking"),
+        "{why}"
+    );
+    let notes: Vec<&Value> = view["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["evidence"].as_str().is_some_and(|s| s.starts_with("destination_mismatch")))
+        .collect();
+    assert_eq!(notes.len(), 1, "one note on the timeline: {view}");
+    assert_eq!(
+        view["send"]["receipt"]["conversation_id"], NEW_CHAT,
+        "the new chat's id, learned from the page's traffic, is on the send"
+    );
+    let dispatches = events_of(&profile, "op-m")
+        .into_iter()
+        .filter(|(_, to, _)| to == "dispatched")
+        .count();
+    assert_eq!(dispatches, 1, "never resent");
+    let shown = String::from_utf8_lossy(&cli(&profile, &["show", "op-m"]).stdout).to_string();
+    assert!(shown.contains("MISMATCH   destination_mismatch: the page's request used model auto"), "{shown}");
+}
+
+#[test]
+fn the_page_answering_with_the_model_asked_records_it_and_no_mismatch() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let view = sent_in_a_new_chat(&serve, "op-ok", "auto");
+    assert_eq!(
+        view["page_destination"]["mismatch"],
+        json!(null),
+        "{}",
+        view["page_destination"]
+    );
+    assert_eq!(view["page_destination"]["model"], "auto");
+    let shown = String::from_utf8_lossy(&cli(&profile, &["show", "op-ok"]).stdout).to_string();
+    assert!(shown.contains("page sent  to a new chat, model auto"), "{shown}");
 }

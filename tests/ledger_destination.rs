@@ -312,3 +312,39 @@ fn a_grant_ask_confirming_nothing_is_refused_for_a_destination_the_send_named() 
     let lease = claimed(&mut ledger, &request("op-2", "default"), Some(CONV_A));
     ledger.dispatch("op-2", &lease).unwrap();
 }
+
+#[test]
+fn a_page_request_in_another_conversation_is_a_destination_mismatch_note_and_nothing_moves() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = claimed(&mut ledger, &to("op-1", Some(CONV_A), None), Some(CONV_A));
+    let grant = ledger
+        .dispatch_confirmed("op-1", &lease, Some(&seen(Some(CONV_A), None)))
+        .unwrap();
+    assert!(matches!(grant, Grant::Granted(_)));
+    let page = ledger
+        .record_page_destination("op-1", Some(CONV_B), Some("gpt-5-instant"))
+        .unwrap();
+    let why = page.mismatch.expect("a mismatch");
+    assert!(why.starts_with("destination_mismatch:") && why.contains(CONV_B), "{why}");
+    assert_eq!(state_of(&ledger, "op-1"), SendState::Dispatched, "the send keeps its state");
+    let notes = ledger
+        .timeline("op-1")
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.evidence.as_deref().is_some_and(|s| s.starts_with("destination_mismatch")))
+        .count();
+    assert_eq!(notes, 1);
+    // Seen again (the tab's copy after a restart): recorded once.
+    let again = ledger
+        .record_page_destination("op-1", Some(CONV_A), None)
+        .unwrap();
+    assert_eq!(again.conversation_id.as_deref(), Some(CONV_B));
+    let err = try_raw(
+        ledger.raw_connection(),
+        "UPDATE page_destinations SET mismatch = NULL WHERE op_id = 'op-1'",
+        [],
+    )
+    .unwrap_err();
+    assert!(err.contains("immutable"), "{err}");
+}

@@ -214,6 +214,10 @@ pub struct SendView {
     /// then); absent for a send admitted before destinations were recorded.
     #[serde(default)]
     pub destination: Option<crate::destination::Destination>,
+    /// What the page's own conversation request named after the click (conversation,
+    /// model), and the `destination_mismatch` sentence when it was not the destination.
+    #[serde(default)]
+    pub page_destination: Option<crate::ledger::PageDestination>,
 }
 
 /// One send with its timeline, from the owner's ledger or a reader.
@@ -226,6 +230,7 @@ pub fn show(src: &impl queue::Source, op_id: &OperationId) -> Result<SendView, L
         waiting: src.waiting(&send)?,
         remote_stop: src.remote_stop(op_id.as_str())?,
         destination: src.destination(op_id.as_str())?,
+        page_destination: src.page_destination(op_id.as_str())?,
         send,
     })
 }

@@ -199,6 +199,13 @@ pub trait Source {
     ) -> crate::ledger::Result<Option<crate::destination::Destination>> {
         Ok(None)
     }
+    /// What the page's own request for a send named, once observed.
+    fn page_destination(
+        &self,
+        _op_id: &str,
+    ) -> crate::ledger::Result<Option<crate::ledger::PageDestination>> {
+        Ok(None)
+    }
 }
 
 impl Source for crate::ledger::Ledger {
@@ -226,6 +233,12 @@ impl Source for crate::ledger::Ledger {
         op_id: &str,
     ) -> crate::ledger::Result<Option<crate::destination::Destination>> {
         crate::ledger::Ledger::destination(self, op_id)
+    }
+    fn page_destination(
+        &self,
+        op_id: &str,
+    ) -> crate::ledger::Result<Option<crate::ledger::PageDestination>> {
+        crate::ledger::Ledger::page_destination(self, op_id)
     }
 }
 
@@ -255,6 +268,12 @@ impl Source for crate::ledger::LedgerReader {
         op_id: &str,
     ) -> crate::ledger::Result<Option<crate::destination::Destination>> {
         crate::ledger::LedgerReader::destination(self, op_id)
+    }
+    fn page_destination(
+        &self,
+        op_id: &str,
+    ) -> crate::ledger::Result<Option<crate::ledger::PageDestination>> {
+        crate::ledger::LedgerReader::page_destination(self, op_id)
     }
 }
 

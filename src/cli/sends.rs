@@ -163,6 +163,19 @@ fn describe(view: &SendView) -> String {
         };
         out.push_str(&format!("goes to    {}{by}\n", d.words()));
     }
+    if let Some(p) = &view.page_destination {
+        match &p.mismatch {
+            Some(why) => out.push_str(&format!("MISMATCH   {why}\n")),
+            None => out.push_str(&format!(
+                "page sent  to {}{}\n",
+                p.conversation_id
+                    .as_deref()
+                    .map(|c| format!("conversation {c}"))
+                    .unwrap_or_else(|| "a new chat".into()),
+                p.model.as_deref().map(|m| format!(", model {m}")).unwrap_or_default()
+            )),
+        }
+    }
     out.push_str(&format!("means      {}\n", meaning(s)));
     if let Some(why) = waiting {
         out.push_str(&format!("waiting    {why}\n"));

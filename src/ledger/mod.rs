@@ -26,6 +26,7 @@ mod tool_calls;
 mod waiting;
 mod writer;
 
+pub use destinations::{PageDestination, MISMATCH_NOTE};
 pub use door::{
     fingerprint, key_sha256, ApiKey, DoorQueue, DoorRequest, ATTACH_AFTER_SETTLED_MS, KEY_PREFIX,
     MAX_LIVE_KEYS,
@@ -325,6 +326,25 @@ impl Ledger {
         confirmed: Option<&crate::destination::Confirmation>,
     ) -> Result<Grant> {
         self.write(|tx, now| sends::dispatch(tx, op_id, lease_id, confirmed, now))
+    }
+
+    /// Records what the page's own conversation request for the dispatched send `op_id`
+    /// named (`conversation`: `None` for a new chat; the model slug), once; a
+    /// `destination_mismatch` note when it is not the send's destination. Nothing is
+    /// resent. Errors: `UnknownSend`; storage errors (also when the send was never
+    /// dispatched: the trigger refuses evidence before the dispatch).
+    pub fn record_page_destination(
+        &mut self,
+        op_id: &str,
+        conversation: Option<&str>,
+        model: Option<&str>,
+    ) -> Result<PageDestination> {
+        self.write(|tx, now| destinations::record_page(tx, op_id, (conversation, model), now))
+    }
+
+    /// What the page's request for `op_id` named, once observed.
+    pub fn page_destination(&self, op_id: &str) -> Result<Option<PageDestination>> {
+        destinations::page_of(&self.conn, op_id)
     }
 
     /// Where the send `op_id` goes, as recorded at queue time; `None` for a send admitted
@@ -670,6 +690,11 @@ impl LedgerReader {
     /// The remote stop a Stop asked for on `op_id`'s answer, in whatever phase, if any.
     pub fn remote_stop(&self, op_id: &str) -> Result<Option<RemoteStop>> {
         remote_stop::of_send(&self.conn, op_id).map_err(|e| error::from_sqlite(e, &self.path))
+    }
+
+    /// What the page's request for `op_id` named (see [`Ledger::page_destination`]).
+    pub fn page_destination(&self, op_id: &str) -> Result<Option<PageDestination>> {
+        destinations::page_of(&self.conn, op_id)
     }
 
     /// Where the send `op_id` goes (see [`Ledger::destination`]).
