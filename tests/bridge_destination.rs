@@ -35,7 +35,11 @@ fn post_v1_sends_records_the_destination_and_the_same_id_elsewhere_is_payload_ch
     let r = client.post("/v1/sends", &other);
     assert_eq!((r.status, r.code()), (409, "payload_changed"), "{}", r.body);
     let r = client.post("/v1/sends", &body);
-    assert_eq!(r.status, 200, "the same destination is the same send: {}", r.body);
+    assert_eq!(
+        r.status, 200,
+        "the same destination is the same send: {}",
+        r.body
+    );
     let r = client.post(
         "/v1/sends",
         &json!({ "op_id": "op-2", "text": "x", "new_chat": true, "project_id": "g-p-abc" }),
@@ -70,12 +74,21 @@ fn the_grant_refuses_a_tab_showing_another_conversation_and_the_send_is_rejected
         "/v1/ext/dispatch",
         &json!({ "lease_id": lease, "op_id": "op-1", "confirmed": { "conversation_id": CONV_A } }),
     );
-    assert_eq!((r.status, r.code()), (409, "destination_not_confirmed"), "{}", r.body);
+    assert_eq!(
+        (r.status, r.code()),
+        (409, "destination_not_confirmed"),
+        "{}",
+        r.body
+    );
     let msg = r.body["message"].as_str().unwrap_or_default();
     assert!(msg.contains(CONV_A) && msg.contains(CONV_B), "{msg}");
     let shown = client.show("op-1");
     assert_eq!(shown["send"]["state"], "rejected", "{shown}");
-    assert_eq!(shown["send"]["dispatched_at"], json!(null), "never dispatched");
+    assert_eq!(
+        shown["send"]["dispatched_at"],
+        json!(null),
+        "never dispatched"
+    );
     // The next send, confirmed where it goes, is granted.
     client.post(
         "/v1/sends",
@@ -103,7 +116,19 @@ fn the_cli_sets_the_default_destination_and_a_send_naming_none_records_it() {
     assert_eq!(v["default_destination"]["project_id"], "g-p-0123abcdef");
     let out = cli(&profile, &["send", "--id", "op-d", "to the default"]);
     assert!(out.status.success(), "{out:?}");
-    let out = cli(&profile, &["send", "--id", "op-c", "--conversation", CONV_A, "--model", "gpt-5-2-thinking", "to A"]);
+    let out = cli(
+        &profile,
+        &[
+            "send",
+            "--id",
+            "op-c",
+            "--conversation",
+            CONV_A,
+            "--model",
+            "gpt-5-2-thinking",
+            "to A",
+        ],
+    );
     assert!(out.status.success(), "{out:?}");
     let (code, _) = cli_json(&profile, &["destination", "set", "new-chat"]);
     assert_eq!(code, 0);
@@ -114,10 +139,15 @@ fn the_cli_sets_the_default_destination_and_a_send_naming_none_records_it() {
     );
     let shown = String::from_utf8_lossy(&cli(&profile, &["show", "op-c"]).stdout).to_string();
     assert!(
-        shown.contains(&format!("goes to    conversation {CONV_A}, model gpt-5-2-thinking\n")),
+        shown.contains(&format!(
+            "goes to    conversation {CONV_A}, model gpt-5-2-thinking\n"
+        )),
         "{shown}"
     );
-    let out = cli(&profile, &["send", "--id", "op-c", "--conversation", CONV_B, "to A"]);
+    let out = cli(
+        &profile,
+        &["send", "--id", "op-c", "--conversation", CONV_B, "to A"],
+    );
     assert_eq!(out.status.code(), Some(1), "payload changed: {out:?}");
     let text = String::from_utf8_lossy(&cli(&profile, &["status"]).stdout).to_string();
     assert!(text.contains("default destination  a new chat"), "{text}");
@@ -156,13 +186,20 @@ fn sent_in_a_new_chat(serve: &Serve, op: &str, model: &str) -> Value {
         let a = ext.observe(&o);
         assert_eq!(a.status, 200, "{}", a.body);
     };
-    obs(json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1",
-                "url": URL, "body": fixture("request_new_chat_f.json") }));
-    obs(json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": "s1",
-                "seq": 0, "chunk": fixture("stream_delta_new_chat.sse") }));
+    obs(
+        json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1",
+                "url": URL, "body": fixture("request_new_chat_f.json") }),
+    );
+    obs(
+        json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": "s1",
+                "seq": 0, "chunk": fixture("stream_delta_new_chat.sse") }),
+    );
     obs(json!({ "lease_id": lease, "op_id": op, "kind": "stream_end", "stream_id": "s1" }));
     let view = client.show(op);
-    assert_eq!(view["send"]["state"], "completed", "it keeps its outcome: {view}");
+    assert_eq!(
+        view["send"]["state"], "completed",
+        "it keeps its outcome: {view}"
+    );
     view
 }
 
@@ -173,17 +210,27 @@ fn the_page_answering_with_another_model_is_a_destination_mismatch_shown_and_nev
     let view = sent_in_a_new_chat(&serve, "op-m", "gpt-5-2-thinking");
     let page = &view["page_destination"];
     assert_eq!(page["model"], "auto", "{view}");
-    assert_eq!(page["conversation_id"], json!(null), "a new chat's request names none");
+    assert_eq!(
+        page["conversation_id"],
+        json!(null),
+        "a new chat's request names none"
+    );
     let why = page["mismatch"].as_str().expect("a mismatch");
     assert!(
-        why.starts_with("destination_mismatch:") && why.contains("auto") && why.contains("gpt-5-2-thinking"),
+        why.starts_with("destination_mismatch:")
+            && why.contains("auto")
+            && why.contains("gpt-5-2-thinking"),
         "{why}"
     );
     let notes: Vec<&Value> = view["timeline"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|e| e["evidence"].as_str().is_some_and(|s| s.starts_with("destination_mismatch")))
+        .filter(|e| {
+            e["evidence"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("destination_mismatch"))
+        })
         .collect();
     assert_eq!(notes.len(), 1, "one note on the timeline: {view}");
     assert_eq!(
@@ -196,7 +243,10 @@ fn the_page_answering_with_another_model_is_a_destination_mismatch_shown_and_nev
         .count();
     assert_eq!(dispatches, 1, "never resent");
     let shown = String::from_utf8_lossy(&cli(&profile, &["show", "op-m"]).stdout).to_string();
-    assert!(shown.contains("MISMATCH   destination_mismatch: the page's request used model auto"), "{shown}");
+    assert!(
+        shown.contains("MISMATCH   destination_mismatch: the page's request used model auto"),
+        "{shown}"
+    );
 }
 
 #[test]
@@ -212,5 +262,8 @@ fn the_page_answering_with_the_model_asked_records_it_and_no_mismatch() {
     );
     assert_eq!(view["page_destination"]["model"], "auto");
     let shown = String::from_utf8_lossy(&cli(&profile, &["show", "op-ok"]).stdout).to_string();
-    assert!(shown.contains("page sent  to a new chat, model auto"), "{shown}");
+    assert!(
+        shown.contains("page sent  to a new chat, model auto"),
+        "{shown}"
+    );
 }

@@ -326,13 +326,24 @@ fn a_page_request_in_another_conversation_is_a_destination_mismatch_note_and_not
         .record_page_destination("op-1", Some(CONV_B), Some("gpt-5-instant"))
         .unwrap();
     let why = page.mismatch.expect("a mismatch");
-    assert!(why.starts_with("destination_mismatch:") && why.contains(CONV_B), "{why}");
-    assert_eq!(state_of(&ledger, "op-1"), SendState::Dispatched, "the send keeps its state");
+    assert!(
+        why.starts_with("destination_mismatch:") && why.contains(CONV_B),
+        "{why}"
+    );
+    assert_eq!(
+        state_of(&ledger, "op-1"),
+        SendState::Dispatched,
+        "the send keeps its state"
+    );
     let notes = ledger
         .timeline("op-1")
         .unwrap()
         .into_iter()
-        .filter(|e| e.evidence.as_deref().is_some_and(|s| s.starts_with("destination_mismatch")))
+        .filter(|e| {
+            e.evidence
+                .as_deref()
+                .is_some_and(|s| s.starts_with("destination_mismatch"))
+        })
         .count();
     assert_eq!(notes, 1);
     // Seen again (the tab's copy after a restart): recorded once.

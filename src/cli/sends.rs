@@ -172,7 +172,10 @@ fn describe(view: &SendView) -> String {
                     .as_deref()
                     .map(|c| format!("conversation {c}"))
                     .unwrap_or_else(|| "a new chat".into()),
-                p.model.as_deref().map(|m| format!(", model {m}")).unwrap_or_default()
+                p.model
+                    .as_deref()
+                    .map(|m| format!(", model {m}"))
+                    .unwrap_or_default()
             )),
         }
     }

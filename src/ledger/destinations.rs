@@ -134,8 +134,7 @@ pub(crate) fn record_page(
         return Ok(kept);
     }
     let (conversation, model) = (bounded(conversation, 128), bounded(model, 64));
-    let why = get(tx, op_id)?
-        .and_then(|d| mismatch(&d, conversation.as_deref(), model.as_deref()));
+    let why = get(tx, op_id)?.and_then(|d| mismatch(&d, conversation.as_deref(), model.as_deref()));
     tx.prepare_cached(
         "INSERT INTO page_destinations(op_id, conversation_id, model, mismatch, observed_at) \
          VALUES (?1, ?2, ?3, ?4, ?5)",
