@@ -147,15 +147,10 @@ fn one_line(s: &Send) -> String {
     format!("{:<36}  {:<10}  {preview}{more}", s.op_id, s.state)
 }
 
-fn describe(view: &SendView) -> String {
-    let (s, timeline, waiting) = (&view.send, &view.timeline, view.waiting.as_deref());
-    let mut out = format!(
-        "operation {}\nstate      {}\nconversation {}\ntext       {}\n",
-        s.op_id,
-        s.state,
-        s.conversation_id.as_deref().unwrap_or("(none named)"),
-        s.text.replace('\n', "\n           ")
-    );
+/// Where the send goes (`goes to`) and what the page's request named after the click
+/// (`page sent`, or `MISMATCH` with the `destination_mismatch` sentence).
+fn destination_lines(view: &SendView) -> String {
+    let mut out = String::new();
     if let Some(d) = &view.destination {
         let by = match d.chosen_by {
             crate::destination::ChosenBy::Send => "",
@@ -179,6 +174,19 @@ fn describe(view: &SendView) -> String {
             )),
         }
     }
+    out
+}
+
+fn describe(view: &SendView) -> String {
+    let (s, timeline, waiting) = (&view.send, &view.timeline, view.waiting.as_deref());
+    let mut out = format!(
+        "operation {}\nstate      {}\nconversation {}\ntext       {}\n",
+        s.op_id,
+        s.state,
+        s.conversation_id.as_deref().unwrap_or("(none named)"),
+        s.text.replace('\n', "\n           ")
+    );
+    out.push_str(&destination_lines(view));
     out.push_str(&format!("means      {}\n", meaning(s)));
     if let Some(why) = waiting {
         out.push_str(&format!("waiting    {why}\n"));
