@@ -1,5 +1,6 @@
 -- 0010: a send's destination is part of its identity (issue 27). Shipped migrations are
--- never edited; add a new file instead.
+-- never edited; add a new file instead. Both tables keep their rowid: salvage reads every
+-- table one rowid at a time.
 --
 -- send_destinations: where a send goes, resolved once at queue time (the send's own
 -- choice, or the profile's default then): a conversation, a new chat in a Project, or a
@@ -16,7 +17,7 @@ CREATE TABLE send_destinations (
   chosen_by TEXT NOT NULL CHECK (chosen_by IN ('send', 'default')),
   CHECK ((kind = 'conversation') = (conversation_id IS NOT NULL)),
   CHECK ((kind = 'project') = (project_id IS NOT NULL))
-) WITHOUT ROWID;
+);
 
 -- Written with the send's admission, while it is queued; a conversation destination is
 -- the conversation the send row names (the claim matches tabs by it).
@@ -40,7 +41,7 @@ CREATE TABLE page_destinations (
   model TEXT,
   mismatch TEXT,
   observed_at INTEGER NOT NULL
-) WITHOUT ROWID;
+);
 CREATE TRIGGER page_destinations_immutable BEFORE UPDATE ON page_destinations
 BEGIN SELECT RAISE(ABORT, 'page evidence is immutable'); END;
 CREATE TRIGGER page_destinations_never_deleted BEFORE DELETE ON page_destinations
