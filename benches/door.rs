@@ -60,6 +60,7 @@ fn seeded(dir: &std::path::Path, n: usize) -> Ledger {
                 op_id: Some("seed".into()),
                 text: "seed".into(),
                 conversation_id: None,
+                ..Default::default()
             },
             "bench",
         )
@@ -122,6 +123,7 @@ fn attach_lookup(dir: &std::path::Path) {
                             op_id: Some(format!("new-{i}")),
                             text: "a new message".into(),
                             conversation_id: None,
+                            ..Default::default()
                         },
                         client: "key:bench".into(),
                         actor: "openai:key:bench".into(),
@@ -142,6 +144,7 @@ fn attach_lookup(dir: &std::path::Path) {
                                 op_id: Some(format!("native-{i}")),
                                 text: "a new message".into(),
                                 conversation_id: None,
+                                ..Default::default()
                             },
                             "bench",
                         )

@@ -99,6 +99,7 @@ impl Pipeline {
                     op_id: Some(op),
                     text: "a message of ordinary length for the benchmark".into(),
                     conversation_id: None,
+                    ..Default::default()
                 };
                 l.queue(&req, "bench").unwrap();
             }

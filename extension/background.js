@@ -160,7 +160,9 @@ const handlers = {
     return bridgeRequest('POST', '/v1/ext/next', { lease_id: m.lease_id, wait_ms: wait }, { timeoutMs: wait + SLACK_MS });
   },
   async dispatch(tabId, m) {
-    return bridgeRequest('POST', '/v1/ext/dispatch', { lease_id: m.lease_id, op_id: m.op_id });
+    const body = { lease_id: m.lease_id, op_id: m.op_id };
+    if (m.confirmed) body.confirmed = m.confirmed;
+    return bridgeRequest('POST', '/v1/ext/dispatch', body);
   },
   async fail(tabId, m) {
     await noteError(m.reason);

@@ -30,6 +30,8 @@
 
   const SENTENCES = {
     otherConversation: 'this tab shows a different conversation than the send is for: open that conversation in the leased tab',
+    otherPlace: 'this tab does not show the place the send is for (a new chat, or a new chat in its Project): open it in the leased tab; nothing was typed',
+    noPicker: 'the send names a model or effort, and this extension cannot read the page\'s model picker yet: nothing was typed',
     noComposer: 'composer not found: chatgpt.com layout changed',
     composerBusy: 'the composer is not empty: send or clear the draft in the ChatGPT tab, then queue again',
     generating: 'an answer is still being generated in the ChatGPT tab: wait for it to finish, then queue again',
@@ -251,6 +253,14 @@
     return document.execCommand('insertText', false, text);
   }
 
+  /** Whether the address shows the place `dest` names (a conversation is checked above). */
+  function placeShown(dest) {
+    const shown = S.shownPlace();
+    if (dest.kind === 'conversation') return shown.conversation_id === dest.conversation_id;
+    if (dest.kind === 'project') return !shown.conversation_id && shown.project_id === dest.project_id;
+    return !shown.conversation_id && !shown.project_id;
+  }
+
   /** One send, handed to the lease `held`. */
   async function handleSend(send, held) {
     const at = location.href;
@@ -258,6 +268,9 @@
     if (send.conversation_id && send.conversation_id !== S.conversationId()) {
       return failBefore(send, held, SENTENCES.otherConversation);
     }
+    const dest = send.destination;
+    if (dest && !placeShown(dest)) return failBefore(send, held, SENTENCES.otherPlace);
+    if (dest && (dest.model || dest.effort)) return failBefore(send, held, SENTENCES.noPicker);
     let composer = S.composer();
     if (!composer) return failBefore(send, held, SENTENCES.noComposer, { snapshot: true });
     if (S.composerText(composer) !== '') return failBefore(send, held, SENTENCES.composerBusy);
@@ -299,7 +312,10 @@
     }
     // 4. the grant
     await outcome(send, 'asking_grant');
-    const r = await ask('dispatch', { lease_id: held.lease_id, op_id: send.op_id });
+    // What the tab shows now, for the owner to check against the send's destination in
+    // the transaction that grants (model and effort: no picker is read yet, so none).
+    const confirmed = { ...S.shownPlace(), model: null, effort: null };
+    const r = await ask('dispatch', { lease_id: held.lease_id, op_id: send.op_id, confirmed });
     if (r.ok && r.body && r.body.granted === true) {
       // 5. the one click
       granted = { op_id: send.op_id, requestSeen: false };

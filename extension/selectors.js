@@ -84,6 +84,18 @@
     /** The project (gizmo) id in the URL, bound as the lease's thread, or null. */
     threadId: () => (location.pathname.match(PROJECT_PATH) || [])[1] || null,
 
+    /**
+     * What the address shows, for the dispatch grant: the conversation (`null`: a new
+     * chat), or the raw segment after `/c/` when it is no conversation id — the page's
+     * transient `/c/WEB:<request id>` right after a submit, which the owner refuses — and
+     * the ChatGPT Project (`g-p-<id>`, its name dropped) or null.
+     */
+    shownPlace() {
+      const raw = (location.pathname.match(/\/c\/([^/]+)/) || [])[1] || null;
+      const project = (location.pathname.match(/^\/g\/(g-p-[A-Za-z0-9]+)/) || [])[1] || null;
+      return { conversation_id: this.conversationId() || (raw && decodeURIComponent(raw)), project_id: project };
+    },
+
     /** The workspace id: chatgpt.com shows none the extension can read reliably yet. */
     workspaceId: () => null,
 

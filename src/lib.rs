@@ -7,6 +7,7 @@ pub mod api;
 pub mod bridge;
 pub mod cli;
 pub mod clock;
+pub mod destination;
 pub mod install;
 pub mod json_depth;
 pub mod ledger;

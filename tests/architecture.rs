@@ -99,6 +99,10 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         &["api", "bridge", "owner", "cli", "ledger", "provider"],
     ),
     (
+        "destination",
+        &["api", "bridge", "owner", "cli", "ledger", "provider", "mcp"],
+    ),
+    (
         "verdict",
         &["api", "bridge", "owner", "cli", "ledger", "provider", "mcp"],
     ),

@@ -297,6 +297,9 @@ fn hand_off_frames_not_understood_are_said_so_in_the_timeline_instead_of_no_rece
         .iter()
         .filter(|e| e["kind"] == "note")
         .map(|e| e["evidence"].as_str().unwrap_or_default().to_string())
+        // The send took the default destination (a new chat) and the fixture's request
+        // continues a conversation: that is said too, in its own note (issue 27).
+        .filter(|n| !n.starts_with("destination_mismatch"))
         .collect();
     assert_eq!(notes.len(), 1, "said once, not once per frame: {notes:?}");
     assert!(

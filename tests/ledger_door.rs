@@ -15,6 +15,7 @@ fn door(op: &str, client: &str, body: &str, keyed: bool) -> DoorQueue {
             op_id: Some(op.into()),
             text: format!("text of {op}"),
             conversation_id: None,
+            ..Default::default()
         },
         client: client.into(),
         actor: format!("openai:{client}"),

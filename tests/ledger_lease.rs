@@ -92,6 +92,7 @@ fn leasing_a_tab_again_for_another_conversation_frees_a_claim_that_does_not_fit(
                 op_id: Some("op-held".into()),
                 text: "for conversation a".into(),
                 conversation_id: Some("conv-a".into()),
+                ..Default::default()
             },
             "test",
         )
@@ -198,6 +199,7 @@ fn a_conversation_id_of_128_bytes_is_queued_and_129_is_refused() {
         op_id: Some(op.into()),
         text: "for a named conversation".into(),
         conversation_id: Some(c),
+        ..Default::default()
     };
     ledger
         .queue(&with("op-128", "c".repeat(128)), "test")

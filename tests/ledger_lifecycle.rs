@@ -393,6 +393,7 @@ fn queue_is_idempotent_per_operation_id() {
         op_id: Some("op-1".into()),
         text: "hello\r\nworld".into(),
         conversation_id: Some("conv-1".into()),
+        ..Default::default()
     };
     let (first, created) = ledger.queue(&req, "client").unwrap();
     assert!(created);
@@ -442,6 +443,7 @@ fn operation_identity_payload_changed_is_refused_with_nothing_written() {
         op_id: Some("op-1".into()),
         text: "hello".into(),
         conversation_id: Some("conv-1".into()),
+        ..Default::default()
     };
     ledger.queue(&req, "client").unwrap();
     let before = dump(ledger.raw_connection());

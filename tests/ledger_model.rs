@@ -236,6 +236,7 @@ impl Run {
                         op_id: Some(id.clone()),
                         text: text.clone(),
                         conversation_id: None,
+                        ..Default::default()
                     },
                     "model",
                 );

@@ -361,6 +361,7 @@ fn a_claim_for_another_conversation_is_never_handed_to_the_new_lease() {
                 op_id: Some("for-a".into()),
                 text: "for conversation a".into(),
                 conversation_id: Some("conv-a".into()),
+                ..Default::default()
             },
             "t",
         )

@@ -26,6 +26,7 @@ fn queue_for(
         op_id: Some(op.into()),
         text: format!("text of {op}"),
         conversation_id: conversation.map(str::to_string),
+        ..Default::default()
     };
     ledger.queue(&req, "test").unwrap().0.epoch
 }

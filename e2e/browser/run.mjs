@@ -21,7 +21,8 @@ import { doorScenarios } from './door-scenarios.mjs';
 import { startFake } from './fake-chatgpt/server.mjs';
 import { selfSignedCert } from './lib/cert.mjs';
 import { launch } from './lib/browser.mjs';
-import { startOwner } from './lib/owner.mjs';
+import { SENDLEDGER, startOwner } from './lib/owner.mjs';
+import { execFileSync } from 'node:child_process';
 import { waitFor } from './lib/wait.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -187,6 +188,11 @@ class World {
 
 /** A world with an owner, a browser, the extension paired, and `tabs` chat tabs open. */
 async function ready(w, { conversations = [CONV_A], ownerArgs = [] } = {}) {
+  // A send that names no conversation goes to the profile's default destination (a new
+  // chat until a person sets one): here the person chose the first tab's conversation.
+  if (conversations[0]) {
+    execFileSync(SENDLEDGER, ['--profile', w.profile, 'destination', 'set', 'conversation', conversations[0]]);
+  }
   await w.startOwner(0, ownerArgs);
   await w.startBrowser();
   await w.pair();

@@ -84,6 +84,7 @@ impl Harness {
                     op_id: Some(op),
                     text,
                     conversation_id: Some("conv-1".into()),
+                    ..Default::default()
                 },
                 "cli",
             )
@@ -217,6 +218,7 @@ fn stop_command_closes_the_gate_before_it_answers() {
                 op_id: Some("after-stop".into()),
                 text: "must not be admitted".into(),
                 conversation_id: None,
+                ..Default::default()
             },
             "cli",
         )

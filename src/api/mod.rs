@@ -210,6 +210,14 @@ pub struct SendView {
     /// before it was shown.
     #[serde(default)]
     pub remote_stop: Option<crate::ledger::RemoteStop>,
+    /// Where it goes, recorded at queue time (its own choice or the profile's default
+    /// then); absent for a send admitted before destinations were recorded.
+    #[serde(default)]
+    pub destination: Option<crate::destination::Destination>,
+    /// What the page's own conversation request named after the click (conversation,
+    /// model), and the `destination_mismatch` sentence when it was not the destination.
+    #[serde(default)]
+    pub page_destination: Option<crate::ledger::PageDestination>,
 }
 
 /// One send with its timeline, from the owner's ledger or a reader.
@@ -221,6 +229,8 @@ pub fn show(src: &impl queue::Source, op_id: &OperationId) -> Result<SendView, L
         timeline: src.events(op_id.as_str())?,
         waiting: src.waiting(&send)?,
         remote_stop: src.remote_stop(op_id.as_str())?,
+        destination: src.destination(op_id.as_str())?,
+        page_destination: src.page_destination(op_id.as_str())?,
         send,
     })
 }

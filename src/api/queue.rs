@@ -209,6 +209,20 @@ pub trait Source {
     fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>>;
     /// The remote stop asked for on a send's answer, if any.
     fn remote_stop(&self, op_id: &str) -> crate::ledger::Result<Option<RemoteStop>>;
+    /// Where a send goes, as recorded at queue time (`None`: admitted before destinations).
+    fn destination(
+        &self,
+        _op_id: &str,
+    ) -> crate::ledger::Result<Option<crate::destination::Destination>> {
+        Ok(None)
+    }
+    /// What the page's own request for a send named, once observed.
+    fn page_destination(
+        &self,
+        _op_id: &str,
+    ) -> crate::ledger::Result<Option<crate::ledger::PageDestination>> {
+        Ok(None)
+    }
 }
 
 impl Source for crate::ledger::Ledger {
@@ -233,6 +247,18 @@ impl Source for crate::ledger::Ledger {
     }
     fn remote_stop(&self, op_id: &str) -> crate::ledger::Result<Option<RemoteStop>> {
         crate::ledger::Ledger::remote_stop(self, op_id)
+    }
+    fn destination(
+        &self,
+        op_id: &str,
+    ) -> crate::ledger::Result<Option<crate::destination::Destination>> {
+        crate::ledger::Ledger::destination(self, op_id)
+    }
+    fn page_destination(
+        &self,
+        op_id: &str,
+    ) -> crate::ledger::Result<Option<crate::ledger::PageDestination>> {
+        crate::ledger::Ledger::page_destination(self, op_id)
     }
 }
 
@@ -259,6 +285,18 @@ impl Source for crate::ledger::LedgerReader {
     }
     fn remote_stop(&self, op_id: &str) -> crate::ledger::Result<Option<RemoteStop>> {
         crate::ledger::LedgerReader::remote_stop(self, op_id)
+    }
+    fn destination(
+        &self,
+        op_id: &str,
+    ) -> crate::ledger::Result<Option<crate::destination::Destination>> {
+        crate::ledger::LedgerReader::destination(self, op_id)
+    }
+    fn page_destination(
+        &self,
+        op_id: &str,
+    ) -> crate::ledger::Result<Option<crate::ledger::PageDestination>> {
+        crate::ledger::LedgerReader::page_destination(self, op_id)
     }
 }
 

@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 pub const BRIDGE_FILE: &str = "bridge.json";
 /// The client-scope bearer token.
 pub const CLIENT_TOKEN_FILE: &str = "client.token";
-/// Profile settings: `{"port": 27615}`.
+/// Profile settings: `{"port": 27615, "default_destination": {"new_chat": true}}`.
 pub const CONFIG_FILE: &str = "config.json";
 
 /// Default bridge port of a profile made by this version: below Linux's range for
@@ -37,6 +37,9 @@ pub struct BridgeInfo {
 #[serde(deny_unknown_fields)]
 struct Config {
     port: Option<u16>,
+    /// Read by the ledger at queue time (`crate::destination::read_default`).
+    #[serde(default, rename = "default_destination")]
+    _default_destination: Option<serde_json::Value>,
 }
 
 /// The port set in `config.json`: `Ok(None)` when the file or the key is absent; an error

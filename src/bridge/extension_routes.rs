@@ -8,7 +8,10 @@ use super::body::{Body, OBSERVATION_LIMIT};
 use super::error::ApiError;
 use super::observations::{self, Observation};
 use super::BridgeState;
-use crate::ledger::{FailStage, LedgerError, RemotePhase, Send, SendState, TabBinding, TabReport};
+use crate::destination::{Confirmation, Destination};
+use crate::ledger::{
+    FailStage, Grant, LedgerError, RemotePhase, Send, SendState, TabBinding, TabReport,
+};
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
@@ -109,8 +112,13 @@ struct NextBody {
     wait_ms: Option<u64>,
 }
 
-fn handed(send: &Send) -> Value {
-    json!({ "op_id": send.op_id, "text": send.text, "conversation_id": send.conversation_id })
+fn handed((send, destination): &(Send, Option<Destination>)) -> Value {
+    json!({
+        "op_id": send.op_id,
+        "text": send.text,
+        "conversation_id": send.conversation_id,
+        "destination": destination,
+    })
 }
 
 /// The send this lease already holds as claimed (re-delivered after a lost answer:
@@ -163,7 +171,16 @@ async fn next(State(st): State<BridgeState>, Body(b): Body<NextBody>) -> Answer 
     let handed_out = long_poll(&st, wait, || {
         let (st, lease_id) = (st.clone(), b.lease_id.clone());
         async move {
-            let send = st.ledger().call(move |l| take(l, &lease_id)).await?;
+            let send = st
+                .ledger()
+                .call(move |l| -> Result<_, LedgerError> {
+                    let Some(send) = take(l, &lease_id)? else {
+                        return Ok(None);
+                    };
+                    let destination = l.destination(&send.op_id)?;
+                    Ok(Some((send, destination)))
+                })
+                .await?;
             let done = send.is_some();
             Ok((send, done))
         }
@@ -178,14 +195,29 @@ async fn next(State(st): State<BridgeState>, Body(b): Body<NextBody>) -> Answer 
 struct DispatchBody {
     lease_id: String,
     op_id: String,
+    /// What the tab showed (conversation or new chat, Project, model, effort); absent
+    /// from an extension that predates confirmations.
+    #[serde(default)]
+    confirmed: Option<Confirmation>,
 }
 
 async fn dispatch(State(st): State<BridgeState>, Body(b): Body<DispatchBody>) -> Answer {
     let (op_id, lease_id) = (b.op_id.clone(), b.lease_id.clone());
-    let send = st
+    let grant = st
         .ledger()
-        .call(move |l| l.dispatch(&op_id, &lease_id))
+        .call(move |l| l.dispatch_confirmed(&op_id, &lease_id, b.confirmed.as_ref()))
         .await?;
+    let send = match grant {
+        Grant::Granted(send) => send,
+        Grant::Refused { reason, .. } => {
+            st.ledger().poke();
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "destination_not_confirmed",
+                reason,
+            ));
+        }
+    };
     debug_assert_eq!(
         send.state,
         SendState::Dispatched,

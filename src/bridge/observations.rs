@@ -588,6 +588,14 @@ async fn start(
             reason: format!("the page's request does not carry the text of send {op_id}"),
         }]);
     }
+    let (id, conversation, model) = (
+        op_id.clone(),
+        req.conversation_id.clone(),
+        req.model.clone(),
+    );
+    st.ledger()
+        .call(move |l| l.record_page_destination(&id, conversation.as_deref(), model.as_deref()))
+        .await?;
     st.observations()
         .start(stream_id, op_id.clone(), send.text, req);
     Ok(vec![Applied::Tracking { op_id }])

@@ -9,6 +9,7 @@
 
 mod backend;
 pub mod client;
+mod destination;
 pub mod feed;
 mod gate;
 pub mod inspect;
@@ -67,7 +68,10 @@ pub enum Command {
     /// Named API keys for the OpenAI-compatible door (companions keep one across restarts).
     #[command(subcommand)]
     Keys(keys::KeysCommand),
-    /// The profile at a glance: gate, epoch, counts, owner.
+    /// The default destination of a send that names none (until set: a new chat).
+    #[command(subcommand)]
+    Destination(destination::DestinationCommand),
+    /// The profile at a glance: gate, epoch, counts, owner, default destination.
     Status,
     /// Checks the ledger's integrity, file permissions and owner.
     Doctor,
@@ -116,6 +120,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Resume(a) => gate::resume(profile, json, a),
         Command::Tool(t) => tool::run(profile, json, t),
         Command::Keys(k) => keys::run(profile, json, k),
+        Command::Destination(c) => destination::run(profile, json, c),
         Command::Status => status::status(profile, json),
         Command::Doctor => status::doctor(profile, json),
         Command::Salvage => status::salvage(profile, json),

@@ -17,9 +17,24 @@ pub struct SendArgs {
     /// with the same id never queues a second send.
     #[arg(long)]
     pub id: Option<String>,
-    /// The conversation it is meant for (default: whichever tab is leased).
-    #[arg(long)]
+    /// The conversation it goes to: its id or its chatgpt.com URL. Without --conversation,
+    /// --project or --new-chat: the profile's default destination (`sendledger
+    /// destination show`; a new chat until a person sets one).
+    #[arg(long, group = "place")]
     pub conversation: Option<String>,
+    /// A new chat inside this ChatGPT Project: its id (g-p-…) or its chatgpt.com URL.
+    #[arg(long, group = "place")]
+    pub project: Option<String>,
+    /// A new chat.
+    #[arg(long, group = "place")]
+    pub new_chat: bool,
+    /// The page's model slug it asks for (e.g. gpt-5-2-thinking): sent only when the
+    /// tab's picker shows it.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The thinking effort it asks for, as the page names it.
+    #[arg(long)]
+    pub effort: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -132,15 +147,46 @@ fn one_line(s: &Send) -> String {
     format!("{:<36}  {:<10}  {preview}{more}", s.op_id, s.state)
 }
 
+/// Where the send goes (`goes to`) and what the page's request named after the click
+/// (`page sent`, or `MISMATCH` with the `destination_mismatch` sentence).
+fn destination_lines(view: &SendView) -> String {
+    let mut out = String::new();
+    if let Some(d) = &view.destination {
+        let by = match d.chosen_by {
+            crate::destination::ChosenBy::Send => "",
+            crate::destination::ChosenBy::Default => " (the profile's default when it was queued)",
+        };
+        out.push_str(&format!("goes to    {}{by}\n", d.words()));
+    }
+    if let Some(p) = &view.page_destination {
+        match &p.mismatch {
+            Some(why) => out.push_str(&format!("MISMATCH   {why}\n")),
+            None => out.push_str(&format!(
+                "page sent  to {}{}\n",
+                p.conversation_id
+                    .as_deref()
+                    .map(|c| format!("conversation {c}"))
+                    .unwrap_or_else(|| "a new chat".into()),
+                p.model
+                    .as_deref()
+                    .map(|m| format!(", model {m}"))
+                    .unwrap_or_default()
+            )),
+        }
+    }
+    out
+}
+
 fn describe(view: &SendView) -> String {
     let (s, timeline, waiting) = (&view.send, &view.timeline, view.waiting.as_deref());
     let mut out = format!(
         "operation {}\nstate      {}\nconversation {}\ntext       {}\n",
         s.op_id,
         s.state,
-        s.conversation_id.as_deref().unwrap_or("(any leased tab)"),
+        s.conversation_id.as_deref().unwrap_or("(none named)"),
         s.text.replace('\n', "\n           ")
     );
+    out.push_str(&destination_lines(view));
     out.push_str(&format!("means      {}\n", meaning(s)));
     if let Some(why) = waiting {
         out.push_str(&format!("waiting    {why}\n"));
@@ -216,6 +262,10 @@ pub(crate) fn send(profile: Option<&Path>, json: bool, a: SendArgs) -> Result<()
             op_id: Some(op_id.clone()),
             text,
             conversation_id: a.conversation,
+            project_id: a.project,
+            new_chat: a.new_chat,
+            model: a.model,
+            effort: a.effort,
         },
         actor: format!("cli:{}", backend::os_user()),
     };

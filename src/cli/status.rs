@@ -14,7 +14,17 @@ pub(crate) fn status(profile: Option<&Path>, json: bool) -> Result<(), CliError>
     let profile = backend::profile(profile)?;
     let status = LedgerReader::open(&profile)?.status()?;
     let owner = profile.current_owner();
-    let v = json!({ "status": status, "owner": owner, "profile": profile.dir() });
+    let default = crate::destination::read_default(profile.dir());
+    let default_words = match &default {
+        Ok(d) => d.words(),
+        Err(why) => why.clone(),
+    };
+    let v = json!({
+        "status": status,
+        "owner": owner,
+        "profile": profile.dir(),
+        "default_destination": default.as_ref().ok(),
+    });
     emit(json, &v, || {
         let counts: Vec<String> = status
             .counts
@@ -35,6 +45,7 @@ pub(crate) fn status(profile: Option<&Path>, json: bool) -> Result<(), CliError>
             owner.map(|o| o.to_string()).unwrap_or_else(|| "none running".into()),
             profile.dir().display()
         );
+        out.push_str(&format!("\ndefault destination  {default_words}"));
         if let Some(why) = &status.waiting_sentence {
             out.push_str(&format!("\nwaiting    {why}"));
         }

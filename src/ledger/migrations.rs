@@ -75,6 +75,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0010_queue_sections_indexed.sql",
         sql: include_str!("../../migrations/0010_queue_sections_indexed.sql"),
     },
+    Migration {
+        version: 11,
+        name: "0011_send_destinations.sql",
+        sql: include_str!("../../migrations/0011_send_destinations.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

@@ -6,6 +6,7 @@
 //! of HTTP, browsers or chat formats.
 
 mod deadlines;
+mod destinations;
 mod door;
 mod epochs;
 mod error;
@@ -29,6 +30,7 @@ mod traces;
 mod waiting;
 mod writer;
 
+pub use destinations::{PageDestination, MISMATCH_NOTE};
 pub use door::{
     fingerprint, key_sha256, ApiKey, DoorQueue, DoorRequest, ATTACH_AFTER_SETTLED_MS, KEY_PREFIX,
     MAX_LIVE_KEYS,
@@ -49,8 +51,8 @@ pub use remote_stop::{said as remote_said, RemotePhase, RemoteStop};
 pub use salvage::{SalvageReport, TableSalvage, MAX_MISSES};
 pub use sections::{sql as shelf_sql, Shelf, MAX_PAGE};
 pub use sends::{
-    prepare_text, Decision, FailStage, LimitHold, PageError, QueueRequest, Resolution, Resolved,
-    MAX_NOTE_BYTES, MAX_OP_ID_BYTES,
+    prepare_text, Decision, FailStage, Grant, LimitHold, PageError, QueueRequest, Resolution,
+    Resolved, MAX_NOTE_BYTES, MAX_OP_ID_BYTES,
 };
 pub use state::SendState;
 pub use tab_reports::{TabReport, MAX_TAB_REPORTS};
@@ -436,10 +438,53 @@ impl Ledger {
         self.write(|tx, now| sends::claim_next(tx, lease_id, now))
     }
 
-    /// The dispatch grant. `Ok` means `dispatched` is on disk and the extension may click.
-    /// Errors: `NotGranted` (not claimed by this lease, or asked twice), `EpochStopped`.
+    /// The dispatch grant, the tab confirming nothing. `Ok` means `dispatched` is on disk
+    /// and the extension may click. Errors: `NotGranted` (not claimed by this lease, or
+    /// asked twice; or its destination, which the send named, not confirmed — the send is
+    /// then rejected, committed), `EpochStopped`.
     pub fn dispatch(&mut self, op_id: &str, lease_id: &str) -> Result<Send> {
-        self.write(|tx, now| sends::dispatch(tx, op_id, lease_id, now))
+        match self.dispatch_confirmed(op_id, lease_id, None)? {
+            Grant::Granted(send) => Ok(send),
+            Grant::Refused { reason, .. } => Err(LedgerError::NotGranted(reason)),
+        }
+    }
+
+    /// The dispatch grant for a tab that confirmed what it shows: granted only when that is
+    /// the send's destination, checked in the transaction that writes `dispatched`;
+    /// otherwise the send is rejected (nothing was clicked) in that transaction.
+    /// Errors: as [`Ledger::dispatch`].
+    pub fn dispatch_confirmed(
+        &mut self,
+        op_id: &str,
+        lease_id: &str,
+        confirmed: Option<&crate::destination::Confirmation>,
+    ) -> Result<Grant> {
+        self.write(|tx, now| sends::dispatch(tx, op_id, lease_id, confirmed, now))
+    }
+
+    /// Records what the page's own conversation request for the dispatched send `op_id`
+    /// named (`conversation`: `None` for a new chat; the model slug), once; a
+    /// `destination_mismatch` note when it is not the send's destination. Nothing is
+    /// resent. Errors: `UnknownSend`; storage errors (also when the send was never
+    /// dispatched: the trigger refuses evidence before the dispatch).
+    pub fn record_page_destination(
+        &mut self,
+        op_id: &str,
+        conversation: Option<&str>,
+        model: Option<&str>,
+    ) -> Result<PageDestination> {
+        self.write(|tx, now| destinations::record_page(tx, op_id, (conversation, model), now))
+    }
+
+    /// What the page's request for `op_id` named, once observed.
+    pub fn page_destination(&self, op_id: &str) -> Result<Option<PageDestination>> {
+        destinations::page_of(&self.conn, op_id)
+    }
+
+    /// Where the send `op_id` goes, as recorded at queue time; `None` for a send admitted
+    /// before destinations were recorded (migration 0011).
+    pub fn destination(&self, op_id: &str) -> Result<Option<crate::destination::Destination>> {
+        destinations::get(&self.conn, op_id)
     }
 
     /// A failure the caller witnessed: claimed → rejected, dispatched → uncertain.
@@ -863,6 +908,16 @@ impl LedgerReader {
     /// The remote stop a Stop asked for on `op_id`'s answer, in whatever phase, if any.
     pub fn remote_stop(&self, op_id: &str) -> Result<Option<RemoteStop>> {
         remote_stop::of_send(&self.conn, op_id).map_err(|e| error::from_sqlite(e, &self.path))
+    }
+
+    /// What the page's request for `op_id` named (see [`Ledger::page_destination`]).
+    pub fn page_destination(&self, op_id: &str) -> Result<Option<PageDestination>> {
+        destinations::page_of(&self.conn, op_id)
+    }
+
+    /// Where the send `op_id` goes (see [`Ledger::destination`]).
+    pub fn destination(&self, op_id: &str) -> Result<Option<crate::destination::Destination>> {
+        destinations::get(&self.conn, op_id)
     }
 
     /// The profile at a glance.

@@ -2,12 +2,14 @@
 //! Each function runs inside the caller's immediate transaction; the triggers of
 //! migration 0001 re-check the same rules in SQL.
 
+use super::destinations;
 use super::epochs::{self, Lease};
 use super::error::{LedgerError, Result};
 use super::read;
 use super::record::{EvidenceKind, Receipt, Send};
 use super::state::SendState;
 use crate::clock::Millis;
+use crate::destination::{ChosenBy, Confirmation, Destination, Named};
 use crate::send_text;
 use rusqlite::{params, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
@@ -25,9 +27,46 @@ pub struct QueueRequest {
     pub op_id: Option<String>,
     /// The text, 1 byte to [`send_text::MAX_TEXT_BYTES`] after normalisation.
     pub text: String,
-    /// The conversation it is meant for; `None`: whichever tab is leased.
+    /// The conversation it is meant for (its id, or its chatgpt.com URL).
     #[serde(default)]
     pub conversation_id: Option<String>,
+    /// A new chat inside this ChatGPT Project (`g-p-…`, or its chatgpt.com URL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    /// A new chat.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub new_chat: bool,
+    /// The page's model slug (e.g. `gpt-5-2-thinking`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The thinking effort the page offers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<String>,
+}
+
+impl QueueRequest {
+    /// The destination it names (none of the fields: the profile's default).
+    pub fn named(&self) -> Named {
+        Named {
+            conversation_id: self.conversation_id.clone(),
+            project_id: self.project_id.clone(),
+            new_chat: self.new_chat,
+            model: self.model.clone(),
+            effort: self.effort.clone(),
+        }
+    }
+
+    /// A request naming `d` (as the send's own choice).
+    fn naming(d: &Destination) -> Self {
+        QueueRequest {
+            conversation_id: d.conversation_id.clone(),
+            project_id: d.project_id.clone(),
+            new_chat: d.kind == crate::destination::Kind::NewChat,
+            model: d.model.clone(),
+            effort: d.effort.clone(),
+            ..Default::default()
+        }
+    }
 }
 
 /// What a person decided about an uncertain send.
@@ -88,10 +127,6 @@ pub(crate) fn validate_note(what: &str, value: &str) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-fn validate_conversation(id: Option<&str>) -> Result<()> {
-    validate_page_id("conversation id", id)
 }
 
 /// An id the page shows (conversation, thread, workspace): absent, or 1 to 128 printable
@@ -222,8 +257,48 @@ pub(crate) fn note(
     Ok(())
 }
 
-/// Queues a send. Returns it and whether it was new (`false`: the same operation was
-/// already queued with the same payload — idempotent).
+/// The destination `req` names, resolved: the profile's default when it names no place
+/// (read only then). Errors: `Invalid` (a malformed id, several places, a bad default).
+fn resolve_destination(tx: &Transaction, req: &QueueRequest) -> Result<Destination> {
+    let named = req.named();
+    let default = if named.names_place() {
+        Destination::new_chat()
+    } else {
+        destinations::default_of(tx)?
+    };
+    named.resolve(&default).map_err(LedgerError::Invalid)
+}
+
+/// Whether an existing send is the one `req` asks for again: the same text, the same
+/// link and the same destination — the one it named, or, naming none, the default it took
+/// then (the default may have changed since; the send keeps where it was to go).
+fn same_send(
+    tx: &Transaction,
+    existing: &Send,
+    (text, dest, named): (&str, &Destination, &Named),
+    resend_of: Option<&str>,
+) -> Result<bool> {
+    if existing.text != text || existing.resend_of.as_deref() != resend_of {
+        return Ok(false);
+    }
+    Ok(match destinations::get(tx, &existing.op_id)? {
+        Some(stored) if !named.names_anything() => stored.chosen_by == ChosenBy::Default,
+        Some(stored) => stored.chosen_by == ChosenBy::Send && stored.same_as(dest),
+        // Admitted before destinations were recorded: only its conversation is known.
+        None => {
+            let plain = dest.model.is_none() && dest.effort.is_none();
+            (!named.names_anything() && existing.conversation_id.is_none())
+                || (plain
+                    && existing.conversation_id.is_some()
+                    && existing.conversation_id == dest.conversation_id)
+        }
+    })
+}
+
+/// Queues a send with its destination (recorded in the same transaction). Returns it and
+/// whether it was new (`false`: the same operation was already queued with the same
+/// payload — idempotent). Errors: `PayloadChanged` (same id, another text or
+/// destination), `EpochStopped`, `Invalid`.
 pub(crate) fn queue(
     tx: &Transaction,
     req: &QueueRequest,
@@ -233,7 +308,7 @@ pub(crate) fn queue(
 ) -> Result<(Send, bool)> {
     let text = prepare_text(&req.text)?;
     validate_note("actor", actor)?;
-    validate_conversation(req.conversation_id.as_deref())?;
+    let dest = resolve_destination(tx, req)?;
     let op_id = match &req.op_id {
         Some(id) => {
             validate_op_id(id)?;
@@ -242,10 +317,7 @@ pub(crate) fn queue(
         None => uuid::Uuid::new_v4().to_string(),
     };
     if let Some(existing) = read::get(tx, &op_id)? {
-        if existing.text == text
-            && existing.conversation_id == req.conversation_id
-            && existing.resend_of.as_deref() == resend_of
-        {
+        if same_send(tx, &existing, (&text, &dest, &req.named()), resend_of)? {
             return Ok((existing, false));
         }
         return Err(LedgerError::PayloadChanged(op_id));
@@ -254,16 +326,18 @@ pub(crate) fn queue(
     if closed {
         return Err(LedgerError::EpochStopped);
     }
-    let epoch = epochs::admission_epoch(tx, generation, req.conversation_id.as_deref())?;
+    let conversation = dest.conversation_id.as_deref();
+    let epoch = epochs::admission_epoch(tx, generation, conversation)?;
     let send = write_returning(
         tx,
         returning_send!(
             "INSERT INTO sends(op_id, text, conversation_id, epoch, resend_of, created_at, state, updated_at, actor) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?6, ?7)"
         ),
-        params![op_id, text, req.conversation_id, epoch, resend_of, now, actor],
+        params![op_id, text, conversation, epoch, resend_of, now, actor],
         &op_id,
     )?;
+    destinations::insert(tx, &op_id, &dest)?;
     Ok((send, true))
 }
 
@@ -329,12 +403,58 @@ pub(crate) fn move_claims_to(tx: &Transaction, lease: &Lease, now: Millis) -> Re
     Ok(moved)
 }
 
-/// The dispatch grant: claimed by this lease → dispatched, only once, only while the
-/// epoch is not stopped — all checked in this transaction. The fence (gate, the send's
-/// and the lease's epoch, the lease still live) is checked once, by the database: trigger
-/// `sends_dispatch_fenced` refuses the write itself. Only a refusal reads the lease again,
-/// to say whether it ended (`LeaseEnded`) or the epoch is stopped (`EpochStopped`).
-pub(crate) fn dispatch(tx: &Transaction, op_id: &str, lease_id: &str, now: Millis) -> Result<Send> {
+/// The answer to a grant ask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Grant {
+    /// `dispatched` is committed: the tab may click, once.
+    Granted(Send),
+    /// The tab did not confirm the send's destination: the send is rejected (nothing was
+    /// clicked), committed, with `reason` as its evidence.
+    Refused {
+        /// The send, now rejected.
+        send: Send,
+        /// Why, naming what the tab showed and what the send is for.
+        reason: String,
+    },
+}
+
+/// Why the grant is refused for the send's destination, given what the tab confirmed;
+/// `None`: it may be granted. A send admitted before destinations were recorded, or one
+/// that took the default while the tab confirms nothing (an extension that predates
+/// confirmations), is granted as before; a destination the send named itself is never
+/// granted on a confirmation of nothing (fail closed).
+fn destination_refusal(
+    tx: &Transaction,
+    op_id: &str,
+    confirmed: Option<&Confirmation>,
+) -> Result<Option<String>> {
+    let Some(dest) = destinations::get(tx, op_id)? else {
+        return Ok(None);
+    };
+    Ok(match confirmed {
+        Some(c) => dest.refusal(c),
+        None if dest.chosen_by == ChosenBy::Send => Some(format!(
+            "the tab confirmed no destination; the send is for {}: nothing was clicked (update the extension, then queue it again)",
+            dest.words()
+        )),
+        None => None,
+    })
+}
+
+/// The dispatch grant: claimed by this lease, the tab showing the send's destination →
+/// dispatched, only once, only while the epoch is not stopped — all checked in this
+/// transaction. The fence (gate, the send's and the lease's epoch, the lease still live)
+/// is checked once, by the database: trigger `sends_dispatch_fenced` refuses the write
+/// itself. Only a refusal reads the lease again, to say whether it ended (`LeaseEnded`)
+/// or the epoch is stopped (`EpochStopped`). A destination the tab did not confirm
+/// rejects the send in this transaction ([`Grant::Refused`]).
+pub(crate) fn dispatch(
+    tx: &Transaction,
+    op_id: &str,
+    lease_id: &str,
+    confirmed: Option<&Confirmation>,
+    now: Millis,
+) -> Result<Grant> {
     let send = load(tx, op_id)?;
     if send.state != SendState::Claimed {
         return Err(LedgerError::NotGranted(format!(
@@ -346,6 +466,10 @@ pub(crate) fn dispatch(tx: &Transaction, op_id: &str, lease_id: &str, now: Milli
         return Err(LedgerError::NotGranted(format!(
             "send {op_id} is claimed by another lease: do not click"
         )));
+    }
+    if let Some(reason) = destination_refusal(tx, op_id, confirmed)? {
+        let send = transition(tx, op_id, SendState::Rejected, "owner", Some(&reason), now)?;
+        return Ok(Grant::Refused { send, reason });
     }
     let granted = write_returning(
         tx,
@@ -361,7 +485,7 @@ pub(crate) fn dispatch(tx: &Transaction, op_id: &str, lease_id: &str, now: Milli
             epochs::usable_lease(tx, lease_id)?;
             Err(LedgerError::EpochStopped)
         }
-        other => other,
+        other => other.map(Grant::Granted),
     }
 }
 
@@ -614,10 +738,17 @@ fn queue_again_unchecked(tx: &Transaction, old: &Send, by: &str, now: Millis) ->
     if let Some(id) = existing {
         return load(tx, &id);
     }
-    let req = QueueRequest {
-        op_id: None,
-        text: old.text.clone(),
-        conversation_id: old.conversation_id.clone(),
+    // Queued again, it goes where the first one was to go.
+    let req = match destinations::get(tx, &old.op_id)? {
+        Some(d) => QueueRequest {
+            text: old.text.clone(),
+            ..QueueRequest::naming(&d)
+        },
+        None => QueueRequest {
+            text: old.text.clone(),
+            conversation_id: old.conversation_id.clone(),
+            ..Default::default()
+        },
     };
     let (send, _) = queue(tx, &req, by, Some(&old.op_id), now)?;
     Ok(send)

@@ -32,6 +32,7 @@ fn run(
                 op_id: Some(op.clone()),
                 text: text_for(op),
                 conversation_id: None,
+                ..Default::default()
             };
             l.queue(&req, "child")?;
         }
@@ -76,6 +77,7 @@ fn run(
                     op_id: Some(op.clone()),
                     text: text_for(&op),
                     conversation_id: None,
+                    ..Default::default()
                 };
                 l.queue(&req, "child")?;
                 l.claim_next(&lease)?;

@@ -126,6 +126,7 @@ pub fn request(op: &str, text: &str) -> QueueRequest {
         op_id: Some(op.into()),
         text: text.into(),
         conversation_id: None,
+        ..Default::default()
     }
 }
 

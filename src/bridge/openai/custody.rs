@@ -89,6 +89,7 @@ pub(crate) async fn admit(
             ),
             text: req.text.clone(),
             conversation_id: req.conversation_id.clone(),
+            ..Default::default()
         },
         client: caller.identity(),
         actor: format!("openai:{}", caller.client()),

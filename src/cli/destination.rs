@@ -1,0 +1,95 @@
+//! `sendledger destination show|set`: the profile's default destination, the place a send
+//! that names none goes to (`default_destination` in the profile's `config.json`). Until a
+//! person sets one it is a new chat. A send records the default it took when it was
+//! queued, so changing the default never moves a queued send.
+
+use super::backend;
+use super::output::{emit, CliError};
+use crate::destination::{self, Destination, Named};
+use serde_json::json;
+use std::path::Path;
+
+/// The commands.
+#[derive(Debug, clap::Subcommand)]
+pub enum DestinationCommand {
+    /// Prints the default destination.
+    Show,
+    /// Sets the default destination: `new-chat`, `conversation ID|URL` or `project ID|URL`.
+    Set(SetArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SetArgs {
+    /// `new-chat`, `conversation` or `project`.
+    #[arg(value_parser = ["new-chat", "conversation", "project"])]
+    pub place: String,
+    /// The conversation's or the Project's id, or its chatgpt.com URL.
+    pub id: Option<String>,
+    /// The page's model slug a send that names none asks for.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The thinking effort a send that names none asks for.
+    #[arg(long)]
+    pub effort: Option<String>,
+}
+
+pub(crate) fn run(
+    profile: Option<&Path>,
+    json: bool,
+    c: DestinationCommand,
+) -> Result<(), CliError> {
+    let profile = backend::profile(profile)?;
+    let d = match c {
+        DestinationCommand::Show => {
+            destination::read_default(profile.dir()).map_err(CliError::Usage)?
+        }
+        DestinationCommand::Set(a) => set(&profile, a)?,
+    };
+    emit(json, &json!({ "default_destination": d }), || {
+        format!("default destination  {}", d.words())
+    });
+    Ok(())
+}
+
+/// The named default, checked like a send's, written into `config.json` (other keys kept).
+fn set(profile: &crate::profile::Profile, a: SetArgs) -> Result<Destination, CliError> {
+    let needs_id = a.place != "new-chat";
+    if needs_id != a.id.is_some() {
+        return Err(CliError::Usage(if needs_id {
+            format!(
+                "`destination set {}` needs the id or chatgpt.com URL",
+                a.place
+            )
+        } else {
+            "`destination set new-chat` takes no id".into()
+        }));
+    }
+    let named = Named {
+        conversation_id: a.id.clone().filter(|_| a.place == "conversation"),
+        project_id: a.id.filter(|_| a.place == "project"),
+        new_chat: a.place == "new-chat",
+        model: a.model,
+        effort: a.effort,
+    };
+    let d = named
+        .resolve(&Destination::new_chat())
+        .map_err(CliError::Usage)?;
+    let path = profile
+        .file("config.json")
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let old = match std::fs::read_to_string(&path) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(CliError::Usage(format!(
+                "cannot read {}: {e}",
+                path.display()
+            )))
+        }
+    };
+    let text = destination::with_default(old.as_deref(), &d).map_err(CliError::Usage)?;
+    profile
+        .write_private("config.json", text.as_bytes())
+        .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))?;
+    destination::read_default(profile.dir()).map_err(CliError::Usage)
+}

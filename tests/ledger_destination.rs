@@ -1,0 +1,361 @@
+//! A send's destination (issue 27): part of its identity like its text, resolved from the
+//! profile's default at queue time when the send names none, immutable in SQL, and
+//! re-checked by the grant against what the tab confirmed, in the transaction that would
+//! write `dispatched`.
+
+mod support;
+
+use sendledger::destination::{ChosenBy, Confirmation, Kind};
+use sendledger::ledger::{Grant, Ledger, LedgerError, QueueRequest, SendState};
+use support::*;
+
+const CONV_A: &str = "6a1f0c2e-0000-4000-8000-00000000000a";
+const CONV_B: &str = "6a1f0c2e-0000-4000-8000-00000000000b";
+
+fn to(op: &str, conversation: Option<&str>, model: Option<&str>) -> QueueRequest {
+    QueueRequest {
+        op_id: Some(op.into()),
+        text: "for a named place".into(),
+        conversation_id: conversation.map(str::to_string),
+        model: model.map(str::to_string),
+        ..Default::default()
+    }
+}
+
+fn set_default(fx: &Fixture, json: &str) {
+    std::fs::write(fx.profile.dir().join("config.json"), json).unwrap();
+}
+
+fn seen(conversation: Option<&str>, model: Option<&str>) -> Confirmation {
+    Confirmation {
+        conversation_id: conversation.map(str::to_string),
+        model: model.map(str::to_string),
+        ..Default::default()
+    }
+}
+
+/// Queues `req`, leases a tab showing `shown`, claims it; returns the lease.
+fn claimed(ledger: &mut Ledger, req: &QueueRequest, shown: Option<&str>) -> String {
+    ledger.queue(req, "test").unwrap();
+    let mut binding = tab("tab-1");
+    binding.conversation_id = shown.map(str::to_string);
+    let lease = ledger.lease(&binding).unwrap().lease_id;
+    let send = ledger.claim_next(&lease).unwrap().expect("claimed");
+    assert_eq!(&send.op_id, req.op_id.as_ref().unwrap());
+    lease
+}
+
+#[test]
+fn the_same_operation_id_with_another_destination_is_payload_changed_and_writes_nothing() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    ledger
+        .queue(&to("op-1", Some(CONV_A), Some("gpt-5-2-thinking")), "test")
+        .unwrap();
+    let before = dump(ledger.raw_connection());
+    let others = [
+        to("op-1", Some(CONV_B), Some("gpt-5-2-thinking")),
+        to("op-1", Some(CONV_A), Some("gpt-5-instant")),
+        to("op-1", Some(CONV_A), None),
+        to("op-1", None, None),
+        QueueRequest {
+            new_chat: true,
+            ..to("op-1", None, Some("gpt-5-2-thinking"))
+        },
+        QueueRequest {
+            effort: Some("extended".into()),
+            ..to("op-1", Some(CONV_A), Some("gpt-5-2-thinking"))
+        },
+    ];
+    for other in &others {
+        let err = ledger.queue(other, "test").unwrap_err();
+        assert!(
+            matches!(err, LedgerError::PayloadChanged(_)),
+            "{other:?}: {err}"
+        );
+        assert_eq!(dump(ledger.raw_connection()), before, "nothing written");
+    }
+    let url = format!("https://chatgpt.com/c/{CONV_A}?model=x");
+    let (send, created) = ledger
+        .queue(&to("op-1", Some(&url), Some("gpt-5-2-thinking")), "test")
+        .unwrap();
+    assert!(
+        !created,
+        "the same destination, named by its URL, is the same send"
+    );
+    assert_eq!(send.conversation_id.as_deref(), Some(CONV_A));
+}
+
+#[test]
+fn a_send_destination_is_immutable_in_sql() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    ledger
+        .queue(&to("op-1", Some(CONV_A), None), "test")
+        .unwrap();
+    let conn = ledger.raw_connection();
+    for sql in [
+        "UPDATE send_destinations SET conversation_id = 'other' WHERE op_id = 'op-1'",
+        "UPDATE send_destinations SET model = 'gpt-5-instant' WHERE op_id = 'op-1'",
+        "DELETE FROM send_destinations WHERE op_id = 'op-1'",
+    ] {
+        let err = try_raw(conn, sql, []).unwrap_err();
+        assert!(err.contains("send payload is immutable"), "{sql}: {err}");
+    }
+    // A destination that differs from the send row's conversation is refused too.
+    ledger.queue(&to("op-2", None, None), "test").unwrap();
+    let conn = ledger.raw_connection();
+    let err = try_raw(
+        conn,
+        "DELETE FROM send_destinations WHERE op_id = 'op-2'",
+        [],
+    )
+    .unwrap_err();
+    assert!(err.contains("immutable"), "{err}");
+}
+
+#[test]
+fn urls_are_normalised_to_ids_and_the_transient_web_route_is_refused() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let project = QueueRequest {
+        project_id: Some("https://chatgpt.com/g/g-p-0123abcdef-my-notes/project".into()),
+        ..to("op-p", None, None)
+    };
+    ledger.queue(&project, "test").unwrap();
+    let d = ledger.destination("op-p").unwrap().expect("recorded");
+    assert_eq!(
+        (d.kind, d.project_id.as_deref(), d.chosen_by),
+        (Kind::Project, Some("g-p-0123abcdef"), ChosenBy::Send)
+    );
+    let before = dump(ledger.raw_connection());
+    for bad in [
+        to("op-w", Some("https://chatgpt.com/c/WEB:2b1c-request"), None),
+        to("op-w", Some("WEB:2b1c-request"), None),
+        QueueRequest {
+            project_id: Some("not-a-project".into()),
+            ..to("op-w", None, None)
+        },
+        QueueRequest {
+            new_chat: true,
+            ..to("op-w", Some(CONV_A), None)
+        },
+        to("op-w", Some(CONV_A), Some("gpt 5 with spaces")),
+    ] {
+        let err = ledger.queue(&bad, "test").unwrap_err();
+        assert!(matches!(err, LedgerError::Invalid(_)), "{bad:?}: {err}");
+    }
+    assert_eq!(dump(ledger.raw_connection()), before, "nothing written");
+}
+
+#[test]
+fn a_send_naming_no_destination_records_the_default_at_queue_time_and_keeps_it() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    ledger.queue(&request("op-1", "first"), "test").unwrap();
+    let first = ledger.destination("op-1").unwrap().expect("recorded");
+    assert_eq!(
+        (first.kind, first.chosen_by),
+        (Kind::NewChat, ChosenBy::Default),
+        "until a person sets one, the default is a new chat"
+    );
+    set_default(
+        &fx,
+        &format!(r#"{{"port": 0, "default_destination": {{"conversation_id": "{CONV_A}"}}}}"#),
+    );
+    let (second, _) = ledger.queue(&request("op-2", "second"), "test").unwrap();
+    assert_eq!(second.conversation_id.as_deref(), Some(CONV_A));
+    set_default(&fx, r#"{"default_destination": {"new_chat": true}}"#);
+    let kept = ledger.destination("op-2").unwrap().expect("recorded");
+    assert_eq!(
+        (kept.kind, kept.conversation_id.as_deref()),
+        (Kind::Conversation, Some(CONV_A)),
+        "a later default does not move a queued send"
+    );
+    let (again, created) = ledger.queue(&request("op-2", "second"), "test").unwrap();
+    assert!(!created && again.conversation_id.as_deref() == Some(CONV_A));
+    let first_again = ledger.destination("op-1").unwrap().expect("recorded");
+    assert_eq!(first_again, first);
+}
+
+#[test]
+fn an_unreadable_default_destination_refuses_a_send_naming_none_and_writes_nothing() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    set_default(&fx, r#"{"default_destination": {"project_id": "nope"}}"#);
+    let before = dump(ledger.raw_connection());
+    let err = ledger.queue(&request("op-1", "x"), "test").unwrap_err();
+    assert!(
+        err.to_string().contains("sendledger destination set"),
+        "says how to fix it: {err}"
+    );
+    assert_eq!(dump(ledger.raw_connection()), before);
+    // A send naming its own place does not need the default.
+    ledger
+        .queue(&to("op-2", Some(CONV_A), None), "test")
+        .unwrap();
+}
+
+#[test]
+fn the_grant_is_refused_and_the_send_rejected_when_the_tab_shows_another_destination() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let req = to("op-1", Some(CONV_A), Some("gpt-5-2-thinking"));
+    let lease = claimed(&mut ledger, &req, Some(CONV_A));
+    let grant = ledger
+        .dispatch_confirmed(
+            "op-1",
+            &lease,
+            Some(&seen(Some(CONV_B), Some("gpt-5-2-thinking"))),
+        )
+        .unwrap();
+    let Grant::Refused { send, reason } = grant else {
+        panic!("granted for another conversation: {grant:?}")
+    };
+    assert_eq!(send.state, SendState::Rejected, "failed before dispatch");
+    assert!(
+        reason.contains(CONV_B)
+            && reason.contains(CONV_A)
+            && reason.contains("nothing was clicked"),
+        "{reason}"
+    );
+    assert_eq!(dispatch_events(ledger.raw_connection(), "op-1"), 0);
+    assert_eq!(send.evidence.as_deref(), Some(reason.as_str()));
+
+    let req = to("op-2", Some(CONV_A), Some("gpt-5-2-thinking"));
+    let lease = claimed(&mut ledger, &req, Some(CONV_A));
+    let grant = ledger
+        .dispatch_confirmed(
+            "op-2",
+            &lease,
+            Some(&seen(Some(CONV_A), Some("gpt-5-instant"))),
+        )
+        .unwrap();
+    let Grant::Refused { reason, .. } = grant else {
+        panic!("granted with another model: {grant:?}")
+    };
+    assert!(
+        reason.contains("picker shows model gpt-5-instant")
+            && reason.contains("asks for gpt-5-2-thinking"),
+        "{reason}"
+    );
+
+    let req = to("op-3", Some(CONV_A), Some("gpt-5-2-thinking"));
+    let lease = claimed(&mut ledger, &req, Some(CONV_A));
+    let grant = ledger
+        .dispatch_confirmed(
+            "op-3",
+            &lease,
+            Some(&seen(Some(CONV_A), Some("gpt-5-2-thinking"))),
+        )
+        .unwrap();
+    assert!(matches!(grant, Grant::Granted(ref s) if s.state == SendState::Dispatched));
+}
+
+#[test]
+fn a_new_chat_is_granted_only_on_a_new_chat_page_never_on_the_transient_web_route() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let req = QueueRequest {
+        new_chat: true,
+        ..to("op-1", None, None)
+    };
+    let lease = claimed(&mut ledger, &req, None);
+    let web = seen(Some("WEB:7d0e-request"), None);
+    let grant = ledger
+        .dispatch_confirmed("op-1", &lease, Some(&web))
+        .unwrap();
+    assert!(
+        matches!(&grant, Grant::Refused { reason, .. } if reason.contains("transient")),
+        "{grant:?}"
+    );
+    let req = QueueRequest {
+        new_chat: true,
+        ..to("op-2", None, None)
+    };
+    let lease = claimed(&mut ledger, &req, None);
+    let grant = ledger
+        .dispatch_confirmed("op-2", &lease, Some(&seen(Some(CONV_A), None)))
+        .unwrap();
+    assert!(
+        matches!(grant, Grant::Refused { .. }),
+        "a chat is not a new chat"
+    );
+    let req = QueueRequest {
+        new_chat: true,
+        ..to("op-3", None, None)
+    };
+    let lease = claimed(&mut ledger, &req, None);
+    let grant = ledger
+        .dispatch_confirmed("op-3", &lease, Some(&seen(None, None)))
+        .unwrap();
+    assert!(matches!(grant, Grant::Granted(_)));
+}
+
+#[test]
+fn a_grant_ask_confirming_nothing_is_refused_for_a_destination_the_send_named() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = claimed(&mut ledger, &to("op-1", Some(CONV_A), None), Some(CONV_A));
+    let err = ledger.dispatch("op-1", &lease).unwrap_err();
+    assert!(
+        matches!(&err, LedgerError::NotGranted(m) if m.contains("confirmed no destination")),
+        "{err}"
+    );
+    assert_eq!(
+        state_of(&ledger, "op-1"),
+        SendState::Rejected,
+        "committed: nothing clicked"
+    );
+    // A send that took the default is granted to an extension that confirms nothing, as
+    // before destinations (the extension of this release confirms what its tab shows).
+    let lease = claimed(&mut ledger, &request("op-2", "default"), Some(CONV_A));
+    ledger.dispatch("op-2", &lease).unwrap();
+}
+
+#[test]
+fn a_page_request_in_another_conversation_is_a_destination_mismatch_note_and_nothing_moves() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = claimed(&mut ledger, &to("op-1", Some(CONV_A), None), Some(CONV_A));
+    let grant = ledger
+        .dispatch_confirmed("op-1", &lease, Some(&seen(Some(CONV_A), None)))
+        .unwrap();
+    assert!(matches!(grant, Grant::Granted(_)));
+    let page = ledger
+        .record_page_destination("op-1", Some(CONV_B), Some("gpt-5-instant"))
+        .unwrap();
+    let why = page.mismatch.expect("a mismatch");
+    assert!(
+        why.starts_with("destination_mismatch:") && why.contains(CONV_B),
+        "{why}"
+    );
+    assert_eq!(
+        state_of(&ledger, "op-1"),
+        SendState::Dispatched,
+        "the send keeps its state"
+    );
+    let notes = ledger
+        .timeline("op-1")
+        .unwrap()
+        .into_iter()
+        .filter(|e| {
+            e.evidence
+                .as_deref()
+                .is_some_and(|s| s.starts_with("destination_mismatch"))
+        })
+        .count();
+    assert_eq!(notes, 1);
+    // Seen again (the tab's copy after a restart): recorded once.
+    let again = ledger
+        .record_page_destination("op-1", Some(CONV_A), None)
+        .unwrap();
+    assert_eq!(again.conversation_id.as_deref(), Some(CONV_B));
+    let err = try_raw(
+        ledger.raw_connection(),
+        "UPDATE page_destinations SET mismatch = NULL WHERE op_id = 'op-1'",
+        [],
+    )
+    .unwrap_err();
+    assert!(err.contains("immutable"), "{err}");
+}
