@@ -11,15 +11,18 @@ pub mod settings;
 pub use owner_lock::{OwnerInfo, OwnerLock};
 pub use reserve::{Reserve, RESERVE_BYTES, RESERVE_FILE};
 
+use crate::platform;
 use std::fs::{self, OpenOptions};
 use std::io;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// File name of the ledger inside a profile.
 pub const LEDGER_FILE: &str = "ledger.sqlite3";
 /// File name of the owner lock inside a profile.
 pub const LOCK_FILE: &str = "owner.lock";
+/// File name of the owner's pid and command line where the OS keeps a locked
+/// `owner.lock` from being read (Windows: see [`crate::platform::NOTE_IN_LOCK_FILE`]).
+pub const OWNER_NOTE_FILE: &str = "owner.note";
 /// Environment variable that overrides the default profile directory.
 pub const PROFILE_ENV: &str = "SENDLEDGER_PROFILE";
 
@@ -56,7 +59,9 @@ pub struct Profile {
 
 impl Profile {
     /// The profile at `explicit` (from `--profile`), else `$SENDLEDGER_PROFILE`, else the
-    /// platform data directory (`~/.local/share/sendledger` on Linux). Creates it 0700.
+    /// platform's local data directory (`~/.local/share/sendledger` on Linux,
+    /// `%LOCALAPPDATA%\sendledger\data` on Windows). Creates it private
+    /// ([`platform::make_private_dir`]).
     pub fn resolve(explicit: Option<&Path>) -> Result<Self, ProfileError> {
         let dir = match explicit {
             Some(p) => p.to_path_buf(),
@@ -72,7 +77,8 @@ impl Profile {
     /// what a command with neither `--profile` nor `$SENDLEDGER_PROFILE` uses; `None` when
     /// the platform names no home directory.
     pub fn default_dir() -> Option<PathBuf> {
-        directories::ProjectDirs::from("", "", "sendledger").map(|d| d.data_dir().to_path_buf())
+        directories::ProjectDirs::from("", "", "sendledger")
+            .map(|d| d.data_local_dir().to_path_buf())
     }
 
     /// Whether this is the default profile ([`Profile::default_dir`]), so a command needs
@@ -92,10 +98,7 @@ impl Profile {
             source,
         };
         fs::create_dir_all(&dir).map_err(io_err)?;
-        let meta = fs::metadata(&dir).map_err(io_err)?;
-        if meta.permissions().mode() & 0o077 != 0 {
-            fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).map_err(io_err)?;
-        }
+        platform::make_private_dir(&dir).map_err(io_err)?;
         let dir = dir.canonicalize().map_err(io_err)?;
         Ok(Self { dir })
     }
@@ -111,8 +114,7 @@ impl Profile {
     /// only to a window of the same profile.
     pub fn window_bus_id(&self) -> String {
         use sha2::{Digest, Sha256};
-        use std::os::unix::ffi::OsStrExt;
-        let digest = Sha256::digest(self.dir.as_os_str().as_bytes());
+        let digest = Sha256::digest(self.dir.as_os_str().as_encoded_bytes());
         let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
         format!("org.sendledger.app.profile_{hex}")
     }
@@ -160,10 +162,7 @@ impl Profile {
         let _ = fs::remove_file(&tmp);
         {
             use std::io::Write;
-            let mut f = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
+            let mut f = platform::private_file(OpenOptions::new().write(true).create_new(true))
                 .open(&tmp)
                 .map_err(io_err)?;
             f.write_all(contents).map_err(io_err)?;
