@@ -18,7 +18,6 @@ SetCompressor /SOLID lzma
 !include "LogicLib.nsh"
 !include "WinMessages.nsh"
 ${StrStr}
-${UnStrStr}
 ${UnStrRep}
 
 !define APP "sendledger"
@@ -123,7 +122,10 @@ Function un.RemoveFromPath
   ; drop the guards added above
   StrCpy $1 $1 "" 1
   StrCpy $1 $1 -1
-  ${If} $1 != $0
+  ${If} $1 == ""
+    DeleteRegValue HKCU "Environment" "Path"
+    SendMessage ${HWND_BROADCAST} ${WM_SETTINGCHANGE} 0 "STR:Environment" /TIMEOUT=5000
+  ${ElseIf} $1 != $0
     WriteRegExpandStr HKCU "Environment" "Path" "$1"
     SendMessage ${HWND_BROADCAST} ${WM_SETTINGCHANGE} 0 "STR:Environment" /TIMEOUT=5000
   ${EndIf}

@@ -12,6 +12,7 @@
 //! | account name | `getpwuid(getuid())` | `%USERNAME%` | `getpwuid(getuid())` |
 //! | open-file limit | soft `RLIMIT_NOFILE` raised to the hard one | none to raise (sockets are not descriptors) | as Linux |
 //! | reserve | `posix_fallocate` | `set_len` (NTFS allocates, not sparse) | zeros written |
+//! | canonical paths | `realpath` | `dunce::canonicalize` (no `\\?\` prefix where the plain path means the same) | `realpath` |
 //!
 //! The default profile folder comes from `directories` (`data_local_dir`):
 //! `~/.local/share/sendledger` on Linux, `%LOCALAPPDATA%\sendledger\data` on Windows,
@@ -31,9 +32,9 @@ mod os;
 mod os;
 
 pub use os::{
-    account_name, is_executable, make_private_dir, out_of_files, preallocate, privacy_problem,
-    private_file, raise_open_file_limit, shutdown_signal, stdout_goes_nowhere, tighten_file, NAME,
-    NOTE_IN_LOCK_FILE, SHUTDOWN_SIGNALS,
+    account_name, canonicalize, is_executable, make_private_dir, out_of_files, preallocate,
+    privacy_problem, private_file, raise_open_file_limit, shutdown_signal, stdout_goes_nowhere,
+    tighten_file, NAME, NOTE_IN_LOCK_FILE, SHUTDOWN_SIGNALS,
 };
 
 /// The platform facts `sendledger doctor` prints: the OS, how the owner lock works, how

@@ -147,3 +147,8 @@ pub fn stdout_goes_nowhere() -> bool {
 pub fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
+
+/// The canonical, absolute form of `path` (`realpath`).
+pub fn canonicalize(path: &Path) -> io::Result<std::path::PathBuf> {
+    path.canonicalize()
+}

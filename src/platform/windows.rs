@@ -102,3 +102,10 @@ pub fn stdout_goes_nowhere() -> bool {
 pub fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file())
 }
+
+/// The canonical, absolute form of `path`, without the `\\?\` prefix std's
+/// `canonicalize` adds whenever the plain form means the same file (`dunce`): what a
+/// person reads in a message, and what SQLite is given.
+pub fn canonicalize(path: &Path) -> io::Result<std::path::PathBuf> {
+    dunce::canonicalize(path)
+}

@@ -85,7 +85,7 @@ impl Profile {
     /// no `--profile` to reach it.
     pub fn is_default(&self) -> bool {
         Self::default_dir()
-            .and_then(|d| d.canonicalize().ok())
+            .and_then(|d| platform::canonicalize(&d).ok())
             .is_some_and(|d| d == self.dir)
     }
 
@@ -99,7 +99,7 @@ impl Profile {
         };
         fs::create_dir_all(&dir).map_err(io_err)?;
         platform::make_private_dir(&dir).map_err(io_err)?;
-        let dir = dir.canonicalize().map_err(io_err)?;
+        let dir = platform::canonicalize(&dir).map_err(io_err)?;
         Ok(Self { dir })
     }
 
@@ -122,7 +122,7 @@ impl Profile {
     /// Path of `name` inside the profile, refused if it resolves outside the directory.
     pub fn file(&self, name: &str) -> Result<PathBuf, ProfileError> {
         let path = self.dir.join(name);
-        match path.canonicalize() {
+        match platform::canonicalize(&path) {
             Ok(target) if target.parent() != Some(self.dir.as_path()) => {
                 Err(ProfileError::Escapes {
                     path,
