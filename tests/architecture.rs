@@ -157,19 +157,10 @@ const OS_NAMES: &[&str] = &[
 /// `file:line: code` of every line of `src/` outside `src/platform/` that names an OS.
 fn os_names_outside_the_seam(src: &Path) -> Vec<String> {
     let seam = src.join("platform");
-    let mut found = Vec::new();
-    for file in rust_files(src)
+    let files = rust_files(src)
         .into_iter()
-        .filter(|f| !f.starts_with(&seam))
-    {
-        let text = fs::read_to_string(&file).unwrap();
-        for (n, line) in code_lines(&text) {
-            if OS_NAMES.iter().any(|o| line.contains(o)) {
-                found.push(format!("{}:{n}: {}", file.display(), line.trim()));
-            }
-        }
-    }
-    found
+        .filter(|f| !f.starts_with(&seam));
+    lines_naming_in(files, OS_NAMES)
 }
 
 #[test]
@@ -200,8 +191,14 @@ const WINDOW_FORBIDDEN: &[&str] = &["sendledger::owner", "sendledger::api::Api",
 
 /// `file:line: code` of every line of `dir` naming one of `banned`.
 fn lines_naming(dir: &Path, banned: &[&str]) -> Vec<String> {
+    lines_naming_in(rust_files(dir), banned)
+}
+
+/// `file:line: code` of every line of `files` naming one of `banned` (or a group import
+/// of the ledger's `Ledger` types).
+fn lines_naming_in(files: impl IntoIterator<Item = PathBuf>, banned: &[&str]) -> Vec<String> {
     let mut found = Vec::new();
-    for file in rust_files(dir) {
+    for file in files {
         let text = fs::read_to_string(&file).unwrap();
         for (n, line) in code_lines(&text) {
             let ledger_group =
