@@ -13,7 +13,8 @@ if [[ "${1:-}" == "--test" ]]; then
          trayer imagemagick  # the app suite: a real system tray, screenshots of the screen
          chromium sqlite3 bc openssl
          python3-venv  # the MCP and openai suites: venvs for the official SDKs (pip, pinned)
-         fonts-noto-color-emoji fonts-noto-cjk)  # screenshots show emoji, CJK: no tofu
+         fonts-noto-color-emoji fonts-noto-cjk  # screenshots show emoji, CJK: no tofu
+         gcc-mingw-w64-x86-64 wine64 nsis osslsigncode)  # the Windows suite: link, run, package, sign
   # Node.js and npm for the browser suite: any recent install will do (Debian's, or another).
   command -v npm >/dev/null || pkgs+=(nodejs npm)
 fi
@@ -32,4 +33,9 @@ fi
 if ! command -v cargo >/dev/null; then
   echo "setup: cargo not found: install Rust (https://rustup.rs) and run this again" >&2
   exit 1
+fi
+if [[ "${1:-}" == "--test" ]] && command -v rustup >/dev/null \
+   && ! rustup target list --installed | grep -qx x86_64-pc-windows-gnu; then
+  echo "setup: adding the Rust target x86_64-pc-windows-gnu (the Windows suite)"
+  rustup target add x86_64-pc-windows-gnu
 fi

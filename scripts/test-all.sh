@@ -3,7 +3,9 @@
 # tests (real SQLite files, real child processes killed with SIGKILL, the loopback
 # bridge), the MCP suite (the official Python MCP SDK driving `sendledger mcp`), the
 # browser end-to-end suite (real Chromium + the real extension against a
-# local fake chatgpt.com) and the tray app's end-to-end suite (real window under Xvfb).
+# local fake chatgpt.com), the tray app's end-to-end suite (real window under Xvfb) and
+# the Windows suite (the core built for Windows, its integration tests and the installer
+# under Wine).
 # Installs what it needs first. Exits non-zero on any failure; the last line is the total.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +30,7 @@ cargo test 2>&1 | tee target/test-core.log
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 count target/test-core.log
 
-for suite in mcp openai browser app; do
+for suite in mcp openai browser app windows; do
   step "$suite end-to-end"
   scripts/test-$suite.sh 2>&1 | tee "target/test-$suite.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1

@@ -1,7 +1,7 @@
 //! Where sendledger's binaries are: installed side by side (`/usr/bin/` from the package,
 //! `target/<profile>/` in a checkout), so each finds the others beside itself.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The binary `name`: the path in environment variable `env` when one is named and set
 /// (tests, a development checkout), else `name` beside the running binary when an
@@ -12,12 +12,10 @@ pub fn beside_this_binary(name: &str, env: Option<&str>) -> PathBuf {
     }
     std::env::current_exe()
         .ok()
-        .and_then(|exe| exe.parent().map(|d| d.join(name)))
-        .filter(|p| is_executable(p))
+        .and_then(|exe| {
+            exe.parent()
+                .map(|d| d.join(format!("{name}{}", std::env::consts::EXE_SUFFIX)))
+        })
+        .filter(|p| crate::platform::is_executable(p))
         .unwrap_or_else(|| PathBuf::from(name))
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }

@@ -14,6 +14,7 @@ pub mod ledger;
 pub mod mcp;
 pub mod owner;
 pub mod person;
+pub mod platform;
 pub mod profile;
 pub mod provider;
 pub mod send_text;

@@ -9,19 +9,6 @@ pub fn os_user() -> String {
         .ok()
         .filter(|u| !u.trim().is_empty());
     from_env
-        .or_else(account_name)
+        .or_else(crate::platform::account_name)
         .unwrap_or_else(|| "person".into())
-}
-
-fn account_name() -> Option<String> {
-    // SAFETY: getpwuid returns a pointer into static storage or null; the name is copied
-    // out before anything else can call it on this thread.
-    unsafe {
-        let pw = libc::getpwuid(libc::getuid());
-        if pw.is_null() || (*pw).pw_name.is_null() {
-            return None;
-        }
-        let name = std::ffi::CStr::from_ptr((*pw).pw_name);
-        name.to_str().ok().map(str::to_string)
-    }
 }

@@ -95,6 +95,12 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         &["api", "bridge", "owner", "cli", "ledger", "provider"],
     ),
     (
+        "platform",
+        &[
+            "api", "bridge", "owner", "cli", "ledger", "provider", "profile",
+        ],
+    ),
+    (
         "json_depth",
         &["api", "bridge", "owner", "cli", "ledger", "provider"],
     ),
@@ -139,6 +145,42 @@ fn no_module_imports_upward_against_the_arrows_of_architecture_md() {
     assert!(found.is_empty(), "upward imports:\n{}", found.join("\n"));
 }
 
+/// What names an operating system in Rust source: a `cfg` on the OS, its std extension
+/// modules, `libc`, tokio's per-OS signals, the Windows API crates.
+const OS_NAMES: &[&str] = &[
+    "cfg(unix",
+    "cfg(windows",
+    "cfg(target_os",
+    "cfg(target_family",
+    "cfg(not(unix",
+    "cfg(not(windows",
+    "cfg(not(target_os",
+    "std::os::",
+    "libc::",
+    "signal::unix",
+    "signal::windows",
+    "windows_sys::",
+];
+
+/// `file:line: code` of every line of `src/` outside `src/platform/` that names an OS.
+fn os_names_outside_the_seam(src: &Path) -> Vec<String> {
+    let seam = src.join("platform");
+    let files = rust_files(src)
+        .into_iter()
+        .filter(|f| !f.starts_with(&seam));
+    lines_naming_in(files, OS_NAMES)
+}
+
+#[test]
+fn only_the_platform_seam_names_an_operating_system() {
+    let found = os_names_outside_the_seam(&root().join("src"));
+    assert!(
+        found.is_empty(),
+        "OS-specific code outside src/platform/ (move it behind a function there):\n{}",
+        found.join("\n")
+    );
+}
+
 /// What the tray process may not name: it embeds the owner and reaches the ledger
 /// through `sendledger::api`.
 const TRAY_FORBIDDEN: &[&str] = &[
@@ -157,8 +199,14 @@ const WINDOW_FORBIDDEN: &[&str] = &["sendledger::owner", "sendledger::api::Api",
 
 /// `file:line: code` of every line of `dir` naming one of `banned`.
 fn lines_naming(dir: &Path, banned: &[&str]) -> Vec<String> {
+    lines_naming_in(rust_files(dir), banned)
+}
+
+/// `file:line: code` of every line of `files` naming one of `banned` (or a group import
+/// of the ledger's `Ledger` types).
+fn lines_naming_in(files: impl IntoIterator<Item = PathBuf>, banned: &[&str]) -> Vec<String> {
     let mut found = Vec::new();
-    for file in rust_files(dir) {
+    for file in files {
         let text = fs::read_to_string(&file).unwrap();
         for (n, line) in code_lines(&text) {
             let ledger_group =

@@ -1,12 +1,11 @@
 //! A launch that finds the profile's window running hands its arguments over
-//! ([`crate::pass`], else the single-instance plugin's own call) and exits. A window that is closing can still hold
+//! ([`crate::desktop::pass`], else the single-instance plugin's own call) and exits. A window that is closing can still hold
 //! the profile's name and drop that call unanswered; the launch then starts again — by then
 //! the name is free, so it becomes the window — at most [`HANDOVER_TRIES`] times,
 //! [`HANDOVER_RETRY_MS`] apart, and otherwise says why it did not open. A closing window
 //! that does take a launch starts it anew ([`relaunch`]), counted the same way.
 
 use std::ffi::OsString;
-use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -53,7 +52,8 @@ fn next_try(args: Vec<OsString>, tried: u32) -> Vec<OsString> {
 }
 
 /// The hand-over was dropped (`why`, the plugin's error): starts this program again in
-/// this process (`exec`, the same pid, stdin and environment) with the try counted, or,
+/// this process (`exec` on Linux: the same pid, stdin and environment; see
+/// [`crate::desktop::exec`]) with the try counted, or,
 /// after the last try, says so on stderr and returns the exit code.
 pub fn start_again(why: &str) -> i32 {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
@@ -70,17 +70,18 @@ pub fn start_again(why: &str) -> i32 {
     std::thread::sleep(Duration::from_millis(HANDOVER_RETRY_MS));
     let again = next_try(args, tried);
     let err = match std::env::current_exe() {
-        Ok(exe) => Command::new(exe)
-            .args(again)
-            .envs(ACTIVATION.get().into_iter().flatten().cloned())
-            .exec(),
+        Ok(exe) => crate::desktop::exec(
+            Command::new(exe)
+                .args(again)
+                .envs(ACTIVATION.get().into_iter().flatten().cloned()),
+        ),
         Err(e) => e,
     };
     eprintln!("sendledger could not open its window: it could not start again: {err}");
     EXIT_NO_WINDOW
 }
 
-/// The running window did not answer the launch within [`crate::pass::ANSWER_MS`]: says
+/// The running window did not answer the launch within [`crate::desktop::ANSWER_MS`]: says
 /// what to do on stderr and returns the exit code (it may still be starting under load;
 /// if it never shows, it is stuck).
 pub fn unanswered(pid: Option<u32>) -> i32 {
@@ -88,7 +89,7 @@ pub fn unanswered(pid: Option<u32>) -> i32 {
     eprintln!(
         "sendledger could not open its window: the profile's window did not answer within {} s; \
          if no window appears, it is stuck: end it ({who}, e.g. `kill {}`) and launch again",
-        crate::pass::ANSWER_MS / 1000,
+        crate::desktop::ANSWER_MS / 1000,
         pid.map_or("PID".to_string(), |p| p.to_string())
     );
     EXIT_NO_WINDOW

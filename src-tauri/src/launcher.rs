@@ -6,7 +6,6 @@
 use sendledger::bridge::discovery;
 use sendledger::profile::Profile;
 use std::io::{BufRead, BufReader, Read};
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -70,14 +69,15 @@ pub fn ensure_tray(profile: &Profile) -> Result<(), NoTray> {
     if tray_owns(profile) {
         return Ok(());
     }
-    let mut child = Command::new(tray_binary())
-        .arg(format!("--profile={}", profile.dir().display()))
-        .arg("--announce")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
+    let mut child = crate::desktop::outlive_this_process(
+        Command::new(tray_binary())
+            .arg(format!("--profile={}", profile.dir().display()))
+            .arg("--announce")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .spawn()
         .map_err(|e| NoTray {
             message: format!(
                 "sendledger could not start its tray ({}): {e}; is sendledger-tray installed beside sendledger-app?",

@@ -14,11 +14,11 @@
 pub mod commands;
 pub mod connect;
 pub mod desk;
+pub mod desktop;
 pub mod handover;
 pub mod json;
 pub mod launcher;
 pub mod live;
-pub mod pass;
 pub mod prepared;
 pub mod window;
 
@@ -58,7 +58,7 @@ pub struct Args {
     /// Build the window hidden and show it when the tray says so on stdin ([`prepared`]).
     pub prepared: bool,
     /// Passed by a launch that starts again by itself if this window is ending
-    /// ([`pass::PASSED_ARG`]): an ending window leaves it alone.
+    /// ([`desktop::PASSED_ARG`]): an ending window leaves it alone.
     pub passed: bool,
     /// Print [`USAGE`] and exit, opening nothing.
     pub help: bool,
@@ -96,7 +96,7 @@ impl Args {
                 "--from-tray" => out.from_tray = true,
                 "--prepared" => out.prepared = true,
                 "--help" | "-h" => out.help = true,
-                pass::PASSED_ARG => out.passed = true,
+                desktop::PASSED_ARG => out.passed = true,
                 "--version" | "-V" => out.version = true,
                 "--intent=resume" => out.intent = Some(Ask::Resume),
                 "--intent=pair" => out.intent = Some(Ask::Pair),
@@ -251,8 +251,7 @@ fn with_plugins(
         // First: a second launch on the same profile hands over its arguments here and exits
         // (one D-Bus name per profile: `Profile::window_bus_id`).
         .plugin(
-            tauri_plugin_single_instance::Builder::new()
-                .dbus_id(profile.window_bus_id())
+            desktop::single_instance(tauri_plugin_single_instance::Builder::new(), profile)
                 .callback(move |app, argv, _cwd| {
                     let again = Args::parse(argv.iter().skip(1).cloned());
                     if again.prepared {
@@ -320,11 +319,11 @@ fn autostart_args(args: &Args) -> Vec<String> {
 /// A window of this profile runs: this launch is passed to it, and the exit code is
 /// returned; `None`: this launch is the window.
 fn pass_to_running_window(profile: &Profile) -> Option<i32> {
-    match pass::pass(&profile.window_bus_id(), std::env::args().collect()) {
-        pass::Passed::NoWindow => None,
-        pass::Passed::Taken => Some(0),
-        pass::Passed::Dropped(why) => Some(handover::start_again(&why)),
-        pass::Passed::Unanswered(pid) => Some(handover::unanswered(pid)),
+    match desktop::pass(profile, std::env::args().collect()) {
+        desktop::Passed::NoWindow => None,
+        desktop::Passed::Taken => Some(0),
+        desktop::Passed::Dropped(why) => Some(handover::start_again(&why)),
+        desktop::Passed::Unanswered(pid) => Some(handover::unanswered(pid)),
     }
 }
 

@@ -38,35 +38,10 @@ pub const RESERVED_FILES: u64 = 64;
 /// Fewest connections allowed however low the open-file limit is.
 const MIN_CONNECTIONS: usize = 8;
 
-/// Raises the soft `RLIMIT_NOFILE` to the hard limit; returns the soft limit in force
-/// afterwards (the old one when raising failed, `u64::MAX` when unlimited).
+/// Raises the open-file limit where the OS has one; returns the limit in force
+/// afterwards (see [`crate::platform::raise_open_file_limit`]).
 pub fn raise_open_file_limit() -> u64 {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit/setrlimit write or read only the struct passed.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
-        return 1024;
-    }
-    if lim.rlim_cur < lim.rlim_max {
-        let raised = libc::rlimit {
-            rlim_cur: lim.rlim_max,
-            rlim_max: lim.rlim_max,
-        };
-        // SAFETY: as above.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            lim.rlim_cur = lim.rlim_max;
-        } else {
-            tracing::warn!(
-                soft = lim.rlim_cur,
-                hard = lim.rlim_max,
-                "the open-file limit could not be raised"
-            );
-        }
-    }
-    #[allow(clippy::useless_conversion)] // rlim_t is 32 bits on some targets
-    u64::try_from(lim.rlim_cur).unwrap_or(u64::MAX)
+    crate::platform::raise_open_file_limit()
 }
 
 /// The connection cap for a soft open-file limit of `open_files`: room for
@@ -220,7 +195,7 @@ pub(crate) async fn serve(
 /// idlest connection makes room, and the loop does not spin.
 async fn accept_failed(registry: &Registry, cap: usize, e: &std::io::Error) {
     tracing::debug!(error = %e, "accepting a connection failed");
-    if matches!(e.raw_os_error(), Some(libc::EMFILE) | Some(libc::ENFILE)) {
+    if crate::platform::out_of_files(e) {
         let open = registry.lock().len();
         registry.make_room(open.min(cap));
     }

@@ -105,27 +105,10 @@ pub(crate) fn say_on_stderr(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
-/// Whether standard output goes where nobody reads it: a device that is not a terminal
-/// (/dev/null — also what a closed stdout, `>&-`, is by the time `main` runs, since the
-/// Rust runtime reopens a closed fd 0–2 on it — /dev/zero, /dev/urandom, …), or an fd
-/// open only for reading (writes to it fail with EBADF, which Rust's stdout reports as
-/// success).
+/// Whether standard output goes where nobody reads it (`/dev/null`, `NUL`, an fd open
+/// only for reading): see [`crate::platform::stdout_goes_nowhere`].
 pub(crate) fn stdout_goes_nowhere() -> bool {
-    use std::io::IsTerminal;
-    use std::os::fd::{AsFd, AsRawFd};
-    use std::os::unix::fs::FileTypeExt;
-    let out = std::io::stdout();
-    // SAFETY: F_GETFL only reads the flags of an fd this process holds open.
-    let flags = unsafe { libc::fcntl(out.as_fd().as_raw_fd(), libc::F_GETFL) };
-    if flags >= 0 && flags & libc::O_ACCMODE == libc::O_RDONLY {
-        return true;
-    }
-    let meta = out
-        .as_fd()
-        .try_clone_to_owned()
-        .map(std::fs::File::from)
-        .and_then(|f| f.metadata());
-    meta.is_ok_and(|m| m.file_type().is_char_device()) && !out.is_terminal()
+    crate::platform::stdout_goes_nowhere()
 }
 
 /// Writes `text` and a line break to stdout and flushes it; the caller decides what a

@@ -74,7 +74,11 @@ pub(crate) fn serve(profile: Option<&Path>, a: ServeArgs) -> Result<(), CliError
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(said.as_bytes()).and_then(|()| out.flush());
         drop(out);
-        tracing::info!(address = %owner.address(), "serving until SIGTERM or SIGINT");
+        tracing::info!(
+            address = %owner.address(),
+            "serving until {}",
+            crate::platform::SHUTDOWN_SIGNALS
+        );
         wait_for_signal().await;
         owner.shutdown().await;
         Ok(())
@@ -82,10 +86,5 @@ pub(crate) fn serve(profile: Option<&Path>, a: ServeArgs) -> Result<(), CliError
 }
 
 async fn wait_for_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-    }
+    crate::platform::shutdown_signal().await
 }

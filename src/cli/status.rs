@@ -4,9 +4,9 @@ use super::backend;
 use super::output::{emit, CliError};
 use crate::clock::SystemClock;
 use crate::ledger::{Ledger, LedgerError, LedgerReader};
+use crate::platform;
 use crate::profile::Profile;
 use serde_json::json;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -60,33 +60,15 @@ pub(crate) fn status(profile: Option<&Path>, json: bool) -> Result<(), CliError>
 pub(crate) fn doctor(profile: Option<&Path>, json: bool) -> Result<(), CliError> {
     let profile = backend::profile(profile)?;
     let mut problems: Vec<String> = Vec::new();
-    let mode = |p: &Path| {
-        std::fs::metadata(p)
-            .map(|m| m.permissions().mode() & 0o777)
-            .ok()
-    };
-    if let Some(m) = mode(profile.dir()) {
-        if m & 0o077 != 0 {
-            problems.push(format!(
-                "profile directory is mode {m:o}, not 700: run `chmod 700 {}`",
-                profile.dir().display()
-            ));
-        }
-    }
+    problems.extend(platform::privacy_problem(profile.dir(), true));
     for entry in std::fs::read_dir(profile.dir())
         .into_iter()
         .flatten()
         .flatten()
     {
         let p = entry.path();
-        if let Some(m) = mode(&p) {
-            if p.is_file() && m & 0o077 != 0 {
-                problems.push(format!(
-                    "{} is mode {m:o}, not 600: run `chmod 600 {}`",
-                    p.display(),
-                    p.display()
-                ));
-            }
+        if p.is_file() {
+            problems.extend(platform::privacy_problem(&p, false));
         }
     }
     let mut notes: Vec<String> = Vec::new();
@@ -100,7 +82,12 @@ pub(crate) fn doctor(profile: Option<&Path>, json: bool) -> Result<(), CliError>
     if let Some(d) = crate::ledger::displacement_of(&profile) {
         problems.push(displaced_problem(&d));
     }
-    let v = json!({ "healthy": problems.is_empty(), "problems": problems, "notes": notes, "owner": owner, "profile": profile.dir() });
+    let facts = platform::facts();
+    let platform: serde_json::Map<String, serde_json::Value> = facts
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone().into()))
+        .collect();
+    let v = json!({ "healthy": problems.is_empty(), "problems": problems, "notes": notes, "owner": owner, "profile": profile.dir(), "platform": platform });
     emit(json, &v, || {
         let mut s = if problems.is_empty() {
             "healthy: integrity check ok, permissions ok".to_string()
@@ -116,6 +103,9 @@ pub(crate) fn doctor(profile: Option<&Path>, json: bool) -> Result<(), CliError>
                 .map(|o| o.to_string())
                 .unwrap_or_else(|| "none running".into())
         ));
+        for (k, v) in &facts {
+            s.push_str(&format!("\n{k}: {v}"));
+        }
         s
     });
     if problems.is_empty() {

@@ -8,7 +8,6 @@ use super::error::{from_sqlite, LedgerError, Result};
 use super::migrations;
 use rusqlite::{Connection, OpenFlags};
 use std::fs::OpenOptions;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 /// Busy timeout for every connection, in ms.
@@ -18,10 +17,7 @@ pub const BUSY_TIMEOUT_MS: u64 = 5_000;
 pub(crate) fn open_writer(path: &Path, target: i64) -> Result<Connection> {
     let sql = |e| from_sqlite(e, path);
     // Create the file ourselves so it is 0600 from its first byte.
-    OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
+    crate::platform::private_file(OpenOptions::new().create(true).append(true))
         .open(path)
         .map_err(|source| {
             LedgerError::Profile(crate::profile::ProfileError::Io {
@@ -29,7 +25,7 @@ pub(crate) fn open_writer(path: &Path, target: i64) -> Result<Connection> {
                 source,
             })
         })?;
-    tighten(path);
+    crate::platform::tighten_file(path);
     let mut conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -52,7 +48,7 @@ pub(crate) fn open_writer(path: &Path, target: i64) -> Result<Connection> {
     conn.set_prepared_statement_cache_capacity(64);
     migrations::migrate(&mut conn, path, target)?;
     for side in ["-wal", "-shm"] {
-        tighten(&path.with_file_name(format!(
+        crate::platform::tighten_file(&path.with_file_name(format!(
             "{}{side}",
             path.file_name().unwrap_or_default().to_string_lossy()
         )));
@@ -88,12 +84,4 @@ pub(crate) fn open_reader(path: &Path) -> Result<Connection> {
         )));
     }
     Ok(conn)
-}
-
-fn tighten(path: &Path) {
-    if let Ok(m) = std::fs::metadata(path) {
-        if m.permissions().mode() & 0o077 != 0 {
-            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
-        }
-    }
 }

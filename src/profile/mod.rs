@@ -13,9 +13,9 @@ pub use identity::FileIdentity;
 pub use owner_lock::{OwnerInfo, OwnerLock};
 pub use reserve::{Reserve, RESERVE_BYTES, RESERVE_FILE};
 
+use crate::platform;
 use std::fs::{self, OpenOptions};
 use std::io;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// File name of the ledger inside a profile.
@@ -38,6 +38,9 @@ const LEDGER_SIGNS: &[&str] = &[
 ];
 /// Name prefixes of the same (see [`LEDGER_SIGNS`]).
 const LEDGER_SIGN_PREFIXES: &[&str] = &["ledger.sqlite3-", "ledger.damaged-", "ledger.rescued-"];
+/// File name of the owner's pid and command line where the OS keeps a locked
+/// `owner.lock` from being read (Windows: see [`crate::platform::NOTE_IN_LOCK_FILE`]).
+pub const OWNER_NOTE_FILE: &str = "owner.note";
 /// Environment variable that overrides the default profile directory.
 pub const PROFILE_ENV: &str = "SENDLEDGER_PROFILE";
 
@@ -74,7 +77,9 @@ pub struct Profile {
 
 impl Profile {
     /// The profile at `explicit` (from `--profile`), else `$SENDLEDGER_PROFILE`, else the
-    /// platform data directory (`~/.local/share/sendledger` on Linux). Creates it 0700.
+    /// platform's local data directory (`~/.local/share/sendledger` on Linux,
+    /// `%LOCALAPPDATA%\sendledger\data` on Windows). Creates it private
+    /// ([`platform::make_private_dir`]).
     pub fn resolve(explicit: Option<&Path>) -> Result<Self, ProfileError> {
         let dir = match explicit {
             Some(p) => p.to_path_buf(),
@@ -90,14 +95,15 @@ impl Profile {
     /// what a command with neither `--profile` nor `$SENDLEDGER_PROFILE` uses; `None` when
     /// the platform names no home directory.
     pub fn default_dir() -> Option<PathBuf> {
-        directories::ProjectDirs::from("", "", "sendledger").map(|d| d.data_dir().to_path_buf())
+        directories::ProjectDirs::from("", "", "sendledger")
+            .map(|d| d.data_local_dir().to_path_buf())
     }
 
     /// Whether this is the default profile ([`Profile::default_dir`]), so a command needs
     /// no `--profile` to reach it.
     pub fn is_default(&self) -> bool {
         Self::default_dir()
-            .and_then(|d| d.canonicalize().ok())
+            .and_then(|d| platform::canonicalize(&d).ok())
             .is_some_and(|d| d == self.dir)
     }
 
@@ -110,11 +116,8 @@ impl Profile {
             source,
         };
         fs::create_dir_all(&dir).map_err(io_err)?;
-        let meta = fs::metadata(&dir).map_err(io_err)?;
-        if meta.permissions().mode() & 0o077 != 0 {
-            fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).map_err(io_err)?;
-        }
-        let dir = dir.canonicalize().map_err(io_err)?;
+        platform::make_private_dir(&dir).map_err(io_err)?;
+        let dir = platform::canonicalize(&dir).map_err(io_err)?;
         Ok(Self { dir })
     }
 
@@ -129,8 +132,7 @@ impl Profile {
     /// only to a window of the same profile.
     pub fn window_bus_id(&self) -> String {
         use sha2::{Digest, Sha256};
-        use std::os::unix::ffi::OsStrExt;
-        let digest = Sha256::digest(self.dir.as_os_str().as_bytes());
+        let digest = Sha256::digest(self.dir.as_os_str().as_encoded_bytes());
         let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
         format!("org.sendledger.app.profile_{hex}")
     }
@@ -138,7 +140,7 @@ impl Profile {
     /// Path of `name` inside the profile, refused if it resolves outside the directory.
     pub fn file(&self, name: &str) -> Result<PathBuf, ProfileError> {
         let path = self.dir.join(name);
-        match path.canonicalize() {
+        match platform::canonicalize(&path) {
             Ok(target) if target.parent() != Some(self.dir.as_path()) => {
                 Err(ProfileError::Escapes {
                     path,
@@ -178,10 +180,7 @@ impl Profile {
         let _ = fs::remove_file(&tmp);
         {
             use std::io::Write;
-            let mut f = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
+            let mut f = platform::private_file(OpenOptions::new().write(true).create_new(true))
                 .open(&tmp)
                 .map_err(io_err)?;
             f.write_all(contents).map_err(io_err)?;

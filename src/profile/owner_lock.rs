@@ -1,16 +1,19 @@
-//! The owner lock: an exclusive `flock` on an open descriptor of `owner.lock`.
+//! The owner lock: an exclusive OS lock on an open descriptor of `owner.lock` (std's
+//! `File::try_lock`: `flock` on Linux and macOS, `LockFileEx` on Windows).
 //!
 //! The kernel drops it when the process dies, so a crashed owner never wedges the
-//! profile. It is an open-file-description lock (not a POSIX record lock), so closing
-//! some other descriptor of the same file in this process does not release it.
-//! The file holds the owner's pid and command line, for the refusal message.
+//! profile. On Unix it is an open-file-description lock (not a POSIX record lock), so
+//! closing some other descriptor of the same file in this process does not release it.
+//! The owner's pid and command line, for the refusal message, are written in the lock
+//! file itself, or in `owner.note` beside it where the OS keeps a locked file from being
+//! read ([`platform::NOTE_IN_LOCK_FILE`]).
 
 use super::identity::FileIdentity;
-use super::{Profile, ProfileError, LOCK_FILE};
+use super::{Profile, ProfileError, LOCK_FILE, OWNER_NOTE_FILE};
+use crate::platform;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 
 /// Who holds a profile: pid and command line, as written by the holder.
@@ -85,10 +88,14 @@ impl OwnerLock {
                 continue; // removed or replaced between the open and the lock: open it again
             }
             let body = serde_json::to_vec(&OwnerInfo::current()).expect("owner info serialises");
-            file.set_len(0).map_err(io_err)?;
-            file.seek(SeekFrom::Start(0)).map_err(io_err)?;
-            file.write_all(&body).map_err(io_err)?;
-            file.sync_data().map_err(io_err)?;
+            if platform::NOTE_IN_LOCK_FILE {
+                file.set_len(0).map_err(io_err)?;
+                file.seek(SeekFrom::Start(0)).map_err(io_err)?;
+                file.write_all(&body).map_err(io_err)?;
+                file.sync_data().map_err(io_err)?;
+            } else {
+                profile.write_private(OWNER_NOTE_FILE, &body)?;
+            }
             return Ok(Self {
                 _file: file,
                 identity,
@@ -119,7 +126,7 @@ impl OwnerLock {
                 let _ = file.unlock();
                 None
             }
-            Err(_) => read_owner(&mut file),
+            Err(_) => read_owner(profile, &mut file),
         }
     }
 
@@ -137,19 +144,20 @@ fn lock_file_at(profile: &Profile, path: &std::path::Path) -> Result<File, Profi
         path: path.to_path_buf(),
         source,
     };
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(path)
-        .map_err(io_err)?;
+    let mut file = platform::private_file(
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+    )
+    .open(path)
+    .map_err(io_err)?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(TryLockError::WouldBlock) => Err(ProfileError::Owned {
             profile: profile.dir().to_path_buf(),
-            owner: wait_for_name(&mut file),
+            owner: wait_for_name(profile, &mut file),
         }),
         Err(TryLockError::Error(e)) => Err(io_err(e)),
     }
@@ -157,10 +165,10 @@ fn lock_file_at(profile: &Profile, path: &std::path::Path) -> Result<File, Profi
 
 /// The holder's name, waiting up to [`NAME_WAIT_MS`] for a holder that has just locked
 /// the file to write it; else an owner "starting" (pid 0).
-fn wait_for_name(file: &mut File) -> OwnerInfo {
+fn wait_for_name(profile: &Profile, file: &mut File) -> OwnerInfo {
     let start = std::time::Instant::now();
     loop {
-        if let Some(owner) = read_owner(file) {
+        if let Some(owner) = read_owner(profile, file) {
             return owner;
         }
         if start.elapsed() >= std::time::Duration::from_millis(NAME_WAIT_MS) {
@@ -176,9 +184,15 @@ fn wait_for_name(file: &mut File) -> OwnerInfo {
 /// What a holder that has not written its name is called.
 const STARTING: &str = "an owner that is starting (it has not written its name yet)";
 
-fn read_owner(file: &mut File) -> Option<OwnerInfo> {
+/// The holder's pid and command line: from the lock file, or from `owner.note` where
+/// the lock keeps the lock file from being read ([`platform::NOTE_IN_LOCK_FILE`]).
+fn read_owner(profile: &Profile, file: &mut File) -> Option<OwnerInfo> {
     let mut s = String::new();
-    file.seek(SeekFrom::Start(0)).ok()?;
-    file.read_to_string(&mut s).ok()?;
+    if platform::NOTE_IN_LOCK_FILE {
+        file.seek(SeekFrom::Start(0)).ok()?;
+        file.read_to_string(&mut s).ok()?;
+    } else {
+        s = std::fs::read_to_string(profile.file(OWNER_NOTE_FILE).ok()?).ok()?;
+    }
     serde_json::from_str(&s).ok()
 }

@@ -7,10 +7,9 @@
 //! gets through whatever else is wrong"), so 1 MiB covers a Stop of a long queue.
 
 use super::{Profile, ProfileError};
+use crate::platform;
 use std::fs::{self, OpenOptions};
 use std::io;
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// File name of the reserve inside a profile.
@@ -43,26 +42,16 @@ impl Reserve {
     }
 
     /// Makes the reserve when it is missing or short: [`RESERVE_BYTES`] allocated on disk
-    /// (`posix_fallocate`, not a sparse file), mode 0600, synced. Returns whether it was
+    /// ([`platform::preallocate`]: not a sparse file), private, synced. Returns whether it was
     /// made now. On a disk too full for it, nothing is left behind and the error says so.
     pub fn ensure(&self) -> io::Result<bool> {
         if self.is_held() {
             return Ok(false);
         }
-        let file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(&self.path)?;
-        // SAFETY: a plain syscall on a descriptor we own for the call's duration.
-        let rc =
-            unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, RESERVE_BYTES as libc::off_t) };
-        let done = if rc == 0 {
-            file.sync_all()
-        } else {
-            Err(io::Error::from_raw_os_error(rc))
-        };
+        let file =
+            platform::private_file(OpenOptions::new().write(true).create(true).truncate(false))
+                .open(&self.path)?;
+        let done = platform::preallocate(&file, RESERVE_BYTES).and_then(|()| file.sync_all());
         if done.is_err() {
             drop(file);
             let _ = fs::remove_file(&self.path);

@@ -14,7 +14,7 @@ mod dump_rows;
 mod kill_child;
 
 pub use dump_rows::{dump_connection, Dump};
-pub use kill_child::sigkill_and_reap;
+pub use kill_child::{os, sigkill_and_reap};
 
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{json, Value};
@@ -41,8 +41,7 @@ pub fn profile_dir() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let dir = tmp.path().join("profile");
     std::fs::create_dir(&dir).expect("the profile directory");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).expect("chmod 700");
+    os::make_private_dir(&dir);
     (tmp, dir)
 }
 
@@ -124,21 +123,7 @@ impl Serve {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         if let Some((soft, hard)) = open_files {
-            use std::os::unix::process::CommandExt;
-            let lim = libc::rlimit {
-                rlim_cur: soft as libc::rlim_t,
-                rlim_max: hard as libc::rlim_t,
-            };
-            // SAFETY: setrlimit is async-signal-safe; it only reads `lim`, a copy.
-            unsafe {
-                command.pre_exec(move || {
-                    if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
-                        Ok(())
-                    } else {
-                        Err(std::io::Error::last_os_error())
-                    }
-                });
-            }
+            os::limit_open_files(&mut command, soft, hard);
         }
         let mut child = command.spawn().expect("sendledger serve starts");
         let stdout = child.stdout.take().expect("piped stdout");
@@ -255,15 +240,12 @@ impl Serve {
 
     /// Sends SIGTERM (the process keeps running until [`Self::wait_exit`]).
     pub fn terminate(&self) {
-        self.signal(libc::SIGTERM);
+        self.signal(os::SIGTERM);
     }
 
     /// Sends `signal` to serve.
-    pub fn signal(&self, signal: libc::c_int) {
-        let pid = self.pid() as libc::pid_t;
-        // SAFETY: kill(2) on our own child's pid; no memory is touched.
-        let rc = unsafe { libc::kill(pid, signal) };
-        assert_eq!(rc, 0, "signal {signal} delivered");
+    pub fn signal(&self, signal: i32) {
+        os::signal(self.pid(), signal);
     }
 
     /// Waits (bounded) for serve to exit; returns its status.

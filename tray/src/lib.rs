@@ -4,24 +4,25 @@
 //! no web view: the window is `sendledger-app`, a process of its own that exits when its
 //! window closes ([`window`]).
 //!
-//! Threads: GTK's main loop on the main thread (the tray icon and its menu, [`menu`]);
-//! the owner and everything that waits on the ledger on a tokio runtime. They meet in one
-//! channel: tray clicks go to tokio, counts and Quit go to GTK.
+//! Threads: the desktop's event loop on the main thread (GTK's on Linux, a Win32 message
+//! loop on Windows: [`desktop`]; the tray icon and its menu, [`menu`]); the owner and
+//! everything that waits on the ledger on a tokio runtime. They meet in one channel: tray
+//! clicks go to tokio, counts and Quit go to the desktop thread.
 //!
 //! Start-up handshake (`--announce`, what `sendledger-app` uses when it starts the tray):
 //! one line `ready` on stdout once the owner and the tray are up, then stdout and stderr
 //! are let go; a refusal is one line on stderr and exit code [`EXIT_NOT_OWNER`].
 
+pub mod desktop;
 pub mod logging;
 pub mod menu;
-pub mod menu_watch;
 pub mod notifications;
 pub mod settings_watch;
 pub mod status;
 pub mod window;
 
+use desktop::ToDesktop;
 use menu::{Click, Tray};
-use menu_watch::MenuSeen;
 use sendledger::api::queue::QueueStatus;
 use sendledger::api::{Api, Request};
 use sendledger::clock::SystemClock;
@@ -90,23 +91,14 @@ fn print_help(args: &Args) -> i32 {
     0
 }
 
-/// What the tokio side asks of the GTK thread.
-enum ToGtk {
-    Show(QueueStatus),
-    Quit,
-}
-
 /// Runs the tray until Quit or SIGTERM; returns the exit code.
 pub fn run() -> i32 {
     let args = Args::parse(std::env::args().skip(1));
     if args.help || args.version {
         return print_help(&args);
     }
-    // No web view runs in this process, so GTK need not probe OpenGL (which maps Mesa and
-    // libLLVM: tens of MB, docs/performance.md). Set before GTK or any thread starts.
-    std::env::set_var("GDK_GL", "disable");
     logging::init();
-    if let Err(e) = gtk::init() {
+    if let Err(e) = desktop::init() {
         return refuse(
             EXIT_NO_DISPLAY,
             &format!("no desktop to show the tray on ({e}): start it in your desktop session, or use `sendledger serve` without one"),
@@ -134,7 +126,7 @@ pub fn run() -> i32 {
     let api = owner.api();
     let status = rt.block_on(api.queue_status()).unwrap_or_default();
     let windows = Windows::new(&profile);
-    let (to_gtk, from_tokio) = mpsc::unbounded_channel();
+    let (to_desktop, from_tokio) = mpsc::unbounded_channel();
     let (clicks, clicked) = mpsc::unbounded_channel();
     let tray = match Tray::build(&status, move |c| {
         let _ = clicks.send(c);
@@ -145,20 +137,19 @@ pub fn run() -> i32 {
             return refuse(EXIT_NO_DISPLAY, &e.to_string());
         }
     };
-    gtk_side(tray, from_tokio);
-    prepare_while_the_menu_is_open(windows.clone());
+    desktop::watch_menu(windows.clone());
     {
         let _guard = rt.enter();
-        follow_status(api.clone(), status, to_gtk.clone());
-        on_clicks(api.clone(), windows.clone(), clicked, to_gtk.clone());
+        follow_status(api.clone(), status, to_desktop.clone());
+        on_clicks(api.clone(), windows.clone(), clicked, to_desktop.clone());
         notifications::spawn_sweep(api.clone(), SettingsWatch::start(&profile), windows.clone());
-        on_signals(windows.clone(), to_gtk);
+        desktop::on_signals(windows.clone(), to_desktop);
     }
     tracing::info!(profile = %profile.dir().display(), "tray ready");
     if args.announce {
         announce_ready();
     }
-    gtk::main();
+    desktop::run(tray, from_tokio);
     tracing::info!("quitting");
     windows.end_all();
     rt.block_on(owner.shutdown());
@@ -191,26 +182,9 @@ fn another_tray_owns(args: &Args) -> bool {
         })
 }
 
-/// The GTK thread's end of the channel: counts to the tray, Quit to the main loop.
-fn gtk_side(mut tray: Tray, mut rx: mpsc::UnboundedReceiver<ToGtk>) {
-    gtk::glib::MainContext::default().spawn_local(async move {
-        while let Some(msg) = rx.recv().await {
-            match msg {
-                ToGtk::Show(status) => {
-                    if let Err(e) = tray.show(&status) {
-                        tracing::warn!("cannot update the tray: {e}");
-                    }
-                }
-                ToGtk::Quit => break,
-            }
-        }
-        gtk::main_quit();
-    });
-}
-
 /// Re-reads counts and gate after every committed write (a Stop with nothing queued
 /// writes no audit event, yet the gate changed) and shows them when they changed.
-fn follow_status(api: Api, mut shown: QueueStatus, to_gtk: mpsc::UnboundedSender<ToGtk>) {
+fn follow_status(api: Api, mut shown: QueueStatus, to_desktop: mpsc::UnboundedSender<ToDesktop>) {
     let mut writes = api.watch_writes();
     tokio::spawn(async move {
         while writes.changed().await.is_ok() {
@@ -218,7 +192,7 @@ fn follow_status(api: Api, mut shown: QueueStatus, to_gtk: mpsc::UnboundedSender
             match api.queue_status().await {
                 Ok(now) if now != shown => {
                     shown = now.clone();
-                    if to_gtk.send(ToGtk::Show(now)).is_err() {
+                    if to_desktop.send(ToDesktop::Show(now)).is_err() {
                         return;
                     }
                 }
@@ -234,7 +208,7 @@ fn on_clicks(
     api: Api,
     windows: Windows,
     mut clicked: mpsc::UnboundedReceiver<Click>,
-    to_gtk: mpsc::UnboundedSender<ToGtk>,
+    to_desktop: mpsc::UnboundedSender<ToDesktop>,
 ) {
     tokio::spawn(async move {
         while let Some(click) = clicked.recv().await {
@@ -252,88 +226,20 @@ fn on_clicks(
                 Click::Pair => windows.open(Intent::Pair),
                 Click::Quit => {
                     windows.unprepare(End::Kill);
-                    let _ = to_gtk.send(ToGtk::Quit);
+                    let _ = to_desktop.send(ToDesktop::Quit);
                 }
             }
         }
     });
 }
 
-/// A window is prepared when the host opens the menu (or the XEmbed icon pops it up), and
-/// let go when it closes without one of the entries that show it (docs/app.md). The bus's thread only hands what it saw
-/// to one thread of ours, which takes it in order (spawning a process is no work for it).
-fn prepare_while_the_menu_is_open(windows: Windows) {
-    let (seen, menu) = std::sync::mpsc::channel();
-    let popped = seen.clone();
-    menu_watch::watch_popups(move |what| {
-        let _ = popped.send(what);
-    });
-    menu_watch::watch(move |what| {
-        let _ = seen.send(what);
-    });
-    std::thread::Builder::new()
-        .name("menu-watch".into())
-        .spawn(move || {
-            for what in menu {
-                match what {
-                    MenuSeen::Opened => windows.prepare(),
-                    MenuSeen::Closed => windows.unprepare_after(),
-                }
-            }
-        })
-        .expect("a thread for the menu watch");
-}
-
-/// SIGTERM (log-out, `kill`), SIGINT (Ctrl-C) and SIGHUP (the terminal closed) quit as
-/// Quit does; SIGCHLD reaps closed windows.
-fn on_signals(windows: Windows, to_gtk: mpsc::UnboundedSender<ToGtk>) {
-    use tokio::signal::unix::{signal, SignalKind};
-    let quits = [
-        (SignalKind::terminate(), "SIGTERM"),
-        (SignalKind::interrupt(), "SIGINT"),
-        (SignalKind::hangup(), "SIGHUP"),
-    ];
-    for (kind, name) in quits {
-        match signal(kind) {
-            Ok(mut sig) => {
-                let to_gtk = to_gtk.clone();
-                tokio::spawn(async move {
-                    sig.recv().await;
-                    tracing::info!("{name}: quitting");
-                    let _ = to_gtk.send(ToGtk::Quit);
-                });
-            }
-            Err(e) => tracing::warn!("no {name} handler: {e}"),
-        }
-    }
-    match signal(SignalKind::child()) {
-        Ok(mut child) => {
-            tokio::spawn(async move {
-                while child.recv().await.is_some() {
-                    windows.reap();
-                }
-            });
-        }
-        Err(e) => {
-            tracing::warn!("no SIGCHLD handler: closed windows are reaped at the next open: {e}")
-        }
-    }
-}
-
-/// The handshake's `ready`, then stdout and stderr point at /dev/null: whoever started
-/// this process may stop reading (its pipe closing must not end the tray).
+/// The handshake's `ready`, then stdout and stderr point nowhere (`/dev/null`, `NUL`):
+/// whoever started this process may stop reading (its pipe closing must not end the tray).
 fn announce_ready() {
     use std::io::Write;
     let mut out = std::io::stdout();
     let _ = writeln!(out, "ready").and_then(|_| out.flush());
-    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
-        use std::os::fd::AsRawFd;
-        // SAFETY: dup2 onto the standard descriptors; `null` stays open until both are made.
-        unsafe {
-            libc::dup2(null.as_raw_fd(), 1);
-            libc::dup2(null.as_raw_fd(), 2);
-        }
-    }
+    desktop::release_stdio();
 }
 
 /// The profile cannot be owned (another owner runs, the ledger is damaged…) or no tray

@@ -10,9 +10,10 @@
 //! line on its stdin (`show`, `show resume`, `show pair`); a menu closed without them, or
 //! Stop, ends it (its stdin closes: it exits unless something showed it meanwhile, such
 //! as a launch from the desktop handing over to it). Nothing is prepared while a queue
-//! window of the profile already runs (one this tray started, or [`window_runs`]): it
+//! window of the profile already runs (one this tray started, or [`desktop::window_runs`]): it
 //! would hand over to that window and exit.
 
+use crate::desktop;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -80,40 +81,6 @@ pub enum End {
     Kill,
 }
 
-/// Whether the queue window whose single-instance name is `bus_name` runs in this desktop
-/// session: the name has an owner whose process still lives (a window that has just died
-/// may hold the name until the bus notices): its pid. Asked of the session bus within 1 s;
-/// `None` when the bus cannot say.
-pub fn window_runs(bus_name: &str) -> Option<u32> {
-    use gtk::gio;
-    let bus = gio::bus_get_sync(gio::BusType::Session, gio::Cancellable::NONE).ok()?;
-    bus.call_sync(
-        Some("org.freedesktop.DBus"),
-        "/org/freedesktop/DBus",
-        "org.freedesktop.DBus",
-        "GetConnectionUnixProcessID",
-        Some(&(bus_name,).into()),
-        Some(gtk::glib::VariantTy::new("(u)").expect("a valid type")),
-        gio::DBusCallFlags::NONE,
-        1_000,
-        gio::Cancellable::NONE,
-    )
-    .ok()
-    .and_then(|v| v.child_value(0).get::<u32>())
-    .filter(|&pid| process_lives(pid))
-}
-
-/// Whether process `pid` exists and has not exited, from `/proc/PID/stat`: a zombie has,
-/// and so has a process whose main thread is a zombie while its other threads end.
-fn process_lives(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        let state = stat
-            .rsplit_once(") ")
-            .and_then(|(_, rest)| rest.chars().next());
-        !matches!(state, None | Some('Z' | 'X'))
-    })
-}
-
 /// When the prepared window is let go after the menu closed, and whether a timer thread
 /// is waiting for it (one at most, however many closes arrive).
 #[derive(Default)]
@@ -171,7 +138,10 @@ impl Windows {
     /// it. Does nothing while a recent prepared window waits, or a queue window runs.
     pub fn prepare(&self) {
         if self.lock_prepared().is_none() {
-            if let Some(pid) = self.own_window().or_else(|| window_runs(&self.bus_name)) {
+            if let Some(pid) = self
+                .own_window()
+                .or_else(|| desktop::window_runs(&self.bus_name))
+            {
                 tracing::info!(pid, "a queue window of this profile runs: nothing prepared");
                 return;
             }
@@ -202,7 +172,7 @@ impl Windows {
     /// reaped, and not exiting (its main thread gone, the rest tearing WebKit down).
     fn own_window(&self) -> Option<u32> {
         self.lock().iter_mut().find_map(|c| {
-            (matches!(c.try_wait(), Ok(None)) && process_lives(c.id())).then(|| c.id())
+            (matches!(c.try_wait(), Ok(None)) && desktop::process_lives(c.id())).then(|| c.id())
         })
     }
 
@@ -328,13 +298,13 @@ impl Windows {
         }
     }
 
-    /// Asks every window this tray started to close (SIGTERM), then reaps them: Quit. A
+    /// Asks every window this tray started to close (SIGTERM; on Windows `taskkill`), then reaps them: Quit. A
     /// window still there after [`END_WAIT_MS`] is killed, so Quit never hangs on one.
     pub fn end_all(&self) {
         *self.lock_prepared() = None;
         let mut children = self.lock();
         for c in children.iter() {
-            signal(c, libc::SIGTERM);
+            desktop::ask_to_close(c);
         }
         let deadline = Instant::now() + Duration::from_millis(END_WAIT_MS);
         for mut c in children.drain(..) {
@@ -344,7 +314,7 @@ impl Windows {
             if matches!(c.try_wait(), Ok(None)) {
                 tracing::warn!(
                     pid = c.id(),
-                    "a queue window did not close on SIGTERM: killed"
+                    "a queue window did not close when asked: killed"
                 );
                 let _ = c.kill();
             }
@@ -368,36 +338,7 @@ impl Windows {
 /// How long Quit waits for the windows to close before it kills them, in ms.
 pub const END_WAIT_MS: u64 = 2_000;
 
-fn signal(c: &Child, sig: libc::c_int) {
-    // SAFETY: kill(2) on a child not yet reaped: its pid cannot have been reused.
-    unsafe {
-        libc::kill(c.id() as libc::pid_t, sig);
-    }
-}
-
 /// `SENDLEDGER_WINDOW_BINARY`, else `sendledger-app` beside this binary, else the bare name.
 pub fn window_binary() -> PathBuf {
     sendledger::install::beside_this_binary(WINDOW_BIN, Some(WINDOW_BIN_ENV))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_window_process_that_exited_does_not_count_as_running_even_before_it_is_reaped() {
-        assert!(process_lives(std::process::id()));
-        let mut child = Command::new("true").spawn().expect("true runs");
-        let pid = child.id();
-        // Exited, not reaped: a zombie, as a window is until the tray's SIGCHLD reaps it.
-        let stat = format!("/proc/{pid}/stat");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::fs::read_to_string(&stat).is_ok_and(|s| !s.contains(") Z")) {
-            assert!(Instant::now() < deadline, "`true` did not exit");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        assert!(!process_lives(pid), "a zombie is not a running window");
-        child.wait().expect("reaped");
-        assert!(!process_lives(pid), "a reaped pid is not a running window");
-    }
 }

@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How long the running window may take to answer a launch, in ms.
-pub const ANSWER_MS: i32 = 5_000;
+use crate::desktop::{Passed, ANSWER_MS, PASSED_ARG};
+
 /// How long after a window took a launch its end still means it did not keep it, in ms: a
 /// close already on its way is seen within a few ms (0 of 15 rounds at a 20 ms gap), and
 /// a person does not close a window this soon after it was raised.
@@ -28,24 +28,6 @@ const GONE: [&str; 2] = [
 ];
 /// Bound on each question to the bus itself (who holds the name), in ms.
 const BUS_MS: i32 = 1_000;
-
-/// What became of the launch.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Passed {
-    /// No window of this profile runs (or no session bus): this launch is the window.
-    NoWindow,
-    /// The running window took it and still runs: nothing more to do.
-    Taken,
-    /// The window dropped it or ended as it took it (`why`): start again
-    /// ([`crate::handover::start_again`]).
-    Dropped(String),
-    /// The window (pid, if the bus knew it) did not answer within [`ANSWER_MS`].
-    Unanswered(Option<u32>),
-}
-
-/// The argument a passed launch carries, so a window that is ending leaves the launch to
-/// start again by itself ([`crate::Args::passed`]) instead of starting it anew too.
-pub const PASSED_ARG: &str = "--passed";
 
 /// Passes this launch (`argv`, the program first) to the window holding `bus_id`'s name.
 pub fn pass(bus_id: &str, mut argv: Vec<String>) -> Passed {

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The core on Windows, from this Linux machine: builds sendledger (CLI, serve, mcp) and
+# its integration tests for x86_64-pc-windows-gnu (mingw-w64 links), then runs each test
+# binary as a Windows executable under Wine 8.0 (tests/windows/wine-runner.sh, the tests'
+# own Wine prefix with the ProcessPrng shim). Real child processes, killed with
+# TerminateProcess (std's Child::kill), a real SQLite file, the loopback bridge.
+# Then, unless --no-installer: scripts/package-windows.sh builds the installer and
+# tests/windows/installer.sh installs it silently under Wine and runs the installed CLI.
+# The last line is `N passed, N failed`.
+#
+# Not run under Windows, and why (each is a test file of the Linux suite):
+#   bridge_connections  sets RLIMIT_NOFILE on the child (Windows has no open-file limit)
+#   bridge_crash        SIGINT / SIGTERM to serve, 0600 modes (no signal to send to a
+#                       console process; privacy is the folder's ACL)
+#   bridge_depth        ends serve with SIGTERM to read its log
+#   cli_output          SIGTERM, and /dev/full and closed descriptors
+#   cli_safety          SIGSTOP / SIGCONT (an owner that does not answer)
+#   cli_stop            SIGSTOP / SIGCONT, and a full disk on a tmpfs mount
+#   ledger_profile      Unix modes and symlinks
+#   ledger_reserve      a full disk on a tmpfs mount (Linux mount)
+#   packaging           the .deb's file list (Linux packaging)
+#   architecture        reads the source tree: the Linux run covers it
+#   bridge_load         a load test (measured 398 s under Wine on 2 busy cores): the
+#                       Linux run covers it
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
+export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$PWD/tests/windows/wine-runner.sh"
+export SENDLEDGER_WINEPREFIX="${SENDLEDGER_WINEPREFIX:-$CARGO_TARGET_DIR/wine-prefix}"
+target=x86_64-pc-windows-gnu
+tests=(api_keys bridge_automatic bridge_events bridge_loop bridge_observations
+       bridge_openai bridge_page_says_no bridge_queue_feed bridge_refusals bridge_release
+       bridge_stop_race bridge_wait bridge_withdraw chatgpt_conversation chatgpt_inspect
+       chatgpt_page_says_no chatgpt_request chatgpt_shared_replay chatgpt_stream cli_offline
+       cli_salvage ledger_deadlines ledger_door ledger_kill ledger_lease ledger_lifecycle
+       ledger_model ledger_owner ledger_page_error ledger_stop ledger_tool_calls
+       ledger_withdraw)
+passed=0; failed=0
+installer=1; [[ "${1:-}" == "--no-installer" ]] && installer=0
+
+for tool in x86_64-w64-mingw32-gcc /usr/lib/wine/wine64; do
+  command -v "$tool" >/dev/null || { echo "test-windows: $tool missing: run scripts/setup.sh --test" >&2; echo "0 passed, 1 failed"; exit 1; }
+done
+rustup target list --installed 2>/dev/null | grep -qx "$target" || rustup target add "$target" || { echo "0 passed, 1 failed"; exit 1; }
+
+echo "== windows: build sendledger.exe and the tests"
+args=(--target "$target" -p sendledger)
+for t in "${tests[@]}"; do args+=(--test "$t"); done
+cargo build --target "$target" -p sendledger --bins || { echo "0 passed, 1 failed"; exit 1; }
+cargo test "${args[@]}" --no-run || { echo "0 passed, 1 failed"; exit 1; }
+
+echo "== windows: the tests' Wine prefix"
+tests/windows/wine-prefix.sh "$SENDLEDGER_WINEPREFIX" || { echo "0 passed, 1 failed"; exit 1; }
+export WINEPREFIX="$SENDLEDGER_WINEPREFIX" WINEDEBUG=-all
+# One wineserver and one set of Wine's own services for the whole run, started here with
+# no terminal or pipe: they outlive each .exe and would keep a `| tee` of its output open.
+/usr/lib/wine/wineserver -p 60 </dev/null >/dev/null 2>&1
+/usr/lib/wine/wine64 wineboot </dev/null >/dev/null 2>&1
+trap '/usr/lib/wine/wineserver -k 2>/dev/null' EXIT
+
+mkdir -p "$CARGO_TARGET_DIR/windows-logs"
+for t in "${tests[@]}"; do
+  echo "== windows: $t (under Wine)"
+  log="$CARGO_TARGET_DIR/windows-logs/$t.log"
+  cargo test --target "$target" -p sendledger --test "$t" -- --test-threads=2 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  line=$(grep -E '^test result: ' "$log" | tail -n 1)
+  p=$(echo "$line" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)
+  f=$(echo "$line" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 0)
+  if [[ $rc -ne 0 && $f -eq 0 ]]; then f=1; echo "test-windows: $t ended with status $rc and no test result" >&2; fi
+  passed=$((passed + p)); failed=$((failed + f))
+done
+
+if [[ $installer -eq 1 ]]; then
+  echo "== windows: the installer, installed silently under Wine"
+  tests/windows/installer.sh 2>&1 | tee "$CARGO_TARGET_DIR/windows-logs/installer.log"
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$CARGO_TARGET_DIR/windows-logs/installer.log" | tail -n 1)
+  if [[ -z "$line" ]]; then failed=$((failed + 1)); else
+    passed=$((passed + $(echo "$line" | cut -d' ' -f1))); failed=$((failed + $(echo "$line" | cut -d' ' -f3)))
+  fi
+fi
+
+echo
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
