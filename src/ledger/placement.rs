@@ -69,28 +69,21 @@ impl HeldLedger {
 fn open_private(path: &Path) -> std::io::Result<File> {
     let mut o = OpenOptions::new();
     o.read(true).write(true).create(true).truncate(false);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
-    o.open(path)
+    crate::platform::private_file(&mut o).open(path)
 }
 
-/// An exclusive lock on the whole ledger file for this owner's life: `flock`, which is
-/// independent of SQLite's POSIX record locks. `Ok(false)`: another process holds it.
-#[cfg(unix)]
+/// An exclusive lock on the whole ledger file for this owner's life where the platform
+/// takes one (`platform::LOCK_LEDGER_FILE`: `flock`, independent of SQLite's POSIX record
+/// locks). `Ok(false)`: another process holds it.
 fn lock_exclusively(file: &File) -> std::io::Result<bool> {
+    if !crate::platform::LOCK_LEDGER_FILE {
+        return Ok(true);
+    }
     match file.try_lock() {
         Ok(()) => Ok(true),
         Err(std::fs::TryLockError::WouldBlock) => Ok(false),
         Err(std::fs::TryLockError::Error(e)) => Err(e),
     }
-}
-
-/// Elsewhere no lock is taken here: a Windows lock is mandatory and would block SQLite's
-/// own reads, and SQLite's handle (opened without delete sharing) already keeps the file
-/// from being removed or renamed while the owner runs.
-#[cfg(not(unix))]
-fn lock_exclusively(_file: &File) -> std::io::Result<bool> {
-    Ok(true)
 }
 
 /// What happened to a file the owner held custody in, kept in [`DISPLACED_FILE`].
@@ -191,11 +184,7 @@ pub(crate) fn rescue(conn: &Connection, profile: &Profile, now: Millis) -> Optio
         .execute("VACUUM INTO ?1", [tmp.to_string_lossy()])
         .map_err(|e| e.to_string())
         .and_then(|_| {
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let _ = std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600));
-            }
+            crate::platform::tighten_file(&tmp);
             std::fs::rename(&tmp, &path).map_err(|e| e.to_string())
         });
     match saved {

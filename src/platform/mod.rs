@@ -13,6 +13,8 @@
 //! | open-file limit | soft `RLIMIT_NOFILE` raised to the hard one | none to raise (sockets are not descriptors) | as Linux |
 //! | reserve | `posix_fallocate` | `set_len` (NTFS allocates, not sparse) | zeros written |
 //! | canonical paths | `realpath` | `dunce::canonicalize` (no `\\?\` prefix where the plain path means the same) | `realpath` |
+//! | a file's identity | (device, inode) by `stat`, never opening the path | `same-file`'s handle (volume, file index) | as Linux |
+//! | a lock on the ledger file itself | `flock` for the owner's life | none (SQLite's handle keeps it from being removed) | as Linux |
 //!
 //! The default profile folder comes from `directories` (`data_local_dir`):
 //! `~/.local/share/sendledger` on Linux, `%LOCALAPPDATA%\sendledger\data` on Windows,
@@ -32,9 +34,10 @@ mod os;
 mod os;
 
 pub use os::{
-    account_name, canonicalize, is_executable, make_private_dir, out_of_files, preallocate,
-    privacy_problem, private_file, raise_open_file_limit, shutdown_signal, stdout_goes_nowhere,
-    tighten_file, NAME, NOTE_IN_LOCK_FILE, SHUTDOWN_SIGNALS,
+    account_name, canonicalize, file_id, is_executable, make_private_dir, out_of_files, path_id,
+    preallocate, privacy_problem, private_file, raise_open_file_limit, shutdown_signal,
+    stdout_goes_nowhere, tighten_file, FileId, LOCK_LEDGER_FILE, NAME, NOTE_IN_LOCK_FILE,
+    SHUTDOWN_SIGNALS,
 };
 
 /// The platform facts `sendledger doctor` prints: the OS, how the owner lock works, how

@@ -152,3 +152,27 @@ pub fn is_executable(p: &Path) -> bool {
 pub fn canonicalize(path: &Path) -> io::Result<std::path::PathBuf> {
     path.canonicalize()
 }
+
+/// A file's identity: (device, inode). Compared to tell whether a path still names a file
+/// the owner holds open.
+pub type FileId = (u64, u64);
+
+/// The identity of the open `file`. Errors: the descriptor cannot be read.
+pub fn file_id(file: &File) -> io::Result<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    let m = file.metadata()?;
+    Ok((m.dev(), m.ino()))
+}
+
+/// The identity of the file `path` names now, by `stat` — never by opening it: opening and
+/// closing another descriptor of the SQLite file would drop SQLite's own POSIX locks in
+/// this process. Errors: `NotFound` when the path is gone.
+pub fn path_id(path: &Path) -> io::Result<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::symlink_metadata(path)?;
+    Ok((m.dev(), m.ino()))
+}
+
+/// Whether the owner also locks the ledger file itself for its life: `flock`, independent
+/// of SQLite's POSIX record locks.
+pub const LOCK_LEDGER_FILE: bool = true;

@@ -109,3 +109,22 @@ pub fn is_executable(p: &Path) -> bool {
 pub fn canonicalize(path: &Path) -> io::Result<std::path::PathBuf> {
     dunce::canonicalize(path)
 }
+
+/// A file's identity (volume serial number and file index, by the `same-file` crate).
+pub type FileId = same_file::Handle;
+
+/// The identity of the open `file`. Errors: the handle cannot be read.
+pub fn file_id(file: &File) -> io::Result<FileId> {
+    same_file::Handle::from_file(file.try_clone()?)
+}
+
+/// The identity of the file `path` names now (opened here: Windows locks are per handle).
+/// Errors: `NotFound` when the path is gone.
+pub fn path_id(path: &Path) -> io::Result<FileId> {
+    same_file::Handle::from_path(path)
+}
+
+/// No lock on the ledger file itself: a Windows lock is mandatory and would block
+/// SQLite's own reads, and SQLite's handle (opened without delete sharing) already keeps
+/// the file from being removed or renamed while the owner runs.
+pub const LOCK_LEDGER_FILE: bool = false;

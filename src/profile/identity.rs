@@ -2,61 +2,32 @@
 //! check that the ledger and the lock it holds custody in are still the ones at their
 //! paths (a clean-up, a sync or backup tool may remove, rename or replace them).
 //!
-//! On Unix the identity is (device, inode), read from the open descriptor and, for the
-//! path, by `stat` — never by opening it: opening and closing another descriptor of the
-//! SQLite file would drop SQLite's own POSIX locks in this process. Elsewhere it is
-//! [`same_file::Handle`] (there the path is opened; Windows locks are per handle).
+//! What an identity is, per OS, is the platform seam's (`platform::file_id`,
+//! `platform::path_id`): on Unix (device, inode), the path read by `stat` — never by
+//! opening it, which would drop SQLite's own POSIX locks in this process.
 
+use crate::platform;
 use std::fs::File;
 use std::io;
 use std::path::Path;
 
 /// The identity of one open file.
 #[derive(Debug)]
-pub struct FileIdentity(Id);
-
-#[cfg(unix)]
-type Id = (u64, u64);
-#[cfg(not(unix))]
-type Id = same_file::Handle;
+pub struct FileIdentity(platform::FileId);
 
 impl FileIdentity {
     /// The identity of the open `file`. Errors: the descriptor cannot be read.
     pub fn of_file(file: &File) -> io::Result<Self> {
-        of_file(file).map(Self)
+        platform::file_id(file).map(Self)
     }
 
     /// Whether `path` names this very file now: `Ok(false)` when the path is gone or names
     /// another file (removed, renamed, replaced). Errors: the path cannot be read.
     pub fn is_at(&self, path: &Path) -> io::Result<bool> {
-        match at_path(path) {
+        match platform::path_id(path) {
             Ok(id) => Ok(id == self.0),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
             Err(e) => Err(e),
         }
     }
-}
-
-#[cfg(unix)]
-fn of_file(file: &File) -> io::Result<Id> {
-    use std::os::unix::fs::MetadataExt;
-    let m = file.metadata()?;
-    Ok((m.dev(), m.ino()))
-}
-
-#[cfg(unix)]
-fn at_path(path: &Path) -> io::Result<Id> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::symlink_metadata(path)?;
-    Ok((m.dev(), m.ino()))
-}
-
-#[cfg(not(unix))]
-fn of_file(file: &File) -> io::Result<Id> {
-    same_file::Handle::from_file(file.try_clone()?)
-}
-
-#[cfg(not(unix))]
-fn at_path(path: &Path) -> io::Result<Id> {
-    same_file::Handle::from_path(path)
 }
