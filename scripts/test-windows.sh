@@ -8,6 +8,14 @@
 # tests/windows/installer.sh installs it silently under Wine and runs the installed CLI.
 # The last line is `N passed, N failed`.
 #
+#   scripts/test-windows.sh                 every test file below, then the installer
+#   scripts/test-windows.sh --ci            the custody core only (what scripts/test-all.sh
+#                                           runs, to keep a cold CI run under 45 min): the
+#                                           kill tests, one owner per profile, the lifecycle,
+#                                           Stop, the Stop race, the doors, the offline CLI;
+#                                           then the installer
+#   scripts/test-windows.sh --no-installer  every test file, no installer
+#
 # Not run under Windows, and why (each is a test file of the Linux suite):
 #   bridge_connections  sets RLIMIT_NOFILE on the child (Windows has no open-file limit)
 #   bridge_crash        SIGINT / SIGTERM to serve, 0600 modes (no signal to send to a
@@ -38,6 +46,10 @@ tests=(api_keys bridge_automatic bridge_events bridge_loop bridge_observations
        ledger_withdraw)
 passed=0; failed=0
 installer=1; [[ "${1:-}" == "--no-installer" ]] && installer=0
+if [[ "${1:-}" == "--ci" ]]; then
+  tests=(ledger_kill ledger_owner ledger_lifecycle ledger_stop bridge_stop_race bridge_openai
+         ledger_door cli_offline)
+fi
 
 for tool in x86_64-w64-mingw32-gcc /usr/lib/wine/wine64; do
   command -v "$tool" >/dev/null || { echo "test-windows: $tool missing: run scripts/setup.sh --test" >&2; echo "0 passed, 1 failed"; exit 1; }
