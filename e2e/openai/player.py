@@ -130,6 +130,7 @@ class Player:
         self.port = port
         self.grants = 0
         self.granted = []
+        self.destinations = {}  # op id → the destination `next` handed out with it
         status, code, _ = http(port, "POST", "/v1/pairing-code", {}, token=client_token)
         assert status == 200, code
         status, paired, _ = http(port, "POST", "/v1/pair", {"code": code["code"]}, origin=ORIGIN)
@@ -152,11 +153,21 @@ class Player:
         status, body, _ = self.call("/v1/ext/next", {"lease_id": self.lease_id, "wait_ms": wait_ms},
                                     timeout=wait_ms / 1000 + BOUND_S)
         assert status == 200, body
+        if body["send"]:
+            self.destinations[body["send"]["op_id"]] = body["send"].get("destination")
         return body["send"]
+
+    def confirmed(self, op_id):
+        """What the tab shows when it asks for the grant: the send's destination, as the
+        extension confirms it after going there (docs/bridge-api.md, `confirmed`)."""
+        d = self.destinations.get(op_id) or {}
+        return {"conversation_id": d.get("conversation_id"), "project_id": d.get("project_id"),
+                "model": d.get("model"), "effort": d.get("effort")}
 
     def grant(self, op_id):
         """Asks for the dispatch grant; a grant is where the page's POST happens."""
-        status, body, _ = self.call("/v1/ext/dispatch", {"lease_id": self.lease_id, "op_id": op_id})
+        status, body, _ = self.call("/v1/ext/dispatch", {"lease_id": self.lease_id, "op_id": op_id,
+                                                         "confirmed": self.confirmed(op_id)})
         assert status == 200 and body["granted"] is True, (status, body)
         self.grants += 1
         self.granted.append(op_id)
