@@ -359,3 +359,34 @@ fn a_page_request_in_another_conversation_is_a_destination_mismatch_note_and_not
     .unwrap_err();
     assert!(err.contains("immutable"), "{err}");
 }
+
+/// A copy a person queues again (requeue, resend) of a send that took the default still
+/// took the default, while the default still leads there: an extension that confirms
+/// nothing is granted it as it would have been the first (the reference model found a
+/// resent copy refused for "confirming nothing" after the merge with issue 25's work).
+#[test]
+fn a_copy_of_a_send_that_took_the_default_is_granted_as_the_first_would_have_been() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let first = QueueRequest {
+        op_id: Some("first".into()),
+        text: "to the default".into(),
+        ..Default::default()
+    };
+    ledger.queue(&first, "test").unwrap();
+    ledger.withdraw("first", "a person").unwrap();
+    let copy = ledger.requeue("first", "a person").unwrap();
+    let dest = ledger.destination(&copy.op_id).unwrap().expect("recorded");
+    assert_eq!(
+        dest.chosen_by,
+        ChosenBy::Default,
+        "the copy took the default too"
+    );
+    let lease = ledger.lease(&tab("tab-1")).unwrap().lease_id;
+    let claimed = ledger.claim_next(&lease).unwrap().expect("claimed");
+    assert_eq!(claimed.op_id, copy.op_id);
+    let granted = ledger
+        .dispatch_confirmed(&copy.op_id, &lease, None)
+        .unwrap();
+    assert!(matches!(granted, Grant::Granted(_)), "{granted:?}");
+}

@@ -738,8 +738,19 @@ fn queue_again_unchecked(tx: &Transaction, old: &Send, by: &str, now: Millis) ->
     if let Some(id) = existing {
         return load(tx, &id);
     }
-    // Queued again, it goes where the first one was to go.
+    // Queued again, it goes where the first one was to go: taking the default again when
+    // that is still where the default leads (so it is granted as the first would have
+    // been), else naming the place.
     let req = match destinations::get(tx, &old.op_id)? {
+        Some(d)
+            if d.chosen_by == ChosenBy::Default
+                && destinations::default_of(tx).is_ok_and(|now| now.same_as(&d)) =>
+        {
+            QueueRequest {
+                text: old.text.clone(),
+                ..Default::default()
+            }
+        }
         Some(d) => QueueRequest {
             text: old.text.clone(),
             ..QueueRequest::naming(&d)
