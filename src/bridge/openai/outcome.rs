@@ -46,12 +46,12 @@ pub(crate) fn of(send: &Send) -> Outcome {
         Standing::Uncertain => (StatusCode::FAILED_DEPENDENCY, uncertain(op, why)),
         Standing::Stopped => (
             StatusCode::LOCKED,
-            format!("a person stopped send {op} in sendledger before it was clicked (they pressed Stop, or withdrew it): nothing was clicked; do not send it as a new request — if they want it sent, they queue it again in sendledger (`sendledger requeue {op}`), and this same request, asked again, follows that copy"),
+            format!("a person stopped send {op} in sendledger before it was clicked (they pressed Stop, or withdrew it): nothing was clicked; do not retry, and do not send it as a new request — if they want it sent, they queue it again in sendledger (`sendledger requeue {op}`), and this same request, asked again, follows that copy"),
         ),
         Standing::NeverLeft => (
             StatusCode::UNPROCESSABLE_ENTITY,
             format!(
-                "send {op} never left this computer ({}): nothing was clicked; fix the tab, then send again (the same request is then a new send)",
+                "send {op} never left this computer ({}): nothing was clicked; do not retry at once — fix the tab, then send again (the same request is then a new send)",
                 why.unwrap_or("rejected")
             ),
         ),
