@@ -109,7 +109,18 @@ impl Harness {
                 .unwrap()
                 .expect("a send to claim");
             assert_eq!(claimed.op_id, op, "the only queued send is claimed");
-            l.dispatch(&op, &lease.lease_id).unwrap();
+            // The tab confirms it shows the send's conversation, as the extension does.
+            let shown = sendledger::destination::Confirmation {
+                conversation_id: Some("conv-1".into()),
+                ..Default::default()
+            };
+            let granted = l
+                .dispatch_confirmed(&op, &lease.lease_id, Some(&shown))
+                .unwrap();
+            assert!(
+                matches!(granted, sendledger::ledger::Grant::Granted(_)),
+                "the tab shows the send's conversation: {granted:?}"
+            );
             l.fail(
                 &op,
                 "the page stopped answering after the click",
