@@ -44,21 +44,37 @@ fn exchange(
 /// One exchange on `request_line`, the whole answer as text (head and body; a stream's
 /// events until the owner ends it).
 fn raw_exchange(port: u16, request_line: &str, extra_headers: &[String], body: &[u8]) -> String {
+    let mut s = send_request(port, request_line, extra_headers, body, true);
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).to_string()
+}
+
+/// Opens a connection and writes one request on it; `close`: ask the owner to close the
+/// connection after its answer.
+fn send_request(
+    port: u16,
+    request_line: &str,
+    headers: &[String],
+    body: &[u8],
+    close: bool,
+) -> TcpStream {
     let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     s.set_read_timeout(Some(BOUND)).unwrap();
     let mut head = format!(
-        "{request_line} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        "{request_line} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
         body.len()
     );
-    for h in extra_headers {
+    if close {
+        head.push_str("Connection: close\r\n");
+    }
+    for h in headers {
         head.push_str(h);
         head.push_str("\r\n");
     }
     head.push_str("\r\n");
     let _ = s.write_all(head.as_bytes()).and_then(|_| s.write_all(body));
-    let mut out = Vec::new();
-    let _ = s.read_to_end(&mut out);
-    String::from_utf8_lossy(&out).to_string()
+    s
 }
 
 fn chat(text: &str) -> Vec<u8> {
@@ -543,19 +559,7 @@ fn a_key_made_again_under_a_revoked_name_is_another_client() {
 
 /// A streamed request's head only (the stream stays open: read until the blank line).
 fn raw_exchange_head(port: u16, request_line: &str, headers: &[String], body: &[u8]) -> String {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    s.set_read_timeout(Some(BOUND)).unwrap();
-    let mut head = format!(
-        "{request_line} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for h in headers {
-        head.push_str(h);
-        head.push_str("\r\n");
-    }
-    head.push_str("\r\n");
-    s.write_all(head.as_bytes()).unwrap();
-    s.write_all(body).unwrap();
+    let mut s = send_request(port, request_line, headers, body, false);
     let mut out = Vec::new();
     let mut byte = [0u8; 1];
     while !out.ends_with(b"\r\n\r\n") && s.read(&mut byte).unwrap_or(0) == 1 {

@@ -24,6 +24,16 @@ fn door(op: &str, client: &str, body: &str, keyed: bool) -> DoorQueue {
     }
 }
 
+/// A ledger holding one unkeyed door send, `oai-1`, from `key:companion` with body `b1`.
+fn first_send(fx: &Fixture) -> sendledger::ledger::Ledger {
+    let mut ledger = fx.open();
+    let (_, created) = ledger
+        .door_queue(&door("oai-1", "key:companion", "b1", false))
+        .unwrap();
+    assert!(created, "the first request queues its send");
+    ledger
+}
+
 #[test]
 fn a_retry_fingerprint_survives_a_restart_and_matches_only_the_same_client_and_body() {
     let fx = Fixture::new();
@@ -85,13 +95,7 @@ fn any_clients_retry_without_a_key_attaches_to_its_unsettled_send_however_old() 
 #[test]
 fn a_retry_attaches_for_five_minutes_after_its_send_settled_and_is_a_new_send_after() {
     let fx = Fixture::new();
-    let mut ledger = fx.open();
-    assert!(
-        ledger
-            .door_queue(&door("oai-1", "key:companion", "b1", false))
-            .unwrap()
-            .1
-    );
+    let mut ledger = first_send(&fx);
     ledger.withdraw("oai-1", "a person").unwrap();
     fx.clock.advance(ATTACH_AFTER_SETTLED_MS);
     let (send, created) = ledger
@@ -114,13 +118,7 @@ fn a_retry_attaches_for_five_minutes_after_its_send_settled_and_is_a_new_send_af
 #[test]
 fn a_request_with_a_new_idempotency_key_is_a_new_send_even_with_the_same_body() {
     let fx = Fixture::new();
-    let mut ledger = fx.open();
-    assert!(
-        ledger
-            .door_queue(&door("oai-1", "key:companion", "b1", false))
-            .unwrap()
-            .1
-    );
+    let mut ledger = first_send(&fx);
     let (send, created) = ledger
         .door_queue(&door("again-1", "key:companion", "b1", true))
         .unwrap();
@@ -204,13 +202,7 @@ fn a_named_key_is_stored_only_as_its_sha256_and_its_revocation_is_final_in_sql()
 #[test]
 fn a_rejected_send_takes_no_retry_unless_a_person_queued_it_again() {
     let fx = Fixture::new();
-    let mut ledger = fx.open();
-    assert!(
-        ledger
-            .door_queue(&door("oai-1", "key:companion", "b1", false))
-            .unwrap()
-            .1
-    );
+    let mut ledger = first_send(&fx);
     // A restart rejects what was only queued: it never left this computer.
     let (mut ledger, _) = fx.restart(ledger);
     assert_eq!(
@@ -229,13 +221,7 @@ fn a_rejected_send_takes_no_retry_unless_a_person_queued_it_again() {
 #[test]
 fn a_retry_follows_a_persons_copy_of_the_send_to_the_newest() {
     let fx = Fixture::new();
-    let mut ledger = fx.open();
-    assert!(
-        ledger
-            .door_queue(&door("oai-1", "key:companion", "b1", false))
-            .unwrap()
-            .1
-    );
+    let mut ledger = first_send(&fx);
     ledger.withdraw("oai-1", "a person").unwrap();
     let copy = ledger.requeue("oai-1", "a person").unwrap();
     let (send, created) = ledger
