@@ -202,7 +202,7 @@ fn a_named_key_is_stored_only_as_its_sha256_and_its_revocation_is_final_in_sql()
 #[test]
 fn a_rejected_send_takes_no_retry_unless_a_person_queued_it_again() {
     let fx = Fixture::new();
-    let mut ledger = first_send(&fx);
+    let ledger = first_send(&fx);
     // A restart rejects what was only queued: it never left this computer.
     let (mut ledger, _) = fx.restart(ledger);
     assert_eq!(
