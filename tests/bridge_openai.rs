@@ -311,12 +311,17 @@ fn page_answers(ext: &Extension, lease: &str) -> String {
     op
 }
 
-fn responses_body(extra: Value) -> Vec<u8> {
-    let mut body = json!({"model": "gpt-5", "input": [{"role": "user", "content": [{"type": "input_text", "text": FIXTURE_TEXT}]}]});
-    body.as_object_mut()
+/// `base` with the fields of `extra` added, as a body.
+fn with_fields(mut base: Value, extra: Value) -> Vec<u8> {
+    base.as_object_mut()
         .unwrap()
         .extend(extra.as_object().unwrap().clone());
-    serde_json::to_vec(&body).unwrap()
+    serde_json::to_vec(&base).unwrap()
+}
+
+fn responses_body(extra: Value) -> Vec<u8> {
+    let base = json!({"model": "gpt-5", "input": [{"role": "user", "content": [{"type": "input_text", "text": FIXTURE_TEXT}]}]});
+    with_fields(base, extra)
 }
 
 #[test]
@@ -454,11 +459,8 @@ fn queued_sends(serve: &Serve) -> Vec<Value> {
 }
 
 fn stream_chat(text: &str, extra: Value) -> Vec<u8> {
-    let mut body = json!({"model": "chatgpt-tab", "stream": true, "messages": [{"role": "user", "content": text}]});
-    body.as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    serde_json::to_vec(&body).unwrap()
+    let base = json!({"model": "chatgpt-tab", "stream": true, "messages": [{"role": "user", "content": text}]});
+    with_fields(base, extra)
 }
 
 #[test]
