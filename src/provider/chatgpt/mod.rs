@@ -6,7 +6,8 @@
 //!   [`stream::TurnObservation`];
 //! - [`receipt_for`]: the native receipt (conversation, user message, turn);
 //! - [`answer_outcome`]: the answer that completes a send, or why there is none;
-//! - [`refusal`]: whether the page's error is the usage limit, and when it resets;
+//! - [`refusal`]: whether the page's error is the usage limit, and [`reset_time`] when it
+//!   resets (a delay, a time of day, a date);
 //! - [`conversation`] and [`evidence`]: a listing, and what it suggests about an
 //!   uncertain send (for a person, never applied).
 //!
@@ -22,6 +23,7 @@ pub mod ids;
 pub mod message;
 pub mod refusal;
 pub mod request;
+pub mod reset_time;
 pub mod sse;
 pub mod stream;
 pub mod turn;
