@@ -694,6 +694,45 @@ scenario('a_hand_off_in_array_frames_completes_the_send', async (w) => {
   assert.equal(st.clicks, 1);
 });
 
+scenario('hand_off_frames_mixing_two_conversations_complete_the_send_with_its_own_answer', async (w) => {
+  await fakeConfig({ format: 'handoff', frames: 'mixed' });
+  await ready(w);
+  const op = await w.queue('A long answer while another tab gets one.', { conversation_id: CONV_A });
+  const { send, timeline } = await w.until(op, 'completed');
+  const st = await fakeState();
+  assert.equal(st.requests[0].format, 'handoff');
+  assert.equal(send.answer.message_id, st.requests[0].assistant_id, 'its own answer, not the other conversation\'s');
+  assert.match(send.answer.text, /^Received 41 characters/);
+  const notes = (timeline || []).filter((e) => e.kind === 'note').map((e) => e.evidence || '');
+  assert.ok(notes.every((n) => !n.includes('not understood')), JSON.stringify(notes));
+  assert.equal(st.clicks, 1);
+});
+
+scenario('an_answer_cut_by_a_reload_is_picked_up_when_the_tab_shows_the_conversation_again', async (w) => {
+  await fakeConfig({ hold: 'answer' });
+  const [page] = await ready(w);
+  const op = await w.queue('Answer me while I reload.', { conversation_id: CONV_A });
+  await w.until(op, 'accepted');
+  // F5 while the answer streams: the page's read of the stream is cut.
+  await page.reload();
+  await page.waitForSelector('html[data-fake-ready="true"]', { timeout: 15_000 });
+  // The server writes the rest of the answer into the conversation, which the tab no
+  // longer reads: the send keeps waiting, accepted.
+  await fakeConfig({ hold: false });
+  await fakeRelease();
+  assert.equal((await w.send(op)).send.state, 'accepted', 'nothing was seen yet');
+  // The person shows the conversation again: the page reads it, and the tab forwards that.
+  await page.reload();
+  await page.waitForSelector('html[data-fake-ready="true"]', { timeout: 15_000 });
+  const { send } = await w.until(op, 'completed');
+  const st = await fakeState();
+  assert.equal(send.answer.message_id, st.requests[0].assistant_id, 'the answer of its own turn');
+  assert.match(send.answer.text, /^Received 25 characters/);
+  assert.equal(send.receipt.user_message_id, st.requests[0].message_id);
+  assert.equal(st.clicks, 1, 'clicked once');
+  assert.equal(st.posts, 1, 'one conversation POST: nothing was sent again');
+});
+
 scenario('a_page_without_a_composer_says_why_nothing_goes_out', async (w) => {
   await fakeConfig({ layout: 'no-composer' });
   await w.startOwner();
