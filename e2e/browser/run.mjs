@@ -733,6 +733,27 @@ scenario('an_answer_cut_by_a_reload_is_picked_up_when_the_tab_shows_the_conversa
   assert.equal(st.posts, 1, 'one conversation POST: nothing was sent again');
 });
 
+scenario('owner_killed_while_the_answer_streams_completes_it_from_the_stream_the_tab_sends_again', async (w) => {
+  await fakeConfig({ hold: 'answer' });
+  await ready(w);
+  const port = w.owner.port;
+  const op = await w.queue('Answer me while the owner dies.', { conversation_id: CONV_A });
+  await w.until(op, 'accepted');
+  await w.owner.kill('SIGKILL');
+  await w.startOwner(port);
+  assert.equal((await w.send(op)).send.state, 'accepted', 'the receipt survives the restart');
+  // The rest of the answer reaches the tab, which forwards it to an owner that never saw
+  // its request: the tab sends the stream again from its request.
+  await fakeConfig({ hold: false });
+  await fakeRelease();
+  const { send } = await w.until(op, 'completed', 30_000);
+  const st = await fakeState();
+  assert.equal(send.answer.message_id, st.requests[0].assistant_id);
+  assert.match(send.answer.text, /^Received 31 characters/);
+  assert.equal(st.clicks, 1, 'clicked once');
+  assert.equal(st.posts, 1, 'nothing was sent again');
+});
+
 scenario('a_page_without_a_composer_says_why_nothing_goes_out', async (w) => {
   await fakeConfig({ layout: 'no-composer' });
   await w.startOwner();
