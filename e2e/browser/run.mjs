@@ -754,6 +754,31 @@ scenario('owner_killed_while_the_answer_streams_completes_it_from_the_stream_the
   assert.equal(st.posts, 1, 'nothing was sent again');
 });
 
+scenario('a_tab_reloaded_right_after_the_post_ends_uncertain_noting_how_many_messages_the_conversation_shows', async (w) => {
+  await fakeConfig({ hold: 'response' });
+  const [page] = await ready(w, { ownerArgs: ['--receipt-ms', '3000'] });
+  const op = await w.queue('Reloaded right after the click.', { conversation_id: CONV_A });
+  await waitFor(async () => (await fakeState()).posts === 1, { what: "the page's POST" });
+  // F5 before the page's request was answered: nothing of the turn reached the tab.
+  await page.reload();
+  await page.waitForSelector('html[data-fake-ready="true"]', { timeout: 15_000 });
+  await fakeConfig({ hold: false });
+  await fakeRelease(); // the server keeps the message all the same
+  // The person looks at the conversation again: the page reads it, the tab forwards it.
+  await page.reload();
+  await page.waitForSelector('html[data-fake-ready="true"]', { timeout: 15_000 });
+  const { send, timeline } = await w.until(op, 'uncertain', 30_000);
+  assert.equal(send.receipt, null, 'no receipt: whether it went out is a person\'s to decide');
+  const notes = timeline.filter((e) => e.kind === 'note').map((e) => e.evidence || '');
+  assert.ok(
+    notes.some((n) => n.includes('exactly one user message with this text after the dispatch')),
+    JSON.stringify(notes),
+  );
+  const st = await fakeState();
+  assert.equal(st.clicks, 1);
+  assert.equal(st.posts, 1, 'never sent again');
+});
+
 scenario('a_page_without_a_composer_says_why_nothing_goes_out', async (w) => {
   await fakeConfig({ layout: 'no-composer' });
   await w.startOwner();
