@@ -223,15 +223,7 @@ fn hand_off_frames_mixing_two_conversations_complete_the_send_with_its_own_answe
     let serve = Serve::start(&profile, &[]);
     let client = serve.client();
     let ext = serve.pair();
-    let lease = ext.lease("tab-1");
-    let text = "Summarise double-entry bookkeeping.";
-    let mut request: Value =
-        serde_json::from_str(&fixture("request_follow_up_legacy.json")).unwrap();
-    request["messages"][0]["content"]["parts"] = json!([text]);
-    request["messages"][0]["id"] = json!("7f6e5d4c-3b2a-4918-a7f6-e5d4c3b2a190");
-    client.queue("ws", text);
-    ext.next(&lease, 5_000).expect("claimed");
-    assert_eq!(ext.dispatch(&lease, "ws").status, 200);
+    let (lease, request) = handoff_dispatched(&serve, &ext, "ws");
     let o = |kind: &str, extra: Value| {
         let mut v = json!({ "lease_id": lease, "op_id": "ws", "kind": kind, "stream_id": "s1" });
         v.as_object_mut()

@@ -328,20 +328,12 @@ fn a_stream_handed_off_to_the_websocket_completes_from_its_frames_once_each() {
     let serve = Serve::start(&profile, &[]);
     let client = serve.client();
     let ext = serve.pair();
-    let lease = ext.lease("tab-1");
     // The hand-off fixture's user text; the request is the follow-up fixture carrying it.
-    let text = "Summarise double-entry bookkeeping.";
-    let mut request: Value =
-        serde_json::from_str(&fixture("request_follow_up_legacy.json")).unwrap();
-    request["messages"][0]["content"]["parts"] = json!([text]);
-    request["messages"][0]["id"] = json!("7f6e5d4c-3b2a-4918-a7f6-e5d4c3b2a190");
-    client.queue("ws", text);
-    ext.next(&lease, 5_000).expect("claimed");
-    assert_eq!(ext.dispatch(&lease, "ws").status, 200);
+    let (lease, request) = handoff_dispatched(&serve, &ext, "ws");
     observe_ok(
         &ext,
         json!({ "lease_id": lease, "op_id": "ws", "kind": "request", "stream_id": "s1",
-                "url": URL, "body": request.to_string() }),
+                "url": URL, "body": request }),
     );
     observe_ok(
         &ext,

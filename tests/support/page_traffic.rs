@@ -32,3 +32,27 @@ pub fn observe_ok(ext: &Extension, o: Value) -> Value {
     assert_eq!(a.status, 200, "observation {}: {}", o["kind"], a.body);
     a.body
 }
+
+/// The hand-off fixture's user text (`stream_delta_handoff.sse`, `websocket_handoff*.jsonl`).
+pub const HANDOFF_TEXT: &str = "Summarise double-entry bookkeeping.";
+/// The hand-off fixture's user message id.
+pub const HANDOFF_USER: &str = "7f6e5d4c-3b2a-4918-a7f6-e5d4c3b2a190";
+
+/// Queues, claims and grants `op` with the hand-off fixture's text on a new lease of
+/// `tab-1`; returns the lease and the page's request for it (the follow-up fixture
+/// carrying that text and user message id).
+pub fn handoff_dispatched(
+    serve: &crate::harness::Serve,
+    ext: &Extension,
+    op: &str,
+) -> (String, String) {
+    let lease = ext.lease("tab-1");
+    let mut request: Value =
+        serde_json::from_str(&fixture("request_follow_up_legacy.json")).unwrap();
+    request["messages"][0]["content"]["parts"] = serde_json::json!([HANDOFF_TEXT]);
+    request["messages"][0]["id"] = serde_json::json!(HANDOFF_USER);
+    serve.client().queue(op, HANDOFF_TEXT);
+    ext.next(&lease, 5_000).expect("claimed");
+    assert_eq!(ext.dispatch(&lease, op).status, 200);
+    (lease, request.to_string())
+}
