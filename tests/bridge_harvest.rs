@@ -6,7 +6,8 @@
 //! - a stream sent again from its request after the owner was SIGKILLed mid-answer is
 //!   followed by the new owner for the answer;
 //! - hand-off frames mixing two conversations' envelopes complete the send with its own;
-//! - a conversation read while a send awaits its receipt notes how many messages match.
+//! - a conversation read while a send awaits its receipt notes how many messages match;
+//! - the doors waiting (a held chat request, a background response) get the late answer.
 
 #[path = "support/bridge.rs"]
 mod harness;
@@ -302,4 +303,72 @@ fn a_conversation_read_while_a_send_awaits_its_receipt_notes_how_many_messages_m
                 .contains("exactly one user message with this text after the dispatch")
     });
     assert!(said, "{shown}");
+}
+
+/// Plays the tab for the one send a door queued: granted, the page's request and its
+/// stream up to the receipt, then cut (a reload). Returns the op id.
+fn door_send_cut_after_its_receipt(ext: &Extension, lease: &str) -> String {
+    let handed = ext
+        .next(lease, 10_000)
+        .expect("the door's send is handed out");
+    let op = handed["op_id"].as_str().unwrap().to_string();
+    assert_eq!(ext.dispatch(lease, &op).body["granted"], true);
+    let (head, _) = stream_cut_after_receipt();
+    for o in [
+        json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1",
+                "url": URL, "body": fixture("request_new_chat_f.json") }),
+        json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": "s1",
+                "seq": 0, "chunk": head }),
+        json!({ "lease_id": lease, "op_id": op, "kind": "stream_end", "stream_id": "s1" }),
+    ] {
+        observe_ok(ext, o);
+    }
+    op
+}
+
+#[test]
+fn a_chat_door_waiting_on_an_answer_cut_by_a_reload_gets_it_from_the_conversation_read() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    let waiting = {
+        let client = serve.client().fresh();
+        std::thread::spawn(move || {
+            client.post(
+                "/v1/chat/completions",
+                &json!({"model": "chatgpt-tab", "messages": [{"role": "user", "content": TEXT}]}),
+            )
+        })
+    };
+    let op = door_send_cut_after_its_receipt(&ext, &lease);
+    assert_eq!(serve.client().state(&op), "accepted");
+    listing(&ext, &lease, &fixture("listing_haiku_answered.json"));
+    let answer = waiting.join().expect("the door answered");
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.body["choices"][0]["message"]["content"], ANSWER);
+}
+
+#[test]
+fn a_background_response_of_an_answer_cut_by_a_reload_completes_from_the_conversation_read() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    let asked = client.post(
+        "/v1/responses",
+        &json!({"model": "gpt-5", "background": true,
+                "input": [{"role": "user", "content": [{"type": "input_text", "text": TEXT}]}]}),
+    );
+    assert_eq!(asked.status, 200, "{}", asked.body);
+    let id = asked.body["id"].as_str().unwrap().to_string();
+    let op = door_send_cut_after_its_receipt(&ext, &lease);
+    assert_eq!(id, format!("resp_{op}"));
+    let before = client.get(&format!("/v1/responses/{id}"));
+    assert_ne!(before.body["status"], "completed", "{}", before.body);
+    listing(&ext, &lease, &fixture("listing_haiku_answered.json"));
+    let after = client.get(&format!("/v1/responses/{id}"));
+    assert_eq!(after.body["status"], "completed", "{}", after.body);
+    assert_eq!(after.body["output"][0]["content"][0]["text"], ANSWER);
 }
