@@ -101,6 +101,46 @@
   const outbox = [];
   let flushing = false;
 
+  // The streams in flight the owner follows, kept as delivered (request, chunks, frames) so
+  // that each can be sent again from its request when an owner that restarted meanwhile
+  // answers a piece of it `unknown_stream`: the new owner then follows it from its start
+  // for the answer (docs/extension.md). Bounded: 4 streams, 32 MiB each (the owner's own
+  // bound per stream), sent again at most twice.
+  const MAX_REPLAY_STREAMS = 4;
+  const MAX_REPLAY_BYTES = 32 * 1024 * 1024;
+  const MAX_REPLAYS = 2;
+  const replays = new Map(); // stream id → { items, bytes, sent }
+
+  const factsOf = (r) => (r.body && Array.isArray(r.body.applied) ? r.body.applied.map((f) => f && f.fact) : []);
+
+  /** Keeps a delivered observation of a followed stream for a replay. */
+  function keepForReplay(o, facts) {
+    if (!o.stream_id) return;
+    const kept = replays.get(o.stream_id);
+    if (o.kind === 'request') {
+      replays.delete(o.stream_id);
+      if (!facts.includes('tracking')) return;
+      replays.set(o.stream_id, { items: [o], bytes: (o.body || '').length, sent: kept ? kept.sent : 0 });
+      while (replays.size > MAX_REPLAY_STREAMS) replays.delete(replays.keys().next().value);
+      return;
+    }
+    if (!kept) return;
+    kept.bytes += (o.chunk || o.message || '').length;
+    if (o.kind === 'stream_end' || kept.bytes > MAX_REPLAY_BYTES) replays.delete(o.stream_id);
+    else kept.items.push(o);
+  }
+
+  /** Puts a stream's delivered observations back in front of `outbox[0]`; false: none kept. */
+  function replayFrom(o) {
+    const kept = o.stream_id && replays.get(o.stream_id);
+    if (!kept || kept.sent >= MAX_REPLAYS) return false;
+    kept.sent += 1;
+    outbox.unshift(...kept.items);
+    kept.items = [];
+    kept.bytes = 0;
+    return true;
+  }
+
   function accept(observation) {
     if (!observation || typeof observation.kind !== 'string') return;
     const o = { ...observation };
@@ -132,7 +172,10 @@
         const used = lease;
         const r = await ask('observe', { observation: { ...outbox[0], lease_id: used.lease_id } });
         if (r.ok) {
-          outbox.shift();
+          const facts = factsOf(r);
+          // An owner that restarted while this stream was in flight: again from its request.
+          if (facts.includes('unknown_stream') && replayFrom(outbox[0])) continue;
+          keepForReplay(outbox.shift(), facts);
           backoff = 500;
         } else if (r.lost || r.code === 'unreachable' || r.status === 503) {
           await sleep(backoff); // the owner or the worker is restarting: same observation again
@@ -140,7 +183,8 @@
         } else if (leaseGone(r)) {
           if (lease === used) await dropLease(); // else: sent with a lease since replaced; again with the new one
         } else {
-          outbox.shift(); // refused as such (malformed, too large): retrying cannot help
+          const refused = outbox.shift(); // refused as such (malformed, too large): retrying cannot help
+          if (refused.stream_id) replays.delete(refused.stream_id);
         }
       }
     } finally {

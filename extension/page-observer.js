@@ -4,8 +4,10 @@
 //   - a conversation POST's request body and its response stream, chunk by chunk;
 //   - a GET of a conversation (the listing used as evidence for uncertain sends);
 //   - WebSocket frames of a topic the page was told to follow by `stream_handoff` (a frame
-//     is one envelope or a JSON array of envelopes; while a turn is handed off, a frame
-//     whose topic cannot be read is forwarded too, so the owner can say it was not understood).
+//     is one envelope or a JSON array of envelopes, possibly of several conversations: each
+//     envelope is read by its own topic, and a turn ends only with its own topic's
+//     `conversation-turn-complete`; while a turn is handed off, a frame whose topic cannot
+//     be read is forwarded too, so the owner can say it was not understood).
 // Observations go to the isolated content script with window.postMessage, after a ready
 // handshake (anything posted before the content script listens would be lost, so it is
 // buffered here until the content script says it is ready). This script holds no token
@@ -167,22 +169,32 @@
   const PageWebSocket = window.WebSocket;
   const MAX_UNATTRIBUTED = 200; // frames without a readable topic forwarded per hand-off
 
-  /** The topic ids of a frame: one envelope, or a JSON array of envelopes; null: unreadable. */
-  function topicsOf(data) {
+  /** The envelopes of a frame: one envelope, or a JSON array of envelopes; null: unreadable. */
+  function envelopesOf(data) {
     let frame;
     try {
       frame = JSON.parse(data);
     } catch {
       return null;
     }
-    const envelopes = Array.isArray(frame) ? frame : [frame];
-    return envelopes.map((e) => e && typeof e === 'object' && e.topic_id).filter((t) => typeof t === 'string');
+    return (Array.isArray(frame) ? frame : [frame]).filter((e) => e && typeof e === 'object');
+  }
+
+  /** Whether an envelope (or a payload inside it) says its turn is complete. */
+  function completesTurn(envelope) {
+    let at = envelope;
+    for (let depth = 0; depth < 4 && at && typeof at === 'object'; depth += 1) {
+      if (at.type === 'conversation-turn-complete') return true;
+      at = at.payload;
+    }
+    return false;
   }
 
   const unattributed = new Map(); // stream id → frames forwarded without a topic
 
   function onFrame(data) {
-    const found = topicsOf(data);
+    const envelopes = envelopesOf(data);
+    const found = envelopes && envelopes.map((e) => e.topic_id).filter((t) => typeof t === 'string');
     if (found && found.length) {
       const streams = new Set(found.map((t) => topics.get(t)).filter(Boolean));
       if (!streams.size) {
@@ -191,9 +203,15 @@
           if (early.length > MAX_EARLY) early.shift();
         }
       }
+      // Each envelope is read by its own topic: the user WebSocket carries every turn of the
+      // account, so a frame may mix another conversation's envelopes (and its turn's end)
+      // with this turn's. The owner reads only the stream's own topics out of the frame.
+      const ended = new Set(
+        envelopes.filter((e) => typeof e.topic_id === 'string' && completesTurn(e)).map((e) => topics.get(e.topic_id)),
+      );
       for (const streamId of streams) {
         emit({ kind: 'websocket', stream_id: streamId, message: data });
-        if (data.includes('"conversation-turn-complete"')) endHandoff(streamId);
+        if (ended.has(streamId)) endHandoff(streamId);
       }
       return;
     }

@@ -12,6 +12,7 @@ if [[ "${1:-}" == "--test" ]]; then
   pkgs+=(xvfb xauth webkit2gtk-driver dbus dbus-x11 at-spi2-core python3-dbus python3-gi python3-xlib
          trayer imagemagick  # the app suite: a real system tray, screenshots of the screen
          chromium sqlite3 bc openssl
+         libfaketime  # tests/bridge_clock_jump.rs: the real owner's wall clock set forward and back
          python3-venv  # the MCP and openai suites: venvs for the official SDKs (pip, pinned)
          fonts-noto-color-emoji fonts-noto-cjk  # screenshots show emoji, CJK: no tofu
          gcc-mingw-w64-x86-64 wine64 nsis osslsigncode)  # the Windows suite: link, run, package, sign

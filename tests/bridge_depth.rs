@@ -122,8 +122,8 @@ fn assert_owner_lives_and_send_kept(serve: &mut Serve, ext: &Extension, lease: &
     assert_eq!(end.status, 200, "{}", end.body);
     assert_eq!(
         end.body["applied"],
-        json!([]),
-        "a refused stream is no longer followed"
+        json!([{ "fact": "unknown_stream", "stream_id": "s1" }]),
+        "a refused stream is no longer followed, and the owner says so (no fact about the send)"
     );
     assert_eq!(client.state(op), "dispatched");
     serve.terminate();

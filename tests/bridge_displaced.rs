@@ -1,5 +1,6 @@
 //! The files the owner keeps custody in, moved under it (issue 26): the ledger removed,
-//! removed with its `-wal`, renamed, replaced by another file, and `owner.lock` removed,
+//! removed with its `-wal`, renamed, replaced by another file, SQLite's `-wal` or `-shm`
+//! removed alone, and `owner.lock` removed,
 //! each under a real `sendledger serve` child, which is then SIGKILLed and started again.
 //! The owner notices without being asked (its log, `ledger.displaced.json`), refuses every
 //! write with a sentence (a Stop is kept for the next start), `doctor` says so, and the
@@ -20,6 +21,16 @@ enum Fault {
     RemovedWithWal,
     Renamed,
     Replaced,
+    /// SQLite's `-wal` alone removed (a clean-up of "temporary" files).
+    WalRemoved,
+    /// SQLite's `-shm` alone removed.
+    ShmRemoved,
+}
+
+impl Fault {
+    fn side_file(self) -> bool {
+        matches!(self, Fault::WalRemoved | Fault::ShmRemoved)
+    }
 }
 
 fn apply(fault: Fault, profile: &Path) {
@@ -33,6 +44,8 @@ fn apply(fault: Fault, profile: &Path) {
             }
         }
         Fault::Renamed => std::fs::rename(&ledger, profile.join("ledger-old.sqlite3")).unwrap(),
+        Fault::WalRemoved => std::fs::remove_file(side("-wal")).unwrap(),
+        Fault::ShmRemoved => std::fs::remove_file(side("-shm")).unwrap(),
         Fault::Replaced => {
             // As a backup tool restoring an older copy: another file put at the path.
             let other = profile.join("restored.tmp");
@@ -148,15 +161,21 @@ fn next_start_after(fault: Fault, profile: &Path, copy: &Path) {
             .expect("no start over a profile whose ledger went missing");
         assert_eq!(refused.status.code(), Some(4), "{}", refused.stderr);
         let name = copy.file_name().unwrap().to_string_lossy().to_string();
+        let said = if fault.side_file() {
+            "are in the copy it saved"
+        } else {
+            "does not begin a new, empty ledger"
+        };
         assert!(
-            refused
-                .stderr
-                .contains("does not begin a new, empty ledger")
-                && refused.stderr.contains(&name),
+            refused.stderr.contains(said) && refused.stderr.contains(&name),
             "{fault:?}: the refusal names what it found and what to run: {}",
             refused.stderr
         );
-        assert!(!ledger_file(profile).exists(), "nothing was created");
+        assert_eq!(
+            ledger_file(profile).exists(),
+            fault.side_file(),
+            "nothing was created"
+        );
         std::fs::rename(copy, ledger_file(profile)).unwrap();
         let _ = std::fs::remove_file(profile.join("ledger.sqlite3-wal"));
         let _ = std::fs::remove_file(profile.join("ledger.sqlite3-shm"));
@@ -193,6 +212,16 @@ fn a_ledger_renamed_under_the_owner_is_noticed_refused_and_never_begun_anew() {
 #[test]
 fn a_ledger_replaced_under_the_owner_is_noticed_refused_and_the_next_start_closes_the_gate() {
     ledger_moved_under_the_owner(Fault::Replaced);
+}
+
+#[test]
+fn the_ledgers_wal_removed_under_the_owner_is_noticed_refused_and_the_copy_is_offered() {
+    ledger_moved_under_the_owner(Fault::WalRemoved);
+}
+
+#[test]
+fn the_ledgers_shm_removed_under_the_owner_is_noticed_refused_and_the_copy_is_offered() {
+    ledger_moved_under_the_owner(Fault::ShmRemoved);
 }
 
 /// `owner.lock` removed under a running owner that has a claimed and a queued send; a

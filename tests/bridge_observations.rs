@@ -6,25 +6,12 @@
 
 #[path = "support/bridge.rs"]
 mod harness;
+#[path = "support/page_traffic.rs"]
+mod page_traffic;
 
 use harness::*;
+use page_traffic::*;
 use serde_json::{json, Value};
-
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chatgpt");
-const URL: &str = "https://chatgpt.com/backend-api/f/conversation";
-/// What the fixture's user typed (request_new_chat_f.json, stream_delta_new_chat.sse).
-const TEXT: &str = "Draft a haiku about ledgers.\nKeep it short.";
-const CONVERSATION: &str = "6a1b2c3d-4e5f-8a01-b234-56789abcdef0";
-const USER_MESSAGE: &str = "5d1c0b7e-2f4a-4c61-9a0e-6b2d8e1f3a47";
-const TURN: &str = "a0b1c2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d";
-const ASSISTANT_MESSAGE: &str = "7c6b5a49-3827-4165-b0a9-f8e7d6c5b4a3";
-const ANSWER: &str =
-    "Ink dries on the page,\neach line counted once,\nno debt forgotten.\n\nWant another?";
-
-fn fixture(name: &str) -> String {
-    std::fs::read_to_string(format!("{FIXTURES}/{name}"))
-        .unwrap_or_else(|e| panic!("fixture {name}: {e}"))
-}
 
 /// `text` cut into `n` pieces at char boundaries (any split must decode the same).
 fn pieces(text: &str, n: usize) -> Vec<String> {
@@ -40,12 +27,6 @@ fn pieces(text: &str, n: usize) -> Vec<String> {
         start = end;
     }
     out
-}
-
-fn observe_ok(ext: &Extension, o: Value) -> Value {
-    let a = ext.observe(&o);
-    assert_eq!(a.status, 200, "observation {}: {}", o["kind"], a.body);
-    a.body
 }
 
 /// Queues, claims and dispatches `op` with the fixture's text; returns the lease.
@@ -347,20 +328,12 @@ fn a_stream_handed_off_to_the_websocket_completes_from_its_frames_once_each() {
     let serve = Serve::start(&profile, &[]);
     let client = serve.client();
     let ext = serve.pair();
-    let lease = ext.lease("tab-1");
     // The hand-off fixture's user text; the request is the follow-up fixture carrying it.
-    let text = "Summarise double-entry bookkeeping.";
-    let mut request: Value =
-        serde_json::from_str(&fixture("request_follow_up_legacy.json")).unwrap();
-    request["messages"][0]["content"]["parts"] = json!([text]);
-    request["messages"][0]["id"] = json!("7f6e5d4c-3b2a-4918-a7f6-e5d4c3b2a190");
-    client.queue("ws", text);
-    ext.next(&lease, 5_000).expect("claimed");
-    assert_eq!(ext.dispatch(&lease, "ws").status, 200);
+    let (lease, request) = handoff_dispatched(&serve, &ext, "ws");
     observe_ok(
         &ext,
         json!({ "lease_id": lease, "op_id": "ws", "kind": "request", "stream_id": "s1",
-                "url": URL, "body": request.to_string() }),
+                "url": URL, "body": request }),
     );
     observe_ok(
         &ext,

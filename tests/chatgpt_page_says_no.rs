@@ -115,3 +115,37 @@ fn hand_off_frames_nobody_can_read_are_counted_unreadable() {
         "every envelope over the bound is counted, none read"
     );
 }
+
+#[test]
+fn each_hand_off_envelope_is_read_by_its_own_topic_and_another_conversations_are_passed_over() {
+    let http = fixture("stream_delta_handoff.sse");
+    let single = decode_with_websocket(&http, &text("websocket_handoff.jsonl"));
+    let mixed = decode_with_websocket(&http, &text("websocket_handoff_mixed.jsonl"));
+    let answer = |o| chatgpt::answer_outcome(o, "7f6e5d4c-3b2a-4918-a7f6-e5d4c3b2a190");
+    assert_eq!(
+        answer(&mixed),
+        answer(&single),
+        "its own answer, whatever was mixed in"
+    );
+    assert!(
+        mixed
+            .messages
+            .iter()
+            .all(|m| m.text != "Credits sit on the right."),
+        "no message of the other conversation enters the turn"
+    );
+    let mut d = StreamDecoder::new();
+    d.feed(&http);
+    let readings: Vec<_> = text("websocket_handoff_mixed.jsonl")
+        .lines()
+        .map(|f| d.feed_websocket_frame(f))
+        .collect();
+    assert!(readings.iter().all(|r| r.understood()), "{readings:?}");
+    assert_eq!(readings[0].items, 1, "this turn's item; {readings:?}");
+    assert_eq!(readings[0].elsewhere, 1, "the other topic's, apart");
+    assert_eq!(
+        readings[1].items, 1,
+        "the other topic's si-0001 is not taken for this turn's"
+    );
+    assert_eq!(readings.iter().map(|r| r.elsewhere).sum::<usize>(), 4);
+}

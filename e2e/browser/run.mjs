@@ -694,6 +694,91 @@ scenario('a_hand_off_in_array_frames_completes_the_send', async (w) => {
   assert.equal(st.clicks, 1);
 });
 
+scenario('hand_off_frames_mixing_two_conversations_complete_the_send_with_its_own_answer', async (w) => {
+  await fakeConfig({ format: 'handoff', frames: 'mixed' });
+  await ready(w);
+  const op = await w.queue('A long answer while another tab gets one.', { conversation_id: CONV_A });
+  const { send, timeline } = await w.until(op, 'completed');
+  const st = await fakeState();
+  assert.equal(st.requests[0].format, 'handoff');
+  assert.equal(send.answer.message_id, st.requests[0].assistant_id, 'its own answer, not the other conversation\'s');
+  assert.match(send.answer.text, /^Received 41 characters/);
+  const notes = (timeline || []).filter((e) => e.kind === 'note').map((e) => e.evidence || '');
+  assert.ok(notes.every((n) => !n.includes('not understood')), JSON.stringify(notes));
+  assert.equal(st.clicks, 1);
+});
+
+scenario('an_answer_cut_by_a_reload_is_picked_up_when_the_tab_shows_the_conversation_again', async (w) => {
+  await fakeConfig({ hold: 'answer' });
+  const [page] = await ready(w);
+  const op = await w.queue('Answer me while I reload.', { conversation_id: CONV_A });
+  await w.until(op, 'accepted');
+  // F5 while the answer streams: the page's read of the stream is cut.
+  await page.reload();
+  await page.waitForSelector('html[data-fake-ready="true"]', { timeout: 15_000 });
+  // The server writes the rest of the answer into the conversation, which the tab no
+  // longer reads: the send keeps waiting, accepted.
+  await fakeConfig({ hold: false });
+  await fakeRelease();
+  assert.equal((await w.send(op)).send.state, 'accepted', 'nothing was seen yet');
+  // The person shows the conversation again: the page reads it, and the tab forwards that.
+  await page.reload();
+  await page.waitForSelector('html[data-fake-ready="true"]', { timeout: 15_000 });
+  const { send } = await w.until(op, 'completed');
+  const st = await fakeState();
+  assert.equal(send.answer.message_id, st.requests[0].assistant_id, 'the answer of its own turn');
+  assert.match(send.answer.text, /^Received 25 characters/);
+  assert.equal(send.receipt.user_message_id, st.requests[0].message_id);
+  assert.equal(st.clicks, 1, 'clicked once');
+  assert.equal(st.posts, 1, 'one conversation POST: nothing was sent again');
+});
+
+scenario('owner_killed_while_the_answer_streams_completes_it_from_the_stream_the_tab_sends_again', async (w) => {
+  await fakeConfig({ hold: 'answer' });
+  await ready(w);
+  const port = w.owner.port;
+  const op = await w.queue('Answer me while the owner dies.', { conversation_id: CONV_A });
+  await w.until(op, 'accepted');
+  await w.owner.kill('SIGKILL');
+  await w.startOwner(port);
+  assert.equal((await w.send(op)).send.state, 'accepted', 'the receipt survives the restart');
+  // The rest of the answer reaches the tab, which forwards it to an owner that never saw
+  // its request: the tab sends the stream again from its request.
+  await fakeConfig({ hold: false });
+  await fakeRelease();
+  const { send } = await w.until(op, 'completed', 30_000);
+  const st = await fakeState();
+  assert.equal(send.answer.message_id, st.requests[0].assistant_id);
+  assert.match(send.answer.text, /^Received 31 characters/);
+  assert.equal(st.clicks, 1, 'clicked once');
+  assert.equal(st.posts, 1, 'nothing was sent again');
+});
+
+scenario('a_tab_reloaded_right_after_the_post_ends_uncertain_noting_how_many_messages_the_conversation_shows', async (w) => {
+  await fakeConfig({ hold: 'response' });
+  const [page] = await ready(w, { ownerArgs: ['--receipt-ms', '3000'] });
+  const op = await w.queue('Reloaded right after the click.', { conversation_id: CONV_A });
+  await waitFor(async () => (await fakeState()).posts === 1, { what: "the page's POST" });
+  // F5 before the page's request was answered: nothing of the turn reached the tab.
+  await page.reload();
+  await page.waitForSelector('html[data-fake-ready="true"]', { timeout: 15_000 });
+  await fakeConfig({ hold: false });
+  await fakeRelease(); // the server keeps the message all the same
+  // The person looks at the conversation again: the page reads it, the tab forwards it.
+  await page.reload();
+  await page.waitForSelector('html[data-fake-ready="true"]', { timeout: 15_000 });
+  const { send, timeline } = await w.until(op, 'uncertain', 30_000);
+  assert.equal(send.receipt, null, 'no receipt: whether it went out is a person\'s to decide');
+  const notes = timeline.filter((e) => e.kind === 'note').map((e) => e.evidence || '');
+  assert.ok(
+    notes.some((n) => n.includes('exactly one user message with this text after the dispatch')),
+    JSON.stringify(notes),
+  );
+  const st = await fakeState();
+  assert.equal(st.clicks, 1);
+  assert.equal(st.posts, 1, 'never sent again');
+});
+
 scenario('a_page_without_a_composer_says_why_nothing_goes_out', async (w) => {
   await fakeConfig({ layout: 'no-composer' });
   await w.startOwner();

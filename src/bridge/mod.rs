@@ -10,6 +10,7 @@ pub mod auth;
 pub mod body;
 mod client_routes;
 pub mod connections;
+mod conversation_read;
 pub mod discovery;
 pub mod error;
 mod events;

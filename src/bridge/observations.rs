@@ -14,7 +14,7 @@ use super::error::ApiError;
 use super::BridgeState;
 use crate::ledger::{EvidenceKind, LedgerError, LimitHold, PageError, Receipt, SendState};
 use crate::provider::chatgpt::{
-    self, conversation, evidence, refusal, request,
+    self, conversation, refusal, request,
     stream::{StreamDecoder, TurnObservation},
 };
 use axum::http::StatusCode;
@@ -133,6 +133,12 @@ pub(crate) enum Applied {
     Noted {
         op_id: String,
         note: String,
+    },
+    /// A piece of a stream this owner does not follow: it began before this owner started
+    /// (a restart mid-answer). A tab that saw its request followed sends it again from its
+    /// request, and the new owner follows it from there (see `start`).
+    UnknownStream {
+        stream_id: String,
     },
 }
 
@@ -336,6 +342,26 @@ impl Tracker {
         );
     }
 
+    /// Starts following `stream_id` for send `op_id` already accepted by its receipt: a
+    /// stream sent again from its start after a restart, read for the answer only.
+    pub fn start_accepted(
+        &mut self,
+        stream_id: String,
+        op_id: String,
+        text: String,
+        req: request::ConversationRequest,
+    ) {
+        self.start(stream_id.clone(), op_id, text, req);
+        if let Some(t) = self.tracks.get_mut(&stream_id) {
+            t.accepted = true;
+        }
+    }
+
+    /// Whether `stream_id` is followed.
+    pub fn follows(&self, stream_id: &str) -> bool {
+        self.tracks.contains_key(stream_id)
+    }
+
     /// Feeds what arrived and returns the facts it newly shows. Input past a stream's
     /// bounds (depth, [`MAX_STREAM_BYTES`], [`MAX_EARLY_CHUNKS`]) ends the track with no
     /// facts at all: `Err((op id, why))`.
@@ -416,6 +442,9 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         Kind::Websocket { stream_id, message } => (stream_id, Input::Websocket(message)),
         Kind::StreamEnd { stream_id } => (stream_id, Input::End),
     };
+    if !st.observations().follows(&stream_id) {
+        return Ok(vec![Applied::UnknownStream { stream_id }]);
+    }
     let fed = st.observations().feed(&stream_id, input);
     let Fed { facts, end, live } = fed.map_err(|(op_id, why)| {
         refused(format!(
@@ -576,16 +605,19 @@ async fn start(
         .ledger()
         .call(move |l| l.get(&id)?.ok_or(LedgerError::UnknownSend(id)))
         .await?;
+    if crate::send_text::normalise(&req.text) != send.text {
+        return Ok(vec![Applied::NotTracked {
+            reason: format!("the page's request does not carry the text of send {op_id}"),
+        }]);
+    }
+    if let Some(applied) = follow_again(st, &send, stream_id.clone(), &req) {
+        return Ok(applied);
+    }
     if send.dispatched_at.is_none()
         || !matches!(send.state, SendState::Dispatched | SendState::Uncertain)
     {
         return Ok(vec![Applied::NotTracked {
             reason: format!("send {op_id} is {}, not awaiting its receipt", send.state),
-        }]);
-    }
-    if crate::send_text::normalise(&req.text) != send.text {
-        return Ok(vec![Applied::NotTracked {
-            reason: format!("the page's request does not carry the text of send {op_id}"),
         }]);
     }
     let (id, conversation, model) = (
@@ -601,6 +633,32 @@ async fn start(
     Ok(vec![Applied::Tracking { op_id }])
 }
 
+/// A stream sent again from its request for an `accepted` send whose answer was not
+/// seen (the owner restarted while it streamed): followed from its start for the answer
+/// only, when the request is the one the receipt names (its user message id). The receipt
+/// is not applied again, nothing else is recorded, and the request's destination was
+/// recorded the first time. `None`: not such a stream.
+fn follow_again(
+    st: &BridgeState,
+    send: &crate::ledger::Send,
+    stream_id: String,
+    req: &request::ConversationRequest,
+) -> Option<Vec<Applied>> {
+    let receipt = send.receipt.as_ref()?;
+    if send.state != SendState::Accepted || receipt.user_message_id != req.user_message_id {
+        return None;
+    }
+    st.observations().start_accepted(
+        stream_id,
+        send.op_id.clone(),
+        send.text.clone(),
+        req.clone(),
+    );
+    Some(vec![Applied::Tracking {
+        op_id: send.op_id.clone(),
+    }])
+}
+
 async fn listing(st: &BridgeState, url: &str, body: &str) -> Result<Vec<Applied>, ApiError> {
     let listing = conversation::parse_listing(body.as_bytes())
         .map_err(|e| refused(format!("the conversation listing could not be read: {e}")))?;
@@ -612,47 +670,5 @@ async fn listing(st: &BridgeState, url: &str, body: &str) -> Result<Vec<Applied>
             .filter(|s| !s.is_empty())
             .map(str::to_string)
     });
-    let uncertain = st
-        .ledger()
-        .call(|l| {
-            l.list(&crate::ledger::ListFilter {
-                states: vec![SendState::Uncertain],
-                limit: Some(100),
-            })
-        })
-        .await?;
-    let mut applied = Vec::new();
-    for send in uncertain {
-        let conversation = send
-            .receipt
-            .as_ref()
-            .map(|r| r.conversation_id.clone())
-            .or_else(|| send.conversation_id.clone());
-        if conversation.is_some() && conversation != listed {
-            continue;
-        }
-        let ev = evidence::for_uncertain_send(
-            &listing,
-            &send.text,
-            send.dispatched_at.unwrap_or(send.created_at),
-        );
-        let note = match (ev.matches.len(), ev.exactly_one) {
-            (0, _) => "observed the conversation: no user message with this text after the dispatch".to_string(),
-            (_, true) => format!(
-                "observed the conversation: exactly one user message with this text after the dispatch ({})",
-                ev.matches[0].id
-            ),
-            (n, false) => format!("observed the conversation: {n} user messages with this text after the dispatch"),
-        };
-        let (op_id, n) = (send.op_id.clone(), ev.matches.len());
-        st.ledger()
-            .call(move |l| l.note_evidence(&op_id, EvidenceKind::Observed, &note))
-            .await?;
-        applied.push(Applied::Evidence {
-            op_id: send.op_id,
-            matching: n,
-            exactly_one: ev.exactly_one,
-        });
-    }
-    Ok(applied)
+    super::conversation_read::apply(st, listing, listed).await
 }

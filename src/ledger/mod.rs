@@ -80,6 +80,8 @@ pub struct Ledger {
     /// The monotonic start of each in-flight bound, refreshed after every write.
     deadlines: deadlines::Deadlines,
     held: placement::HeldLedger,
+    /// SQLite's `-wal` and `-shm`, checked like the ledger itself.
+    sides: placement::SideFiles,
     lock: OwnerLock,
 }
 
@@ -160,6 +162,7 @@ impl Ledger {
             displaced: None,
             deadlines: Default::default(),
             held: placement::HeldLedger::take(&path)?,
+            sides: Default::default(),
             lock,
         };
         let recovered = ledger.write(recovery::recover)?;
@@ -221,6 +224,9 @@ impl Ledger {
                 return Err(placement::missing_ledger(profile, &path, &found));
             }
         }
+        if let Some(refusal) = placement::side_file_lost(profile, &path) {
+            return Err(refusal);
+        }
         // The lock is proven held on the current lock file (`lock_owner`) and the ledger
         // file itself is held before SQLite opens it: no recovery runs on a live ledger.
         let held = placement::HeldLedger::take(&path)?;
@@ -238,6 +244,7 @@ impl Ledger {
             displaced: None,
             deadlines: Default::default(),
             held,
+            sides: placement::SideFiles::of(crate::profile::LEDGER_FILE),
             lock,
         })
     }
@@ -342,11 +349,14 @@ impl Ledger {
             let ledger = placement::how_moved(&self.path, self.held.is_in_place());
             let lock = placement::how_moved(self.lock.path(), self.lock.is_in_place());
             let (file, how) = match (ledger, lock) {
-                (Some(how), _) => (crate::profile::LEDGER_FILE, how),
-                (None, Some(how)) => (crate::profile::LOCK_FILE, how),
-                (None, None) => return Ok(()),
+                (Some(how), _) => (crate::profile::LEDGER_FILE.to_string(), how),
+                (None, Some(how)) => (crate::profile::LOCK_FILE.to_string(), how),
+                (None, None) => match self.path.parent().and_then(|d| self.sides.moved(d)) {
+                    Some(moved) => moved,
+                    None => return Ok(()),
+                },
             };
-            self.on_displaced(file, how);
+            self.on_displaced(&file, how);
         }
         let d = self.displaced.clone().expect("set above");
         Err(LedgerError::Displaced(Box::new(d)))
@@ -354,7 +364,8 @@ impl Ledger {
 
     fn on_displaced(&mut self, file: &str, how: String) {
         let now = self.clock.now_ms();
-        let rescued = (file == crate::profile::LEDGER_FILE)
+        let rescued = file
+            .starts_with(crate::profile::LEDGER_FILE)
             .then(|| placement::rescue(&self.conn, &self.profile, now))
             .flatten();
         let d = Displacement {

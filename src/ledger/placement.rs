@@ -66,6 +66,46 @@ impl HeldLedger {
     }
 }
 
+/// SQLite's `-wal` and `-shm` beside the owner's ledger, each with the identity it had
+/// when the owner first saw it (SQLite makes them when the owner's connection opens and
+/// removes them only when the last connection closes, so while the owner runs they are
+/// the same files). Checked only where the platform says so
+/// ([`crate::platform::CHECK_SQLITE_SIDE_FILES`]).
+#[derive(Debug, Default)]
+pub(crate) struct SideFiles(Vec<(String, Option<FileIdentity>)>);
+
+impl SideFiles {
+    /// The side files of the ledger named `ledger_name`, identities taken when first seen.
+    pub(crate) fn of(ledger_name: &str) -> Self {
+        if !crate::platform::CHECK_SQLITE_SIDE_FILES {
+            return Self::default();
+        }
+        Self(
+            ["-wal", "-shm"]
+                .iter()
+                .map(|s| (format!("{ledger_name}{s}"), None))
+                .collect(),
+        )
+    }
+
+    /// The first side file in `dir` that is no longer the one the owner saw: (its name,
+    /// how it moved). A side file not seen yet is taken as it is now.
+    pub(crate) fn moved(&mut self, dir: &Path) -> Option<(String, String)> {
+        for (name, seen) in &mut self.0 {
+            let path = dir.join(&*name);
+            match seen {
+                None => *seen = FileIdentity::at_path(&path).ok(),
+                Some(id) => {
+                    if let Some(how) = how_moved(&path, id.is_at(&path)) {
+                        return Some((name.clone(), how));
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
 fn open_private(path: &Path) -> std::io::Result<File> {
     let mut o = OpenOptions::new();
     o.read(true).write(true).create(true).truncate(false);
@@ -106,7 +146,13 @@ pub struct Displacement {
 impl Displacement {
     /// Whether the ledger itself (not only the lock) is no longer at its path.
     pub fn ledger_moved(&self) -> bool {
-        self.file == LEDGER_FILE
+        self.file.starts_with(LEDGER_FILE)
+    }
+
+    /// Whether it was SQLite's `-wal` or `-shm` that moved: the main file is still at its
+    /// path, but the newest rows may be only in the rescued copy.
+    pub fn side_file_moved(&self) -> bool {
+        self.file.starts_with(LEDGER_FILE) && self.file != LEDGER_FILE
     }
 
     /// The refusal every write gets from a displaced owner.
@@ -225,4 +271,24 @@ pub(crate) fn missing_ledger(profile: &Profile, path: &Path, found: &[String]) -
         path.display(),
         found.join(", ")
     ))
+}
+
+/// The refusal of a start whose previous owner found SQLite's `-wal` or `-shm` removed or
+/// replaced under it and saved a copy of its open ledger that is still in the profile: the
+/// main file may lack the rows acknowledged since SQLite's last checkpoint, which are in
+/// the copy. `None`: no such marker, or its copy is gone (put in place, or removed on
+/// purpose): the start goes on, and closes the gate for the marker.
+pub(crate) fn side_file_lost(profile: &Profile, path: &Path) -> Option<LedgerError> {
+    let d = read_marker(profile).filter(Displacement::side_file_moved)?;
+    let copy = d.rescued.as_ref()?;
+    let copy_path = profile.file(copy).ok().filter(|p| p.exists())?;
+    Some(LedgerError::LedgerMissing(format!(
+        "the previous owner's {} was {} while it ran ({} says so): the rows it acknowledged since SQLite's last checkpoint may be missing from {}, and are in the copy it saved. To continue from the copy (the gate starts closed): `rm -f {p}-wal {p}-shm && mv {} {p}`. To continue from {p} as it is instead, remove the copy first",
+        d.file,
+        d.how,
+        DISPLACED_FILE,
+        path.display(),
+        copy_path.display(),
+        p = path.display(),
+    )))
 }

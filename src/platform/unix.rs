@@ -176,3 +176,8 @@ pub fn path_id(path: &Path) -> io::Result<FileId> {
 /// Whether the owner also locks the ledger file itself for its life: `flock`, independent
 /// of SQLite's POSIX record locks.
 pub const LOCK_LEDGER_FILE: bool = true;
+
+/// Whether the owner checks that SQLite's `-wal` and `-shm` beside the ledger are still the
+/// files at their paths: on Unix a removed one goes on being written through SQLite's open
+/// descriptor, so a clean-up that deletes it loses what is in it.
+pub const CHECK_SQLITE_SIDE_FILES: bool = true;

@@ -128,3 +128,8 @@ pub fn path_id(path: &Path) -> io::Result<FileId> {
 /// SQLite's own reads, and SQLite's handle (opened without delete sharing) already keeps
 /// the file from being removed or renamed while the owner runs.
 pub const LOCK_LEDGER_FILE: bool = false;
+
+/// No check of SQLite's `-wal` and `-shm`: SQLite's handles keep them from being removed
+/// or renamed while the owner runs, and an identity here is a handle that would keep them
+/// open past SQLite's own close.
+pub const CHECK_SQLITE_SIDE_FILES: bool = false;

@@ -21,6 +21,12 @@ impl FileIdentity {
         platform::file_id(file).map(Self)
     }
 
+    /// The identity of the file `path` names now, read without opening it on Unix.
+    /// Errors: `NotFound` when the path is gone.
+    pub fn at_path(path: &Path) -> io::Result<Self> {
+        platform::path_id(path).map(Self)
+    }
+
     /// Whether `path` names this very file now: `Ok(false)` when the path is gone or names
     /// another file (removed, renamed, replaced). Errors: the path cannot be read.
     pub fn is_at(&self, path: &Path) -> io::Result<bool> {

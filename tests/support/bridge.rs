@@ -92,6 +92,19 @@ impl Serve {
         })
     }
 
+    /// Starts serve on `profile` with `--port 0`, `extra` arguments and `env` set in its
+    /// environment.
+    pub fn start_with_args_and_env(profile: &Path, extra: &[&str], env: &[(&str, &str)]) -> Serve {
+        let mut args = vec!["--port", "0"];
+        args.extend_from_slice(extra);
+        Self::try_start_limited(profile, &args, None, env).unwrap_or_else(|f| {
+            panic!(
+                "serve exited before it was ready ({}): {}",
+                f.status, f.stderr
+            )
+        })
+    }
+
     /// Starts serve on `profile` with `--port 0`, its open-file limit set to
     /// `(soft, hard)` before it runs (`setrlimit` in the child, as a shell's `ulimit -n`).
     pub fn start_with_open_files(profile: &Path, soft: u64, hard: u64) -> Serve {

@@ -291,6 +291,28 @@ export function asArrayFrames(frames) {
 
 export const topicOf = (t) => `conversation-turn-${t.turnExchangeId}`;
 
+/** A conversation POST body of another conversation of the same account (another tab). */
+export function otherConversationBody(text) {
+  return {
+    action: 'next',
+    conversation_id: conversationId(),
+    parent_message_id: randomUUID(),
+    messages: [{ id: randomUUID(), author: { role: 'user' }, content: { content_type: 'text', parts: [text] } }],
+  };
+}
+
+/**
+ * This turn's frames as JSON arrays that also carry another conversation's envelopes (the
+ * user WebSocket carries every turn of the account): the first frame carries the other turn
+ * whole, its `conversation-turn-complete` included, before this turn's first envelope;
+ * every later frame pairs this turn's envelope with one of the other turn's again.
+ */
+export function asMixedFrames(own, other) {
+  const mine = own.map((f) => JSON.parse(f));
+  const theirs = other.map((f) => JSON.parse(f));
+  return mine.map((e, i) => JSON.stringify(i === 0 ? [...theirs, e] : [theirs[i % theirs.length], e]));
+}
+
 /**
  * A v1 turn handed off to the WebSocket: the HTTP body ends after `stream_handoff` with
  * `[DONE]` and no answer text; the answer comes as `stream-item` envelopes whose

@@ -11,11 +11,12 @@
 //        (`concurrent`: answers still being written when that POST arrived)
 //   POST /__test/config   {format?: "delta"|"legacy"|"handoff", layout?: "standard"|"no-send-button"|"no-composer",
 //                          hold?: false|"answer"|"response", error?: false|"stream"|"limit"|"dom",
-//                          frames?: "single"|"array"} → config
+//                          frames?: "single"|"array"|"mixed"} → config
 //        error "stream"/"limit": the turn ends with the page's error event and [DONE], no
 //        answer (the page renders [data-testid="conversation-error"]); "dom": the stream is
 //        cut without an answer and only the page renders its error. frames "array": the
-//        hand-off's WebSocket frames are JSON arrays of envelopes.
+//        hand-off's WebSocket frames are JSON arrays of envelopes; "mixed": arrays that also
+//        carry another conversation's turn (its completion first).
 //        hold "answer": the stream opens (ids, the user message echo, the answer's first
 //        words) and waits; hold "response": the POST gets no response at all until released.
 //   POST /__test/release  releases every held answer → {released: n}
@@ -168,6 +169,12 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
         if (config.frames === 'array') {
           s.wsHead = formats.asArrayFrames(s.wsHead);
           s.wsTail = formats.asArrayFrames(s.wsTail);
+        }
+        if (config.frames === 'mixed') {
+          const other = formats.handoffStream(formats.newTurn(formats.otherConversationBody('Asked in another tab.'), 'handoff'));
+          const theirs = [...other.wsHead, ...other.wsTail];
+          s.wsHead = formats.asMixedFrames(s.wsHead, theirs);
+          s.wsTail = formats.asMixedFrames(s.wsTail, theirs);
         }
         answer = s.answer;
         handoffs.set(formats.topicOf(turn), { turn, s });

@@ -48,6 +48,9 @@ pub struct FrameReading {
     pub other: usize,
     /// Frames or envelopes that could not be read at all.
     pub unreadable: usize,
+    /// Envelopes of another topic or conversation (the user's WebSocket carries every
+    /// turn of the account): passed over, never read into this turn.
+    pub elsewhere: usize,
 }
 
 impl FrameReading {
@@ -260,6 +263,10 @@ impl StreamDecoder {
     }
 
     fn websocket_envelope(&mut self, frame: &Value, out: &mut FrameReading) {
+        if self.is_elsewhere(frame) {
+            out.elsewhere += 1;
+            return;
+        }
         let mut at = frame;
         let mut kinds = Vec::new();
         for _ in 0..4 {
@@ -307,6 +314,37 @@ impl StreamDecoder {
         for e in events {
             self.event(Source::WebSocket, e);
         }
+    }
+
+    /// Whether an envelope belongs to another turn: its `topic_id` is not one the
+    /// hand-off named, or (wherever it says) its conversation is not this one's.
+    /// Each envelope is read by its own topic, so a frame mixing two conversations'
+    /// envelopes gives this turn only its own.
+    fn is_elsewhere(&self, envelope: &Value) -> bool {
+        let topic = envelope.get("topic_id").and_then(Value::as_str);
+        if let (Some(topic), Some(h)) = (topic, &self.handoff) {
+            if !h.topic_ids.is_empty() && !h.topic_ids.iter().any(|t| t == topic) {
+                return true;
+            }
+        }
+        let Some(known) = self.conversation_id.as_deref() else {
+            return false;
+        };
+        let mut at = envelope;
+        for _ in 0..4 {
+            if at
+                .get("conversation_id")
+                .and_then(Value::as_str)
+                .is_some_and(|said| said != known)
+            {
+                return true;
+            }
+            match at.get("payload") {
+                Some(p) if p.is_object() => at = p,
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// Whether some input nested deeper than [`json_depth::MAX_DEPTH`] (one event or

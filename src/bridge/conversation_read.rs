@@ -1,0 +1,155 @@
+//! The page's own read of a conversation (`GET /backend-api/conversation/{id}`, which the
+//! page makes whenever it shows a conversation: a load, a reload, a switch of chats),
+//! forwarded by the tab. Two uses, each keyed by what the ledger already holds:
+//!
+//! - **Harvest**: an `accepted` send whose answer was not seen — its stream was cut by a
+//!   reload, by an owner restart, by a hand-off nobody could follow — is completed from
+//!   the read when the read shows the finished answer of the send's *own* turn: the turn
+//!   started by the user message whose id the page gave in the send's receipt (never by
+//!   text alone). The answer rule is the stream's (`chatgpt::answer_outcome`): a partial,
+//!   failed or ambiguous answer completes nothing. Completing is idempotent: a second read
+//!   of the same answer changes nothing.
+//! - **Evidence**: a send still awaiting its receipt (`dispatched`) or `uncertain` in that
+//!   conversation gets a note saying how many user messages with its text the read shows
+//!   after the dispatch — a suggestion for a person, never a decision.
+
+use super::error::ApiError;
+use super::observations::Applied;
+use super::BridgeState;
+use crate::ledger::{EvidenceKind, ListFilter, Send, SendState};
+use crate::provider::chatgpt::{self, conversation::ConversationListing, evidence};
+
+/// Most sends of one state a read is compared with.
+const MAX_SENDS: u32 = 100;
+
+/// Applies one forwarded conversation read: answers harvested first, then evidence notes.
+/// `listed` is the conversation it shows (its body's id, else the URL's last segment).
+pub(crate) async fn apply(
+    st: &BridgeState,
+    listing: ConversationListing,
+    listed: Option<String>,
+) -> Result<Vec<Applied>, ApiError> {
+    let mut applied = Vec::new();
+    for send in sends_in(st, SendState::Accepted).await? {
+        if let Some(a) = harvest(st, &listing, listed.as_deref(), send).await? {
+            applied.push(a);
+        }
+    }
+    let mut waiting = sends_in(st, SendState::Uncertain).await?;
+    waiting.extend(sends_in(st, SendState::Dispatched).await?);
+    for send in waiting {
+        if let Some(a) = evidence_note(st, &listing, listed.as_deref(), send).await? {
+            applied.push(a);
+        }
+    }
+    Ok(applied)
+}
+
+async fn sends_in(st: &BridgeState, state: SendState) -> Result<Vec<Send>, ApiError> {
+    Ok(st
+        .ledger()
+        .call(move |l| {
+            l.list(&ListFilter {
+                states: vec![state],
+                limit: Some(MAX_SENDS),
+            })
+        })
+        .await?)
+}
+
+/// The finished answer of an accepted send's own turn, when the read shows it.
+pub(crate) fn answer_in(
+    listing: &ConversationListing,
+    listed: Option<&str>,
+    send: &Send,
+) -> Option<(String, String, Option<String>)> {
+    let receipt = send.receipt.as_ref()?;
+    if listed != Some(receipt.conversation_id.as_str()) {
+        return None;
+    }
+    let obs = listing.observation();
+    let own = obs.message(&receipt.user_message_id)?;
+    if own.role != "user" || crate::send_text::normalise(&own.text) != send.text {
+        return None;
+    }
+    match chatgpt::answer_outcome(&obs, &receipt.user_message_id) {
+        chatgpt::TurnOutcome::Answered { message_id, text } => {
+            let model = chatgpt::answer_so_far(&obs, &receipt.user_message_id).and_then(|(_, m)| m);
+            Some((message_id, text, model))
+        }
+        _ => None,
+    }
+}
+
+async fn harvest(
+    st: &BridgeState,
+    listing: &ConversationListing,
+    listed: Option<&str>,
+    send: Send,
+) -> Result<Option<Applied>, ApiError> {
+    let Some((message_id, text, model)) = answer_in(listing, listed, &send) else {
+        return Ok(None);
+    };
+    let (id, m) = (send.op_id.clone(), message_id.clone());
+    st.ledger()
+        .call(move |l| {
+            if let Some(model) = model {
+                l.door_note_model(&id, &model)?;
+            }
+            l.complete(&id, &m, &text, "extension")?;
+            l.note_evidence(
+                &id,
+                EvidenceKind::Observed,
+                &format!(
+                    "answer {m} read from the conversation as the page showed it again \
+                     (its stream was cut before the answer was seen)"
+                ),
+            )
+        })
+        .await?;
+    Ok(Some(Applied::Completed {
+        op_id: send.op_id,
+        message_id,
+    }))
+}
+
+async fn evidence_note(
+    st: &BridgeState,
+    listing: &ConversationListing,
+    listed: Option<&str>,
+    send: Send,
+) -> Result<Option<Applied>, ApiError> {
+    let conversation = send
+        .receipt
+        .as_ref()
+        .map(|r| r.conversation_id.clone())
+        .or_else(|| send.conversation_id.clone());
+    if conversation.is_some() && conversation.as_deref() != listed {
+        return Ok(None);
+    }
+    let ev = evidence::for_uncertain_send(
+        listing,
+        &send.text,
+        send.dispatched_at.unwrap_or(send.created_at),
+    );
+    let note = match (ev.matches.len(), ev.exactly_one) {
+        (0, _) => "observed the conversation: no user message with this text after the dispatch"
+            .to_string(),
+        (_, true) => format!(
+            "observed the conversation: exactly one user message with this text after the dispatch ({})",
+            ev.matches[0].id
+        ),
+        (n, false) => format!(
+            "observed the conversation: {n} user messages with this text after the dispatch"
+        ),
+    };
+    let (op_id, n) = (send.op_id.clone(), ev.matches.len());
+    st.ledger()
+        .call(move |l| l.note_evidence(&op_id, EvidenceKind::Observed, &note))
+        .await?;
+    Ok(Some(Applied::Evidence {
+        op_id: send.op_id,
+        matching: n,
+        exactly_one: ev.exactly_one,
+    }))
+}
