@@ -8,6 +8,7 @@ pub mod bridge;
 pub mod cli;
 pub mod clock;
 pub mod destination;
+pub mod error_code;
 pub mod install;
 pub mod json_depth;
 pub mod ledger;

@@ -2,6 +2,7 @@
 //! tray app reaches the core only through the typed API, and no function grows past
 //! 70 lines. Reads the files as text (no build of anything else needed).
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -98,6 +99,12 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         "platform",
         &[
             "api", "bridge", "owner", "cli", "ledger", "provider", "profile",
+        ],
+    ),
+    (
+        "error_code",
+        &[
+            "api", "bridge", "owner", "cli", "ledger", "provider", "mcp", "profile",
         ],
     ),
     (
@@ -342,4 +349,66 @@ fn the_checks_see_an_upward_import_and_a_long_function() {
     let long = long_functions(&bridge);
     assert_eq!(long.len(), 1, "{long:?}");
     assert_eq!(long[0].2, 71);
+}
+
+/// The first two words of every message a migration's trigger raises.
+fn trigger_message_starts() -> BTreeSet<String> {
+    let mut starts = BTreeSet::new();
+    for entry in fs::read_dir(root().join("migrations")).unwrap() {
+        let sql = fs::read_to_string(entry.unwrap().path()).unwrap();
+        for part in sql.split("RAISE(ABORT, '").skip(1) {
+            let words: Vec<&str> = part
+                .split_whitespace()
+                .take(2)
+                .map(|w| w.trim_end_matches(|c: char| !c.is_alphanumeric()))
+                .collect();
+            starts.insert(words.join(" "));
+        }
+    }
+    starts
+}
+
+/// `file:line: code` of every line of `src/` outside `ledger/trigger.rs` that matches a
+/// trigger's message (`contains("epoch stopped")`, `starts_with("tool receipts")`).
+fn trigger_messages_matched_outside_one_place(src: &Path) -> Vec<String> {
+    let patterns: Vec<String> = trigger_message_starts()
+        .iter()
+        .flat_map(|s| [format!("contains(\"{s}"), format!("starts_with(\"{s}")])
+        .collect();
+    let banned: Vec<&str> = patterns.iter().map(String::as_str).collect();
+    let one_place = src.join("ledger/trigger.rs");
+    let files = rust_files(src).into_iter().filter(|f| *f != one_place);
+    lines_naming_in(files, &banned)
+}
+
+#[test]
+fn trigger_messages_are_read_in_one_place() {
+    let found = trigger_messages_matched_outside_one_place(&root().join("src"));
+    assert!(
+        found.is_empty(),
+        "a trigger's message matched outside src/ledger/trigger.rs (name it there):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_extension_tells_refusals_apart_by_code_not_by_message() {
+    let mut found = Vec::new();
+    for entry in fs::read_dir(root().join("extension")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "js") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if line.contains(".test(r.message") || line.contains("r.message.includes(") {
+                found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the extension reads a refusal's message (read its code):\n{}",
+        found.join("\n")
+    );
 }

@@ -10,7 +10,7 @@ pub mod ids;
 pub mod keys;
 pub mod queue;
 
-pub use error::ErrorClass;
+pub use error::{ErrorClass, ErrorCode};
 pub use handle::Api;
 pub use ids::{LeaseId, OperationId, ToolCallId};
 pub use keys::{keys, KeySecret};

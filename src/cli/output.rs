@@ -31,7 +31,7 @@ impl CliError {
     /// The stable code printed with `--json`.
     pub fn code(&self) -> String {
         match self {
-            Self::Ledger(e) => e.code().into(),
+            Self::Ledger(e) => e.code().as_str().into(),
             Self::Profile(ProfileError::Owned { .. }) => "profile_owned".into(),
             Self::Profile(_) => "profile".into(),
             Self::Usage(_) => "usage".into(),
@@ -43,7 +43,7 @@ impl CliError {
 
     /// The process exit code.
     pub fn exit_code(&self) -> u8 {
-        crate::api::ErrorClass::of(&self.code()).exit_code()
+        crate::api::ErrorClass::of_wire(&self.code()).exit_code()
     }
 }
 

@@ -27,6 +27,7 @@ mod store;
 mod tab_reports;
 mod tool_calls;
 mod traces;
+mod trigger;
 mod waiting;
 mod writer;
 
