@@ -6,6 +6,7 @@
 pub mod api;
 pub mod bridge;
 pub mod cli;
+pub mod client;
 pub mod clock;
 pub mod destination;
 pub mod error_code;

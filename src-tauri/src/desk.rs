@@ -7,8 +7,8 @@
 
 use crate::json::{self, HistoryPage, Refusal, Row, Snapshot, Status, Update};
 use sendledger::api::{Outcome, Request};
-use sendledger::cli::client::BridgeClient;
 use sendledger::cli::CliError;
+use sendledger::client::{BridgeClient, ClientError};
 use sendledger::ledger::{Decision, Resolution};
 use sendledger::profile::settings::Settings;
 use sendledger::profile::Profile;
@@ -22,14 +22,30 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// Runs a blocking bridge call off the async runtime's workers.
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, CliError> + Send + 'static,
+/// A refusal keeps its code.
+async fn blocking<T: Send + 'static, E: Into<Coded> + Send + 'static>(
+    f: impl FnOnce() -> Result<T, E> + Send + 'static,
 ) -> Result<T, Refusal> {
     match tauri::async_runtime::spawn_blocking(f).await {
-        Ok(r) => r.map_err(Refusal::from),
-        Err(e) => Err(Refusal {
-            message: format!("the request to the owner was lost: {e}"),
-        }),
+        Ok(r) => r.map_err(|e| e.into().0),
+        Err(e) => Err(Refusal::said(format!(
+            "the request to the owner was lost: {e}"
+        ))),
+    }
+}
+
+/// A failure of the client or the brake, as a refusal with its code.
+struct Coded(Refusal);
+
+impl From<ClientError> for Coded {
+    fn from(e: ClientError) -> Self {
+        Coded(json::from_client(e))
+    }
+}
+
+impl From<CliError> for Coded {
+    fn from(e: CliError) -> Self {
+        Coded(Refusal::coded(e.code(), e.to_string()))
     }
 }
 
@@ -47,10 +63,13 @@ pub struct Desk {
 impl Desk {
     /// The owner of `profile`, through its bridge; a refusal when none runs.
     pub fn reach(profile: Profile, who: String) -> Result<Desk, Refusal> {
-        let client = BridgeClient::discover(&profile)?.ok_or_else(|| Refusal {
-            message: "sendledger's tray is not running on this profile: start sendledger again"
-                .into(),
-        })?;
+        let client = BridgeClient::discover(&profile)
+            .map_err(json::from_client)?
+            .ok_or_else(|| {
+                Refusal::said(
+                    "sendledger's tray is not running on this profile: start sendledger again",
+                )
+            })?;
         Ok(Desk {
             client,
             profile,

@@ -4,6 +4,7 @@
 //! ([`queue`], [`show`], [`keys()`]) answer typed views. JSON exists only where a door serialises these
 //! (the bridge, the Tauri commands, the CLI's `--json`), in the shapes of docs/bridge-api.md.
 
+pub mod answers;
 pub mod error;
 mod handle;
 pub mod ids;

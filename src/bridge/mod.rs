@@ -10,7 +10,6 @@ pub mod auth;
 pub mod body;
 mod client_routes;
 pub mod connections;
-pub mod discovery;
 pub mod error;
 mod events;
 mod extension_routes;
@@ -18,7 +17,6 @@ pub mod observations;
 mod openai;
 pub mod pairing;
 pub mod queue_feed;
-pub mod routes;
 
 use crate::clock::{Clock, Millis};
 use crate::error_code::ErrorCode;
@@ -71,7 +69,10 @@ impl BridgeState {
         clock: Arc<dyn Clock>,
     ) -> Result<Self, ProfileError> {
         let token = new_token();
-        profile.write_private(discovery::CLIENT_TOKEN_FILE, token.as_bytes())?;
+        profile.write_private(
+            crate::profile::discovery::CLIENT_TOKEN_FILE,
+            token.as_bytes(),
+        )?;
         let extension = profile
             .file(EXTENSION_FILE)
             .ok()

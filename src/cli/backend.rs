@@ -3,9 +3,9 @@
 //! duration, recovery included) — except a send, which only an owner can serve: with no
 //! owner it is refused and nothing is written. Reads use a read-only connection either way.
 
-use super::client::BridgeClient;
 use super::output::CliError;
 use crate::api::{self, Caller, Outcome, Request};
+use crate::client::BridgeClient;
 use crate::clock::SystemClock;
 use crate::ledger::{Ledger, LedgerError, LedgerReader};
 use crate::profile::Profile;
@@ -22,7 +22,7 @@ pub(crate) fn profile(explicit: Option<&Path>) -> Result<Profile, CliError> {
 pub(crate) fn apply(explicit: Option<&Path>, req: &Request) -> Result<Outcome, CliError> {
     let profile = profile(explicit)?;
     if let Some(client) = BridgeClient::discover(&profile)? {
-        return client.apply(req);
+        return Ok(client.apply(req)?);
     }
     apply_offline(&profile, req)
 }

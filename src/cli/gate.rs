@@ -3,9 +3,9 @@
 //! committed in the ledger file directly, and the answer says which way it went.
 
 use super::backend;
-use super::client::BridgeClient;
 use super::output::{emit, CliError};
 use crate::api::Request;
+use crate::client::{BridgeClient, ClientError};
 use crate::clock::SystemClock;
 use crate::ledger::{Ledger, LedgerError};
 use crate::profile::{Profile, ProfileError};
@@ -141,17 +141,17 @@ fn through_owner(profile: &Profile, req: &Request) -> Result<(serde_json::Value,
     match BridgeClient::discover(profile) {
         Ok(Some(client)) => {
             return match client.with_timeout_ms(STOP_BRIDGE_MS).apply(req) {
-                Err(CliError::Unreachable(_)) => Err(Fallback(format!(
+                Err(ClientError::Lost(_)) => Err(Fallback(format!(
                     "the owner's bridge refused the connection or did not answer within {STOP_BRIDGE_MS} ms"
                 ))),
                 other => other
                     .map(|o| (serde_json::json!(o), Via::Owner))
-                    .map_err(Failed),
+                    .map_err(|e| Failed(e.into())),
             }
         }
         Ok(None) => {}
-        Err(CliError::Unreachable(why)) => return Err(Fallback(why)),
-        Err(e) => return Err(Failed(e)),
+        Err(ClientError::Lost(why)) => return Err(Fallback(why)),
+        Err(e) => return Err(Failed(e.into())),
     }
     match backend::apply_offline(profile, req) {
         Err(CliError::Profile(ProfileError::Owned { owner, .. }))

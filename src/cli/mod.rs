@@ -8,9 +8,7 @@
 //! send (`send`, `requeue`, `resolve --resend`) was refused and nothing was written.
 
 mod backend;
-pub mod client;
 mod destination;
-pub mod feed;
 mod gate;
 pub mod inspect;
 mod keys;

@@ -27,6 +27,19 @@ pub enum CliError {
     Storage(String),
 }
 
+/// The owner's refusal keeps its code and sentence; a lost answer is `owner_unreachable`
+/// with its sentence.
+impl From<crate::client::ClientError> for CliError {
+    fn from(e: crate::client::ClientError) -> Self {
+        use crate::client::ClientError as E;
+        match e {
+            E::Refused { code, message, .. } => CliError::Bridge { code, message },
+            e @ E::NoOwner => CliError::Unreachable(e.to_string()),
+            E::Lost(sentence) => CliError::Unreachable(sentence),
+        }
+    }
+}
+
 impl CliError {
     /// The stable code printed with `--json`.
     pub fn code(&self) -> String {
