@@ -122,6 +122,8 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     ("api", &["bridge", "owner", "cli"]),
     ("bridge", &["owner", "cli"]),
     ("owner", &["cli"]),
+    // The one way to the owner: below every front end, above nothing of the owner's.
+    ("client", &["bridge", "owner", "cli", "mcp"]),
     // The MCP door is a client of the owner's bridge: it never opens the ledger.
     ("mcp", &["ledger", "owner", "cli", "api"]),
 ];
@@ -418,6 +420,46 @@ fn the_extension_tells_refusals_apart_by_code_not_by_message() {
     assert!(
         found.is_empty(),
         "the extension reads a refusal's message (read its code):\n{}",
+        found.join("\n")
+    );
+}
+
+/// What opens the ledger file (or holds the owner's handle on it).
+const OPENS_THE_LEDGER: &[&str] = &[
+    "Ledger::open",
+    "LedgerReader",
+    "ledger::Writer",
+    "Ledger::stop_from_outside",
+    "Ledger::keep_stop_for_next_start",
+    "rusqlite",
+];
+
+#[test]
+fn the_client_and_the_mcp_server_never_open_the_ledger() {
+    let mut found = lines_naming(&root().join("src/client"), OPENS_THE_LEDGER);
+    found.extend(lines_naming(&root().join("src/mcp"), OPENS_THE_LEDGER));
+    assert!(
+        found.is_empty(),
+        "a client opens the ledger (go through the owner, or api::outside for the brake):\n{}",
+        found.join("\n")
+    );
+}
+
+/// What the window and the tray may not take: the CLI's or the bridge's insides (they
+/// reach the owner through `sendledger::client`, or embed it through `api` and `owner`).
+const FRONT_END_FORBIDDEN: &[&str] = &[
+    "sendledger::cli::",
+    "sendledger::cli;",
+    "sendledger::bridge",
+];
+
+#[test]
+fn the_window_and_the_tray_take_nothing_from_the_cli_or_the_bridge() {
+    let mut found = lines_naming(&root().join("src-tauri/src"), FRONT_END_FORBIDDEN);
+    found.extend(lines_naming(&root().join("tray/src"), FRONT_END_FORBIDDEN));
+    assert!(
+        found.is_empty(),
+        "a front end takes from the CLI or the bridge (use sendledger::client):\n{}",
         found.join("\n")
     );
 }

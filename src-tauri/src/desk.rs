@@ -7,8 +7,7 @@
 
 use crate::json::{self, HistoryPage, Refusal, Row, Snapshot, Status, Update};
 use sendledger::api::{Outcome, Request};
-use sendledger::cli::CliError;
-use sendledger::client::{BridgeClient, ClientError};
+use sendledger::client::{BrakeError, BridgeClient, ClientError};
 use sendledger::ledger::{Decision, Resolution};
 use sendledger::profile::settings::Settings;
 use sendledger::profile::Profile;
@@ -43,8 +42,8 @@ impl From<ClientError> for Coded {
     }
 }
 
-impl From<CliError> for Coded {
-    fn from(e: CliError) -> Self {
+impl From<BrakeError> for Coded {
+    fn from(e: BrakeError) -> Self {
         Coded(Refusal::coded(e.code(), e.to_string()))
     }
 }
@@ -141,13 +140,13 @@ impl Desk {
     }
 
     /// Stop: fences the epoch and closes the gate; committed before it returns. It takes
-    /// the CLI's path ([`sendledger::cli::brake`]): the owner within 2 s, else the fence
+    /// the CLI's path ([`sendledger::client::brake`]): the owner within 2 s, else the fence
     /// committed in the ledger file beside an owner that does not answer — the brake gets
     /// through a stuck or saturated owner. Then the gate shows closed at once; the counts
     /// come with the owner's feed.
     pub async fn stop(&self, by: Option<String>) -> Result<Status, Refusal> {
         let (profile, by) = (self.profile.clone(), self.by(by));
-        let braked = blocking(move || sendledger::cli::brake(&profile, &by)).await?;
+        let braked = blocking(move || sendledger::client::brake(&profile, &by)).await?;
         if braked.via == "owner" {
             return self.status().await;
         }

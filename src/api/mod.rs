@@ -9,6 +9,7 @@ pub mod error;
 mod handle;
 pub mod ids;
 pub mod keys;
+pub mod outside;
 pub mod queue;
 
 pub use error::{ErrorClass, ErrorCode};

@@ -23,7 +23,6 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub use gate::{brake, Braked, STOP_BRIDGE_MS};
 pub use output::CliError;
 
 /// Keeps custody of messages sent into a chat tab: at most once per profile.

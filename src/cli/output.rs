@@ -40,6 +40,17 @@ impl From<crate::client::ClientError> for CliError {
     }
 }
 
+/// The brake's failure: the owner's, or the ledger's.
+impl From<crate::client::brake::BrakeError> for CliError {
+    fn from(e: crate::client::brake::BrakeError) -> Self {
+        use crate::client::brake::BrakeError as E;
+        match e {
+            E::Owner(e) => e.into(),
+            E::Ledger(e) => CliError::Ledger(e),
+        }
+    }
+}
+
 impl CliError {
     /// The stable code printed with `--json`.
     pub fn code(&self) -> String {

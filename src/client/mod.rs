@@ -7,18 +7,21 @@
 //!   (the MCP server's);
 //! - [`routes`]: the route table, `Request` → method, path and body (the bridge's router is
 //!   pinned against it by `tests/client_routes.rs`);
-//! - [`feed`]: the live queue feed's reading end.
+//! - [`feed`]: the live queue feed's reading end;
+//! - [`brake`]: the Stop every front end shares (`sendledger stop`, the window's Stop).
 //!
 //! Every call fails in one shape, [`ClientError`]. **API Boundary**: nothing here opens the
 //! ledger, and nothing imports the bridge, the owner, the CLI or the MCP server
 //! (`tests/architecture.rs`). Picture: `cli, mcp, window → client → (HTTP) → bridge → api
 //! → ledger`.
 
+pub mod brake;
 pub mod feed;
 pub mod http;
 pub mod link;
 pub mod routes;
 
+pub use brake::{brake, BrakeError, Braked, STOP_BRIDGE_MS};
 pub use http::BridgeClient;
 pub use link::OwnerLink;
 
