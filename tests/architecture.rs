@@ -463,3 +463,57 @@ fn the_window_and_the_tray_take_nothing_from_the_cli_or_the_bridge() {
         found.join("\n")
     );
 }
+
+/// The number in `const NAME = 1_000;` / `pub const NAME: T = 1_000;` of `file`.
+fn const_value(file: &str, name: &str) -> u64 {
+    let text = fs::read_to_string(root().join(file)).unwrap();
+    let line = text
+        .lines()
+        .find(|l| {
+            let t = l.trim_start().trim_start_matches("pub ");
+            t.starts_with(&format!("const {name}:")) || t.starts_with(&format!("const {name} ="))
+        })
+        .unwrap_or_else(|| panic!("{file} defines no const {name}"));
+    let value = line.split('=').nth(1).unwrap();
+    let digits: String = value
+        .split(';')
+        .next()
+        .unwrap()
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits.parse().unwrap()
+}
+
+/// (Rust file, its const, JS file, its const): one value written on both sides.
+const SHARED_CONSTANTS: &[(&str, &str, &str, &str)] = &[
+    (
+        "src/api/queue.rs",
+        "HISTORY_ROWS",
+        "ui/app.js",
+        "HISTORY_ROWS",
+    ),
+    (
+        "src/bridge/extension_routes.rs",
+        "MAX_WAIT_MS",
+        "extension/background.js",
+        "MAX_WAIT_MS",
+    ),
+    (
+        "src/bridge/extension_routes.rs",
+        "MAX_WAIT_MS",
+        "extension/content.js",
+        "WAIT_MS",
+    ),
+];
+
+#[test]
+fn constants_shared_between_rust_and_js_agree() {
+    for (rs, rs_name, js, js_name) in SHARED_CONSTANTS {
+        assert_eq!(
+            const_value(rs, rs_name),
+            const_value(js, js_name),
+            "{rs} {rs_name} and {js} {js_name} differ: change both"
+        );
+    }
+}
