@@ -163,17 +163,7 @@ impl BridgeClient {
             Ok(resp) => resp.into_json().map_err(|e| {
                 ClientError::Lost(format!("the owner answered something unreadable: {e}"))
             }),
-            Err(ureq::Error::Status(status, resp)) => {
-                let v: Value = resp.into_json().unwrap_or_default();
-                Err(ClientError::Refused {
-                    status,
-                    code: v["code"].as_str().unwrap_or("internal").to_string(),
-                    message: v["message"]
-                        .as_str()
-                        .unwrap_or("the owner refused without saying why")
-                        .to_string(),
-                })
-            }
+            Err(ureq::Error::Status(status, resp)) => Err(ClientError::refused(status, resp)),
             Err(e) if method == "GET" => Err(ClientError::Lost(format!(
                 "the owner at {} could not be reached or did not answer ({e}); is `sendledger serve` (or the tray app) still running and not stuck?",
                 self.base

@@ -117,17 +117,7 @@ fn blocking_call(
         Ok(resp) => resp
             .into_json()
             .map_err(|e| LinkError::Lost(format!("its answer was unreadable ({})", e.kind()))),
-        Err(ureq::Error::Status(status, resp)) => {
-            let v: Value = resp.into_json().unwrap_or_default();
-            Err(LinkError::Refused {
-                status,
-                code: v["code"].as_str().unwrap_or("internal").to_string(),
-                message: v["message"]
-                    .as_str()
-                    .unwrap_or("the owner refused without saying why")
-                    .to_string(),
-            })
-        }
+        Err(ureq::Error::Status(status, resp)) => Err(LinkError::refused(status, resp)),
         Err(ureq::Error::Transport(t)) if t.kind() == ureq::ErrorKind::ConnectionFailed => {
             Err(LinkError::NoOwner)
         }

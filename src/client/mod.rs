@@ -49,7 +49,28 @@ pub enum ClientError {
     Lost(String),
 }
 
+/// The error shape of the owner's answers, `{code, message}`.
+#[derive(serde::Deserialize)]
+struct ErrorBody {
+    code: String,
+    message: String,
+}
+
 impl ClientError {
+    /// The owner's refusal with `status`, read from its `{code, message}` body; a body
+    /// that is not one is `internal`, said as such.
+    pub(crate) fn refused(status: u16, answer: ureq::Response) -> ClientError {
+        let body = answer.into_json::<ErrorBody>().unwrap_or(ErrorBody {
+            code: crate::api::ErrorCode::Internal.as_str().into(),
+            message: "the owner refused without saying why".into(),
+        });
+        ClientError::Refused {
+            status,
+            code: body.code,
+            message: body.message,
+        }
+    }
+
     /// The stable code: the owner's for a refusal, `no_owner` or `owner_unreachable`.
     pub fn code(&self) -> &str {
         match self {
