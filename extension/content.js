@@ -94,7 +94,7 @@
   }
 
   /** The bridge no longer knows the lease, or it has ended (owner restarted, tab leased again). */
-  const leaseGone = (r) => r.code === 'unknown_lease' || r.status === 410 || (r.code === 'not_granted' && /lease/.test(r.message || ''));
+  const leaseGone = (r) => r.code === 'unknown_lease' || r.code === 'lease_ended' || r.status === 410;
 
   // ---------------------------------------------------------------- observations
 

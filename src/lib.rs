@@ -6,8 +6,10 @@
 pub mod api;
 pub mod bridge;
 pub mod cli;
+pub mod client;
 pub mod clock;
 pub mod destination;
+pub mod error_code;
 pub mod install;
 pub mod json_depth;
 pub mod ledger;

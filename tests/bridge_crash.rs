@@ -345,7 +345,7 @@ fn sigint_stops_serve_as_cleanly_as_sigterm() {
 /// was paired to it (an upgrade never moves the bridge under a paired extension).
 #[test]
 fn an_upgrade_never_moves_the_bridge_from_under_a_paired_extension() {
-    use sendledger::bridge::discovery::{default_port, DEFAULT_PORT, LEGACY_DEFAULT_PORT};
+    use sendledger::profile::discovery::{default_port, DEFAULT_PORT, LEGACY_DEFAULT_PORT};
     use sendledger::profile::Profile;
     let (_tmp, dir) = profile_dir();
     let fresh = Profile::at(dir.clone()).unwrap();

@@ -7,7 +7,7 @@ mod harness;
 
 use harness::*;
 use sendledger::bridge::queue_feed::{QueueUpdate, MAX_ROWS_ASKED};
-use sendledger::cli::client::BridgeClient;
+use sendledger::client::BridgeClient;
 use serde_json::json;
 
 /// A silence longer than this fails the test instead of hanging it, in ms.
@@ -17,7 +17,7 @@ fn window_client(serve: &Serve) -> BridgeClient {
     BridgeClient::new(&serve.address(), &serve.client_token())
 }
 
-fn next(feed: &mut sendledger::cli::feed::QueueFeed) -> QueueUpdate {
+fn next(feed: &mut sendledger::client::feed::QueueFeed) -> QueueUpdate {
     feed.next()
         .expect("the feed stays open")
         .expect("an update before the idle bound")

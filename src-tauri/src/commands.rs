@@ -148,9 +148,8 @@ pub fn save_settings<R: Runtime>(
 
 fn autostart<R: Runtime>(app: &AppHandle<R>) -> Result<State<'_, AutoLaunchManager>, Refusal> {
     use tauri::Manager;
-    app.try_state::<AutoLaunchManager>().ok_or_else(|| Refusal {
-        message: "starting at log-in is not available in this build".into(),
-    })
+    app.try_state::<AutoLaunchManager>()
+        .ok_or_else(|| Refusal::said("starting at log-in is not available in this build"))
 }
 
 fn autostart_enabled<R: Runtime>(app: &AppHandle<R>) -> Result<bool, Refusal> {

@@ -18,9 +18,8 @@ impl Desk {
         let c = self.client().clone();
         let keys = tauri::async_runtime::spawn_blocking(move || c.keys())
             .await
-            .map_err(|e| Refusal {
-                message: format!("the request to the owner was lost: {e}"),
-            })??;
+            .map_err(|e| Refusal::said(format!("the request to the owner was lost: {e}")))?
+            .map_err(json::from_client)?;
         Ok(json::Connect {
             base_url: format!("http://{}/v1", self.client().address()),
             mcp_config: mcp_config(self.profile()),
@@ -68,9 +67,9 @@ impl Desk {
 }
 
 fn unexpected() -> Refusal {
-    Refusal {
-        message: "the owner answered another outcome than a key: are the app and the owner the same version?".into(),
-    }
+    Refusal::said(
+        "the owner answered another outcome than a key: are the app and the owner the same version?",
+    )
 }
 
 /// The `mcpServers` entry for this profile, as `sendledger mcp --config` prints it: the

@@ -7,8 +7,7 @@
 
 use crate::json::{self, HistoryPage, Refusal, Row, Snapshot, Status, Update};
 use sendledger::api::{Outcome, Request};
-use sendledger::cli::client::BridgeClient;
-use sendledger::cli::CliError;
+use sendledger::client::{BrakeError, BridgeClient, ClientError};
 use sendledger::ledger::{Decision, Resolution};
 use sendledger::profile::settings::Settings;
 use sendledger::profile::Profile;
@@ -22,14 +21,30 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// Runs a blocking bridge call off the async runtime's workers.
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, CliError> + Send + 'static,
+/// A refusal keeps its code.
+async fn blocking<T: Send + 'static, E: Into<Coded> + Send + 'static>(
+    f: impl FnOnce() -> Result<T, E> + Send + 'static,
 ) -> Result<T, Refusal> {
     match tauri::async_runtime::spawn_blocking(f).await {
-        Ok(r) => r.map_err(Refusal::from),
-        Err(e) => Err(Refusal {
-            message: format!("the request to the owner was lost: {e}"),
-        }),
+        Ok(r) => r.map_err(|e| e.into().0),
+        Err(e) => Err(Refusal::said(format!(
+            "the request to the owner was lost: {e}"
+        ))),
+    }
+}
+
+/// A failure of the client or the brake, as a refusal with its code.
+struct Coded(Refusal);
+
+impl From<ClientError> for Coded {
+    fn from(e: ClientError) -> Self {
+        Coded(json::from_client(e))
+    }
+}
+
+impl From<BrakeError> for Coded {
+    fn from(e: BrakeError) -> Self {
+        Coded(Refusal::coded(e.code(), e.to_string()))
     }
 }
 
@@ -47,10 +62,13 @@ pub struct Desk {
 impl Desk {
     /// The owner of `profile`, through its bridge; a refusal when none runs.
     pub fn reach(profile: Profile, who: String) -> Result<Desk, Refusal> {
-        let client = BridgeClient::discover(&profile)?.ok_or_else(|| Refusal {
-            message: "sendledger's tray is not running on this profile: start sendledger again"
-                .into(),
-        })?;
+        let client = BridgeClient::discover(&profile)
+            .map_err(json::from_client)?
+            .ok_or_else(|| {
+                Refusal::said(
+                    "sendledger's tray is not running on this profile: start sendledger again",
+                )
+            })?;
         Ok(Desk {
             client,
             profile,
@@ -122,13 +140,13 @@ impl Desk {
     }
 
     /// Stop: fences the epoch and closes the gate; committed before it returns. It takes
-    /// the CLI's path ([`sendledger::cli::brake`]): the owner within 2 s, else the fence
+    /// the CLI's path ([`sendledger::client::brake`]): the owner within 2 s, else the fence
     /// committed in the ledger file beside an owner that does not answer — the brake gets
     /// through a stuck or saturated owner. Then the gate shows closed at once; the counts
     /// come with the owner's feed.
     pub async fn stop(&self, by: Option<String>) -> Result<Status, Refusal> {
         let (profile, by) = (self.profile.clone(), self.by(by));
-        let braked = blocking(move || sendledger::cli::brake(&profile, &by)).await?;
+        let braked = blocking(move || sendledger::client::brake(&profile, &by)).await?;
         if braked.via == "owner" {
             return self.status().await;
         }

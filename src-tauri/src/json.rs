@@ -94,14 +94,40 @@ impl std::fmt::Debug for MadeKey {
 /// A refusal the window shows as it is: what happened and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Refusal {
+    /// The stable code when the owner or the client gave one (`epoch_stopped`,
+    /// `owner_unreachable`, … — docs/bridge-api.md): the window tells refusals apart by it,
+    /// never by the sentence. Absent for the window's own refusals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
     /// The message.
     pub message: String,
 }
 
+impl Refusal {
+    /// A refusal of the window's own, without a code.
+    pub fn said(message: impl Into<String>) -> Refusal {
+        Refusal {
+            code: None,
+            message: message.into(),
+        }
+    }
+
+    /// A refusal that keeps `code`.
+    pub fn coded(code: impl Into<String>, message: impl Into<String>) -> Refusal {
+        Refusal {
+            code: Some(code.into()),
+            message: message.into(),
+        }
+    }
+}
+
+/// The client's failure keeps its code.
+pub fn from_client(e: sendledger::client::ClientError) -> Refusal {
+    Refusal::coded(e.code(), e.to_string())
+}
+
 impl<E: std::fmt::Display> From<E> for Refusal {
     fn from(e: E) -> Self {
-        Refusal {
-            message: e.to_string(),
-        }
+        Refusal::said(e.to_string())
     }
 }

@@ -3,7 +3,7 @@
 //! it outlives this window) with `--announce`, and waits for its `ready` line; a refusal
 //! (another owner, a damaged ledger, no desktop) is relayed as it is, with its exit code.
 
-use sendledger::bridge::discovery;
+use sendledger::profile::discovery;
 use sendledger::profile::Profile;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;

@@ -5,8 +5,8 @@
 
 use crate::desk::Desk;
 use crate::json::Update;
-use sendledger::bridge::discovery;
-use sendledger::bridge::queue_feed::QueueUpdate;
+use sendledger::api::answers::QueueUpdate;
+use sendledger::profile::discovery;
 use std::sync::Arc;
 use std::time::Duration;
 

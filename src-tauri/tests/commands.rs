@@ -363,6 +363,28 @@ fn a_decision_on_a_send_that_is_not_uncertain_is_refused() {
 }
 
 #[test]
+fn a_refusal_reaches_the_window_with_the_owners_code() {
+    // The window tells refusals apart by code, never by the sentence (issue 23).
+    let h = Harness::new();
+    h.queue("q-1", "queued only");
+    let w = h.queue_window();
+    let err = invoke(
+        &w,
+        "resolve",
+        json!({"op_id": "q-1", "decision": "confirmed", "by": "alice", "evidence": "seen"}),
+    )
+    .unwrap_err();
+    assert_eq!(err["code"], "wrong_state", "{err}");
+    let err = invoke(
+        &w,
+        "resolve",
+        json!({"op_id": "no-such", "decision": "confirmed", "by": "alice", "evidence": "seen"}),
+    )
+    .unwrap_err();
+    assert_eq!(err["code"], "unknown_send", "{err}");
+}
+
+#[test]
 fn queue_again_is_a_persons_decision_made_once() {
     let h = Harness::new();
     h.queue("q-1", "stop me");

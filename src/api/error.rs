@@ -3,6 +3,8 @@
 //! its class once, and each class to its HTTP status and CLI exit code once. Nothing
 //! matches on message text.
 
+pub use crate::error_code::ErrorCode;
+
 /// What kind of refusal or failure a code is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorClass {
@@ -33,49 +35,60 @@ pub enum ErrorClass {
     Internal,
 }
 
-/// code → class, the one table. Codes not listed are [`ErrorClass::Conflict`] (the
-/// ledger's refusals: `payload_changed`, `epoch_stopped`, `wrong_state`, ...).
-const CLASSES: &[(&str, ErrorClass)] = &[
-    ("invalid", ErrorClass::Invalid),
-    ("malformed", ErrorClass::Invalid),
-    ("too_large", ErrorClass::TooLarge),
-    ("usage", ErrorClass::Usage),
-    ("unknown_send", ErrorClass::NotFound),
-    ("unknown_tool_call", ErrorClass::NotFound),
-    ("unknown_remote_stop", ErrorClass::NotFound),
-    ("unknown_lease", ErrorClass::Gone),
-    ("lease_ended", ErrorClass::Gone),
-    ("profile_owned", ErrorClass::Owned),
-    ("busy", ErrorClass::Owned),
-    ("corrupt", ErrorClass::Storage),
-    ("disk_full", ErrorClass::Storage),
-    ("newer_schema", ErrorClass::Storage),
-    ("migration_edited", ErrorClass::Storage),
-    ("profile", ErrorClass::Storage),
-    ("sqlite", ErrorClass::Storage),
-    ("no_ledger", ErrorClass::Storage),
-    ("ledger_displaced", ErrorClass::Storage),
-    ("ledger_missing", ErrorClass::Storage),
-    ("unsalvageable", ErrorClass::Storage),
-    ("storage", ErrorClass::Storage),
-    ("owner_unreachable", ErrorClass::Unreachable),
-    ("no_owner", ErrorClass::NoOwner),
-    ("unknown_route", ErrorClass::Unreachable),
-    ("unauthorized", ErrorClass::Unauthorized),
-    ("wrong_scope", ErrorClass::Unauthorized),
-    ("bad_host", ErrorClass::Unauthorized),
-    ("bad_origin", ErrorClass::Unauthorized),
-    ("internal", ErrorClass::Internal),
-];
-
 impl ErrorClass {
-    /// The class of a stable error code.
-    pub fn of(code: &str) -> ErrorClass {
-        CLASSES
-            .iter()
-            .find(|(c, _)| *c == code)
-            .map(|(_, class)| *class)
-            .unwrap_or(ErrorClass::Conflict)
+    /// The class of a stable error code: one arm a code, no default.
+    pub fn of(code: ErrorCode) -> ErrorClass {
+        use ErrorCode as C;
+        match code {
+            C::Invalid | C::Malformed => ErrorClass::Invalid,
+            C::TooLarge => ErrorClass::TooLarge,
+            C::TooMany
+            | C::TooSlow
+            | C::MethodNotAllowed
+            | C::WrongCode
+            | C::RateLimited
+            | C::PayloadChanged
+            | C::EpochStopped
+            | C::WrongState
+            | C::SendInFlight
+            | C::NotGranted
+            | C::DestinationNotConfirmed
+            | C::ReceiptBeforeDispatch
+            | C::ReceiptOwnerChanged
+            | C::ReceiptTaken
+            | C::ToolUncertain
+            | C::ToolReceiptsFull
+            | C::IdempotencyKeyReused
+            | C::NotYourRemoteStop
+            | C::RemoteStopSettled
+            | C::IllegalRemoteStopPhase
+            | C::Refused => ErrorClass::Conflict,
+            C::Usage => ErrorClass::Usage,
+            C::UnknownSend | C::UnknownToolCall | C::UnknownRemoteStop => ErrorClass::NotFound,
+            C::UnknownLease | C::LeaseEnded => ErrorClass::Gone,
+            C::ProfileOwned | C::Busy => ErrorClass::Owned,
+            C::Corrupt
+            | C::DiskFull
+            | C::NewerSchema
+            | C::MigrationEdited
+            | C::Profile
+            | C::Sqlite
+            | C::NoLedger
+            | C::LedgerDisplaced
+            | C::LedgerMissing
+            | C::Unsalvageable
+            | C::Storage => ErrorClass::Storage,
+            C::OwnerUnreachable | C::UnknownRoute => ErrorClass::Unreachable,
+            C::NoOwner => ErrorClass::NoOwner,
+            C::Unauthorized | C::WrongScope | C::BadHost | C::BadOrigin => ErrorClass::Unauthorized,
+            C::Internal => ErrorClass::Internal,
+        }
+    }
+
+    /// The class of a code read from the wire; a code this build does not know is
+    /// [`ErrorClass::Internal`] (never guessed to be a conflict).
+    pub fn of_wire(code: &str) -> ErrorClass {
+        ErrorCode::parse(code).map_or(ErrorClass::Internal, ErrorClass::of)
     }
 
     /// The CLI's exit code for this class (see `sendledger --help`).

@@ -4,13 +4,15 @@
 //! ([`queue`], [`show`], [`keys()`]) answer typed views. JSON exists only where a door serialises these
 //! (the bridge, the Tauri commands, the CLI's `--json`), in the shapes of docs/bridge-api.md.
 
+pub mod answers;
 pub mod error;
 mod handle;
 pub mod ids;
 pub mod keys;
+pub mod outside;
 pub mod queue;
 
-pub use error::ErrorClass;
+pub use error::{ErrorClass, ErrorCode};
 pub use handle::Api;
 pub use ids::{LeaseId, OperationId, ToolCallId};
 pub use keys::{keys, KeySecret};

@@ -8,6 +8,7 @@
 use super::error::ApiError;
 use super::pairing::token_hash;
 use super::BridgeState;
+use crate::error_code::ErrorCode;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderName, StatusCode};
 use axum::middleware::Next;
@@ -73,7 +74,8 @@ fn single<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Result<Option<&'a st
 
 /// The Host header and an absolute-form request target must both name the bridge.
 pub(crate) fn check_host(port: u16, req: &Request) -> Result<(), ApiError> {
-    let refuse = |why: String| ApiError::new(StatusCode::MISDIRECTED_REQUEST, "bad_host", why);
+    let refuse =
+        |why: String| ApiError::new(StatusCode::MISDIRECTED_REQUEST, ErrorCode::BadHost, why);
     let host = match single(req.headers(), &header::HOST) {
         Ok(h) => h.unwrap_or(""),
         Err(Unreadable::Repeated) => {
@@ -116,13 +118,13 @@ pub(crate) async fn guard(State(st): State<BridgeState>, req: Request, next: Nex
 }
 
 fn bad_origin(why: &str) -> ApiError {
-    ApiError::new(StatusCode::FORBIDDEN, "bad_origin", why.to_string())
+    ApiError::new(StatusCode::FORBIDDEN, ErrorCode::BadOrigin, why.to_string())
 }
 
 fn unauthorized() -> ApiError {
     ApiError::new(
         StatusCode::UNAUTHORIZED,
-        "unauthorized",
+        ErrorCode::Unauthorized,
         "missing or wrong bearer token: clients use the token in the profile's client.token; the extension must be paired",
     )
 }
@@ -149,7 +151,7 @@ pub(crate) fn read_bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError>
                 "the Authorization header is not readable ASCII: send `Bearer <token>`"
             }
         };
-        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", why)
+        ApiError::new(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, why)
     })?;
     Ok(value
         .and_then(|h| h.split_once(' '))
@@ -189,14 +191,14 @@ fn client_scope(
     } else if st.is_extension_token(token) {
         Err(ApiError::new(
             StatusCode::FORBIDDEN,
-            "wrong_scope",
+            ErrorCode::WrongScope,
             "the extension's token cannot use client routes",
         ))
     } else if token.starts_with(crate::ledger::KEY_PREFIX) {
         let shown: String = path.chars().take(80).collect();
         Err(ApiError::new(
             StatusCode::FORBIDDEN,
-            "wrong_scope",
+            ErrorCode::WrongScope,
             format!("the key is fine, but this route ({shown}) is not one a named API key opens: a key opens the OpenAI-compatible doors only (/v1/models, /v1/chat/completions, /v1/responses); for this route use the profile's client.token (a person's routes: resume, decisions, keys)"),
         ))
     } else {
@@ -213,7 +215,7 @@ fn extension_scope(
     if token_hash(token) == st.client_token_hash() {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
-            "wrong_scope",
+            ErrorCode::WrongScope,
             "the client token cannot use extension routes",
         ));
     }

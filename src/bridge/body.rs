@@ -3,6 +3,7 @@
 //! — and the message never echoes the body (it may hold a send's text).
 
 use super::error::ApiError;
+use crate::error_code::ErrorCode;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
@@ -35,7 +36,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
         let late = || {
             ApiError::new(
                 StatusCode::REQUEST_TIMEOUT,
-                "too_slow",
+                ErrorCode::TooSlow,
                 format!("the body did not arrive within {BODY_TIMEOUT_MS} ms of the request head: send it whole, at once"),
             )
         };
@@ -44,17 +45,17 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
             if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(
                     StatusCode::PAYLOAD_TOO_LARGE,
-                    "too_large",
+                    ErrorCode::TooLarge,
                     "the body is larger than this route accepts (see docs/bridge-api.md): send less",
                 )
             } else {
-                ApiError::new(StatusCode::BAD_REQUEST, "malformed", "the body could not be read")
+                ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::Malformed, "the body could not be read")
             }
         })?;
         crate::json_depth::check_text(&bytes).map_err(|e| {
             ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "malformed",
+                ErrorCode::Malformed,
                 format!("the body is not read: {e}; no route takes that (docs/bridge-api.md)"),
             )
         })?;
@@ -67,7 +68,11 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
             } else {
                 "the body must be a JSON object ({...}): check it against docs/bridge-api.md"
             };
-            return Err(ApiError::new(StatusCode::BAD_REQUEST, "malformed", message));
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::Malformed,
+                message,
+            ));
         }
         serde_json::from_slice(&bytes).map(Body).map_err(|e| {
             // serde_json files some schema mismatches (`null` for a phase) as syntax: the
@@ -80,7 +85,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
             };
             ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "malformed",
+                ErrorCode::Malformed,
                 format!(
                     "the body {what} (line {}, column {}): check it against docs/bridge-api.md",
                     e.line(),

@@ -6,6 +6,7 @@ use super::events;
 use super::queue_feed::{self, MAX_ROWS_ASKED};
 use super::BridgeState;
 use crate::api::{self, OperationId, Request};
+use crate::error_code::ErrorCode;
 use crate::ledger::{Decision, LedgerError, ListFilter, QueueRequest, Resolution, SendState};
 use axum::extract::{DefaultBodyLimit, Path, RawQuery, State};
 use axum::http::StatusCode;
@@ -100,7 +101,7 @@ async fn queue_rows(State(st): State<BridgeState>, Body(b): Body<RowsBody>) -> A
     if b.op_ids.len() > MAX_ROWS_ASKED {
         return Err(ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "too_many",
+            ErrorCode::TooMany,
             format!(
                 "at most {MAX_ROWS_ASKED} operation ids may be read at once; this asked for {}: ask in smaller batches",
                 b.op_ids.len()
@@ -130,7 +131,7 @@ async fn queue_history(
     if limit == 0 || limit > api::queue::MAX_HISTORY_PAGE {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "malformed",
+            ErrorCode::Malformed,
             format!(
                 "limit must be between 1 and {}: ask for the next page with before",
                 api::queue::MAX_HISTORY_PAGE
@@ -143,7 +144,7 @@ async fn queue_history(
     {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "malformed",
+            ErrorCode::Malformed,
             "before must be an operation id (at most 128 bytes)",
         ));
     }
@@ -178,7 +179,7 @@ async fn wait(
     if timeout_ms > WAIT_MAX_MS {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "malformed",
+            ErrorCode::Malformed,
             format!("timeout_ms may be at most {WAIT_MAX_MS}: ask again after the answer"),
         ));
     }
@@ -198,15 +199,16 @@ async fn list(State(st): State<BridgeState>, RawQuery(q): RawQuery) -> Answer {
     for pair in q.unwrap_or_default().split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         match k {
-            "state" => filter.states.push(
-                v.parse::<SendState>()
-                    .map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, "malformed", m))?,
-            ),
+            "state" => filter
+                .states
+                .push(v.parse::<SendState>().map_err(|m| {
+                    ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::Malformed, m)
+                })?),
             "limit" => {
                 filter.limit = Some(v.parse().map_err(|_| {
                     ApiError::new(
                         StatusCode::BAD_REQUEST,
-                        "malformed",
+                        ErrorCode::Malformed,
                         "limit must be a whole number",
                     )
                 })?)
@@ -214,7 +216,7 @@ async fn list(State(st): State<BridgeState>, RawQuery(q): RawQuery) -> Answer {
             _ => {
                 return Err(ApiError::new(
                     StatusCode::BAD_REQUEST,
-                    "malformed",
+                    ErrorCode::Malformed,
                     format!("unknown query parameter {k:?}: use state and limit"),
                 ))
             }

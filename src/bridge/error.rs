@@ -1,5 +1,6 @@
 //! The bridge's error answer: `{"code": "...", "message": "..."}` with an HTTP status.
 
+use crate::error_code::ErrorCode;
 use crate::ledger::LedgerError;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -7,7 +8,7 @@ use axum::Json;
 
 /// The code of a refusal, carried on its response for the refusal log (ids and codes only).
 #[derive(Debug, Clone, Copy)]
-pub struct RefusalCode(pub &'static str);
+pub struct RefusalCode(pub ErrorCode);
 
 /// A refusal or failure, answered as JSON.
 #[derive(Debug, Clone)]
@@ -15,14 +16,14 @@ pub struct ApiError {
     /// HTTP status.
     pub status: StatusCode,
     /// Stable machine code (see docs/bridge-api.md).
-    pub code: &'static str,
+    pub code: ErrorCode,
     /// A sentence a person can act on.
     pub message: String,
 }
 
 impl ApiError {
     /// A new error.
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
             status,
             code,

@@ -8,6 +8,7 @@
 
 use super::error::ApiError;
 use super::BridgeState;
+use crate::error_code::ErrorCode;
 use crate::ledger::Event;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -86,7 +87,7 @@ pub(super) async fn stream(
         Some(v) => Some(v.parse().map_err(|_| {
             ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "malformed",
+                ErrorCode::Malformed,
                 "Last-Event-ID must be an event id",
             )
         })?),

@@ -9,6 +9,7 @@ use super::error::ApiError;
 use super::observations::{self, Observation};
 use super::BridgeState;
 use crate::destination::{Confirmation, Destination};
+use crate::error_code::ErrorCode;
 use crate::ledger::{
     FailStage, Grant, LedgerError, RemotePhase, Send, SendState, TabBinding, TabReport,
 };
@@ -213,7 +214,7 @@ async fn dispatch(State(st): State<BridgeState>, Body(b): Body<DispatchBody>) ->
             st.ledger().poke();
             return Err(ApiError::new(
                 StatusCode::CONFLICT,
-                "destination_not_confirmed",
+                ErrorCode::DestinationNotConfirmed,
                 reason,
             ));
         }
@@ -315,7 +316,7 @@ async fn remote_stop_phase(
     if b.phase == RemotePhase::Pending {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "malformed",
+            ErrorCode::Malformed,
             "phase must be dispatched, confirmed or uncertain",
         ));
     }

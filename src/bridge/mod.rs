@@ -11,7 +11,6 @@ pub mod body;
 mod client_routes;
 pub mod connections;
 mod conversation_read;
-pub mod discovery;
 pub mod error;
 mod events;
 mod extension_routes;
@@ -19,9 +18,9 @@ pub mod observations;
 mod openai;
 pub mod pairing;
 pub mod queue_feed;
-pub mod routes;
 
 use crate::clock::{Clock, Millis};
+use crate::error_code::ErrorCode;
 use crate::ledger::Writer;
 use crate::profile::{Profile, ProfileError};
 use axum::http::StatusCode;
@@ -71,7 +70,10 @@ impl BridgeState {
         clock: Arc<dyn Clock>,
     ) -> Result<Self, ProfileError> {
         let token = new_token();
-        profile.write_private(discovery::CLIENT_TOKEN_FILE, token.as_bytes())?;
+        profile.write_private(
+            crate::profile::discovery::CLIENT_TOKEN_FILE,
+            token.as_bytes(),
+        )?;
         let extension = profile
             .file(EXTENSION_FILE)
             .ok()
@@ -139,12 +141,12 @@ impl BridgeState {
         lock(&self.0.pairing).redeem(code, now).map_err(|r| match r {
             pairing::PairingRefusal::WrongCode => ApiError::new(
                 StatusCode::UNAUTHORIZED,
-                "wrong_code",
+                ErrorCode::WrongCode,
                 "wrong or expired pairing code: run `sendledger pair` (or the tray's Pair extension…) for a new one",
             ),
             pairing::PairingRefusal::Locked { until } => ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
-                "rate_limited",
+                ErrorCode::RateLimited,
                 format!("too many wrong pairing codes: wait {} s and try again", ((until - now) / 1000).max(1)),
             ),
         })?;
@@ -161,7 +163,11 @@ impl BridgeState {
                 &serde_json::to_vec(&paired).expect("serialises"),
             )
             .map_err(|e| {
-                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "storage", e.to_string())
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    ErrorCode::Storage,
+                    e.to_string(),
+                )
             })?;
         *lock(&self.0.extension) = Some(paired);
         Ok(token)
@@ -184,14 +190,14 @@ pub fn router(state: BridgeState) -> Router {
         .fallback(|| async {
             ApiError::new(
                 StatusCode::NOT_FOUND,
-                "unknown_route",
+                ErrorCode::UnknownRoute,
                 "no such route: see docs/bridge-api.md",
             )
         })
         .method_not_allowed_fallback(|| async {
             ApiError::new(
                 StatusCode::METHOD_NOT_ALLOWED,
-                "unknown_route",
+                ErrorCode::UnknownRoute,
                 "this route does not take that method: see docs/bridge-api.md",
             )
         })
@@ -218,7 +224,7 @@ async fn log_refusals(
         let code = res
             .extensions()
             .get::<error::RefusalCode>()
-            .map_or("unknown", |c| c.0);
+            .map_or("unknown", |c| c.0.as_str());
         tracing::info!(%method, route = %path, status = status.as_u16(), code, "refusal");
     }
     res
@@ -251,15 +257,18 @@ async fn json_errors(res: axum::response::Response) -> axum::response::Response 
                 format!(" ({reason})")
             };
             (
-                "malformed",
+                ErrorCode::Malformed,
                 format!("the query string or path could not be read{why}: check it against docs/bridge-api.md"),
             )
         }
         StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => (
-            "unknown_route",
+            ErrorCode::UnknownRoute,
             "no such route: see docs/bridge-api.md".into(),
         ),
-        _ => ("internal", "the owner could not answer this request".into()),
+        _ => (
+            ErrorCode::Internal,
+            "the owner could not answer this request".into(),
+        ),
     };
     ApiError::new(status, code, message).into_response()
 }

@@ -12,6 +12,7 @@
 
 use super::error::ApiError;
 use super::BridgeState;
+use crate::error_code::ErrorCode;
 use crate::ledger::{EvidenceKind, LedgerError, LimitHold, PageError, Receipt, SendState};
 use crate::provider::chatgpt::{
     self, conversation, refusal, request,
@@ -300,7 +301,7 @@ pub enum Fact {
 pub(crate) const FRAMES_NOT_UNDERSTOOD: &str = "hand-off frames not understood: the page's WebSocket frames for this turn could not be read, so its receipt and answer cannot be seen";
 
 fn refused(msg: impl Into<String>) -> ApiError {
-    ApiError::new(StatusCode::BAD_REQUEST, "malformed", msg)
+    ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::Malformed, msg)
 }
 
 impl Tracker {

@@ -1,9 +1,9 @@
 //! Pairing the extension: a one-time code (8 characters, 5 minutes) exchanged for the
 //! extension-scope token. Five wrong codes within a minute lock pairing for a minute.
 
+pub use crate::api::answers::PairingCode;
 use crate::clock::Millis;
 use rand::Rng;
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// How long a code is valid, in ms.
@@ -14,15 +14,6 @@ pub const MAX_FAILURES: usize = 5;
 pub const FAILURE_WINDOW_MS: Millis = 60 * 1000;
 
 const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
-
-/// A one-time pairing code, shown to a person.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PairingCode {
-    /// `XXXX-XXXX`, unambiguous letters and digits.
-    pub code: String,
-    /// When it stops working (ms).
-    pub expires_at: Millis,
-}
 
 /// Why a pairing attempt failed.
 #[derive(Debug, PartialEq, Eq)]

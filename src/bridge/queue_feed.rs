@@ -9,12 +9,12 @@
 
 use super::error::ApiError;
 use super::BridgeState;
-use crate::api::queue::{self, QueueStatus, QueueView, Row};
+pub use crate::api::answers::QueueUpdate;
+use crate::api::queue::{self, QueueStatus};
 use crate::ledger::Event;
 use axum::extract::State;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures_util::stream::{self, Stream, StreamExt};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::convert::Infallible;
 use tokio::sync::broadcast::{self, error::TryRecvError};
@@ -23,50 +23,12 @@ use tokio::sync::watch;
 /// The most operation ids `POST /v1/queue/rows` reads at once.
 pub const MAX_ROWS_ASKED: usize = 1_000;
 
-/// One message of the feed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(untagged)]
-pub enum QueueUpdate {
-    /// The whole queue (first, and after the reader fell behind).
-    Snapshot(QueueView),
-    /// What a burst of commits changed.
-    Changed {
-        /// Counts and gate after the burst.
-        status: QueueStatus,
-        /// The rows whose audit trail grew (and the sends they queue again).
-        rows: Vec<Row>,
-    },
-}
-
-#[derive(Deserialize)]
-struct ChangedData {
-    status: QueueStatus,
-    rows: Vec<Row>,
-}
-
-impl QueueUpdate {
-    /// Reads one feed event: `Some` for `snapshot` and `changed`, `None` for any other name.
-    pub fn decode(event: &str, data: &str) -> Option<Result<QueueUpdate, serde_json::Error>> {
-        Some(match event {
-            "snapshot" => serde_json::from_str(data).map(QueueUpdate::Snapshot),
-            "changed" => serde_json::from_str::<ChangedData>(data).map(|c| QueueUpdate::Changed {
-                status: c.status,
-                rows: c.rows,
-            }),
-            _ => return None,
-        })
-    }
-
-    fn sse(&self) -> SseEvent {
-        let name = match self {
-            QueueUpdate::Snapshot(_) => "snapshot",
-            QueueUpdate::Changed { .. } => "changed",
-        };
-        SseEvent::default()
-            .event(name)
-            .json_data(self)
-            .expect("a queue update serialises")
-    }
+/// One message as a server-sent event.
+fn sse(update: &QueueUpdate) -> SseEvent {
+    SseEvent::default()
+        .event(update.event_name())
+        .json_data(update)
+        .expect("a queue update serialises")
 }
 
 /// One reader's position: what it was last told of the counts and gate.
@@ -175,7 +137,7 @@ pub(super) async fn stream(
         st: st.clone(),
         told: None,
     };
-    let updates = stream::unfold(feed, Feed::next).map(|u| Ok(u.sse()));
+    let updates = stream::unfold(feed, Feed::next).map(|u| Ok(sse(&u)));
     // Ends when shutdown begins, so a reader does not hold the owner for its grace.
     let until_closing = st.closing();
     Ok(Sse::new(updates.take_until(until_closing)).keep_alive(KeepAlive::default()))

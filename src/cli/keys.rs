@@ -2,14 +2,14 @@
 //! door (docs/openai.md). A key is shown once, when made; the profile keeps its SHA-256.
 
 use super::backend;
-use super::client::BridgeClient;
 use super::output::{
     rendered, say_on_stderr, stdout_goes_nowhere, write_failed, write_line, CliError,
 };
 use crate::api::{self, Request};
-use crate::bridge::discovery;
+use crate::client::BridgeClient;
 use crate::clock::SystemClock;
 use crate::ledger::{key_sha256, Ledger};
+use crate::profile::discovery;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -145,7 +145,7 @@ fn base_url(profile: Option<&Path>) -> Result<String, String> {
 fn list(profile: Option<&Path>) -> Result<Value, CliError> {
     let profile = backend::profile(profile)?;
     if let Some(client) = BridgeClient::discover(&profile)? {
-        return client.call("GET", "/v1/keys", &Value::Null);
+        return Ok(client.call("GET", "/v1/keys", &Value::Null)?);
     }
     let (ledger, _recovered) = Ledger::open(&profile, Arc::new(SystemClock))?;
     Ok(json!({ "keys": api::keys(&ledger)? }))

@@ -8,9 +8,7 @@
 //! send (`send`, `requeue`, `resolve --resend`) was refused and nothing was written.
 
 mod backend;
-pub mod client;
 mod destination;
-pub mod feed;
 mod gate;
 pub mod inspect;
 mod keys;
@@ -25,7 +23,6 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub use gate::{brake, Braked, STOP_BRIDGE_MS};
 pub use output::CliError;
 
 /// Keeps custody of messages sent into a chat tab: at most once per profile.

@@ -27,11 +27,35 @@ pub enum CliError {
     Storage(String),
 }
 
+/// The owner's refusal keeps its code and sentence; a lost answer is `owner_unreachable`
+/// with its sentence.
+impl From<crate::client::ClientError> for CliError {
+    fn from(e: crate::client::ClientError) -> Self {
+        use crate::client::ClientError as E;
+        match e {
+            E::Refused { code, message, .. } => CliError::Bridge { code, message },
+            e @ E::NoOwner => CliError::Unreachable(e.to_string()),
+            E::Lost(sentence) => CliError::Unreachable(sentence),
+        }
+    }
+}
+
+/// The brake's failure: the owner's, or the ledger's.
+impl From<crate::client::brake::BrakeError> for CliError {
+    fn from(e: crate::client::brake::BrakeError) -> Self {
+        use crate::client::brake::BrakeError as E;
+        match e {
+            E::Owner(e) => e.into(),
+            E::Ledger(e) => CliError::Ledger(e),
+        }
+    }
+}
+
 impl CliError {
     /// The stable code printed with `--json`.
     pub fn code(&self) -> String {
         match self {
-            Self::Ledger(e) => e.code().into(),
+            Self::Ledger(e) => e.code().as_str().into(),
             Self::Profile(ProfileError::Owned { .. }) => "profile_owned".into(),
             Self::Profile(_) => "profile".into(),
             Self::Usage(_) => "usage".into(),
@@ -43,7 +67,7 @@ impl CliError {
 
     /// The process exit code.
     pub fn exit_code(&self) -> u8 {
-        crate::api::ErrorClass::of(&self.code()).exit_code()
+        crate::api::ErrorClass::of_wire(&self.code()).exit_code()
     }
 }
 

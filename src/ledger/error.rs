@@ -1,6 +1,8 @@
 //! The ledger's typed errors. Each message says what happened and what a person can do;
 //! when one is returned, nothing was written.
 
+use super::trigger::TriggerRefusal;
+use crate::error_code::ErrorCode;
 use crate::profile::ProfileError;
 use std::path::PathBuf;
 
@@ -92,42 +94,43 @@ pub enum LedgerError {
 
 impl LedgerError {
     /// A stable machine-readable code for the JSON error shape `{code, message}`.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
+        use ErrorCode as C;
         match self {
-            Self::Profile(ProfileError::Owned { .. }) => "profile_owned",
-            Self::Profile(_) => "profile",
-            Self::NoLedger(_) => "no_ledger",
-            Self::NewerSchema { .. } => "newer_schema",
-            Self::MigrationEdited { .. } => "migration_edited",
-            Self::Corrupt { .. } => "corrupt",
-            Self::DiskFull { .. } => "disk_full",
-            Self::Busy => "busy",
-            Self::NoOwner | Self::NoOwnerToWithdraw => "no_owner",
-            Self::Invalid(_) => "invalid",
-            Self::UnknownSend(_) => "unknown_send",
-            Self::PayloadChanged(_) => "payload_changed",
-            Self::EpochStopped => "epoch_stopped",
-            Self::WrongState { .. } => "wrong_state",
-            Self::SendInFlight(_) => "send_in_flight",
-            Self::NotGranted(_) => "not_granted",
-            Self::ReceiptBeforeDispatch(_) => "receipt_before_dispatch",
-            Self::ReceiptOwnerChanged(_) => "receipt_owner_changed",
-            Self::ReceiptTaken { .. } => "receipt_taken",
-            Self::UnknownLease(_) => "unknown_lease",
-            Self::LeaseEnded(_) => "lease_ended",
-            Self::ToolUncertain => "tool_uncertain",
-            Self::ToolReceiptsFull => "tool_receipts_full",
-            Self::UnknownToolCall(_) => "unknown_tool_call",
-            Self::IdempotencyKeyReused(_) => "idempotency_key_reused",
-            Self::UnknownRemoteStop(_) => "unknown_remote_stop",
-            Self::RemoteStopNotYours { .. } => "not_your_remote_stop",
-            Self::RemoteStopSettled { .. } => "remote_stop_settled",
-            Self::IllegalRemotePhase { .. } => "illegal_remote_stop_phase",
-            Self::Displaced(_) => "ledger_displaced",
-            Self::LedgerMissing(_) => "ledger_missing",
-            Self::Unsalvageable(_) => "unsalvageable",
-            Self::Refused(_) => "refused",
-            Self::Sqlite(_) => "sqlite",
+            Self::Profile(ProfileError::Owned { .. }) => C::ProfileOwned,
+            Self::Profile(_) => C::Profile,
+            Self::NoLedger(_) => C::NoLedger,
+            Self::NewerSchema { .. } => C::NewerSchema,
+            Self::MigrationEdited { .. } => C::MigrationEdited,
+            Self::Corrupt { .. } => C::Corrupt,
+            Self::DiskFull { .. } => C::DiskFull,
+            Self::Busy => C::Busy,
+            Self::NoOwner | Self::NoOwnerToWithdraw => C::NoOwner,
+            Self::Invalid(_) => C::Invalid,
+            Self::UnknownSend(_) => C::UnknownSend,
+            Self::PayloadChanged(_) => C::PayloadChanged,
+            Self::EpochStopped => C::EpochStopped,
+            Self::WrongState { .. } => C::WrongState,
+            Self::SendInFlight(_) => C::SendInFlight,
+            Self::NotGranted(_) => C::NotGranted,
+            Self::ReceiptBeforeDispatch(_) => C::ReceiptBeforeDispatch,
+            Self::ReceiptOwnerChanged(_) => C::ReceiptOwnerChanged,
+            Self::ReceiptTaken { .. } => C::ReceiptTaken,
+            Self::UnknownLease(_) => C::UnknownLease,
+            Self::LeaseEnded(_) => C::LeaseEnded,
+            Self::ToolUncertain => C::ToolUncertain,
+            Self::ToolReceiptsFull => C::ToolReceiptsFull,
+            Self::UnknownToolCall(_) => C::UnknownToolCall,
+            Self::IdempotencyKeyReused(_) => C::IdempotencyKeyReused,
+            Self::UnknownRemoteStop(_) => C::UnknownRemoteStop,
+            Self::RemoteStopNotYours { .. } => C::NotYourRemoteStop,
+            Self::RemoteStopSettled { .. } => C::RemoteStopSettled,
+            Self::IllegalRemotePhase { .. } => C::IllegalRemoteStopPhase,
+            Self::Displaced(_) => C::LedgerDisplaced,
+            Self::LedgerMissing(_) => C::LedgerMissing,
+            Self::Unsalvageable(_) => C::Unsalvageable,
+            Self::Refused(_) => C::Refused,
+            Self::Sqlite(_) => C::Sqlite,
         }
     }
 }
@@ -162,13 +165,11 @@ pub(crate) fn from_sqlite(e: rusqlite::Error, path: &std::path::Path) -> LedgerE
             C::DatabaseBusy | C::DatabaseLocked => return LedgerError::Busy,
             C::ConstraintViolation => {
                 let m = msg.clone().unwrap_or_default();
-                if m.contains("epoch stopped") {
-                    return LedgerError::EpochStopped;
-                }
-                if m.contains("tool receipts full") {
-                    return LedgerError::ToolReceiptsFull;
-                }
-                return LedgerError::Refused(m);
+                return match super::trigger::kind(&m) {
+                    TriggerRefusal::EpochStopped => LedgerError::EpochStopped,
+                    TriggerRefusal::ToolReceiptsFull => LedgerError::ToolReceiptsFull,
+                    _ => LedgerError::Refused(m),
+                };
             }
             _ => {}
         }

@@ -14,6 +14,7 @@ mod expiry;
 mod fence;
 mod limit_gate;
 pub mod migrations;
+mod notifications;
 mod placement;
 mod read;
 mod record;
@@ -27,6 +28,7 @@ mod store;
 mod tab_reports;
 mod tool_calls;
 mod traces;
+mod trigger;
 mod waiting;
 mod writer;
 
@@ -670,53 +672,19 @@ impl Ledger {
 
     /// Uncertain sends unresolved for at least `threshold_ms` and never notified.
     pub fn stale_uncertain(&self, threshold_ms: Millis) -> Result<Vec<Send>> {
-        let cutoff = self.clock.now_ms() - threshold_ms;
-        let mut stmt = self.conn.prepare(&format!(
-            "SELECT {} FROM {} WHERE s.state = 'uncertain' AND s.notified_at IS NULL \
-             AND s.updated_at <= ?1 ORDER BY s.seq",
-            read::SEND_COLUMNS,
-            read::SEND_FROM
-        ))?;
-        let rows = stmt.query_map([cutoff], read::send_from_row)?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        notifications::stale_uncertain(&self.conn, self.clock.now_ms() - threshold_ms)
     }
 
     /// When the next uncertain send not yet notified becomes stale (`updated_at +
     /// threshold_ms`, ms on this ledger's clock), counting only those not stale yet;
     /// `None` when there is none. The tray app's notification sweep sleeps until then.
     pub fn next_stale_uncertain_at(&self, threshold_ms: Millis) -> Result<Option<Millis>> {
-        let cutoff = self.clock.now_ms() - threshold_ms;
-        let first: Option<Millis> = self.conn.prepare_cached(
-            "SELECT min(updated_at) FROM sends WHERE state = 'uncertain' AND notified_at IS NULL \
-             AND updated_at > ?1",
-        )?
-        .query_row([cutoff], |r| r.get(0))?;
-        Ok(first.map(|at| at + threshold_ms))
+        notifications::next_stale_uncertain_at(&self.conn, self.clock.now_ms(), threshold_ms)
     }
 
     /// Records that a person was notified about an uncertain send (once).
     pub fn mark_notified(&mut self, op_id: &str) -> Result<bool> {
-        self.write(|tx, now| {
-            let send = sends::load(tx, op_id)?;
-            if send.notified_at.is_some() {
-                return Ok(false);
-            }
-            tx.execute(
-                "UPDATE sends SET notified_at = ?1 WHERE op_id = ?2",
-                rusqlite::params![now, op_id],
-            )?;
-            sends::note(
-                tx,
-                &send,
-                "owner",
-                (
-                    "a person was notified that this send is uncertain",
-                    Some(EvidenceKind::Notified),
-                ),
-                now,
-            )?;
-            Ok(true)
-        })
+        self.write(|tx, now| notifications::mark_notified(tx, op_id, now))
     }
 
     /// Records evidence of `kind` for a person on a send (a note; its state does not

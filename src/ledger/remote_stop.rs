@@ -6,6 +6,7 @@
 
 use super::error::{LedgerError, Result};
 use super::sends;
+use super::trigger::{self, TriggerRefusal};
 use crate::clock::Millis;
 use rusqlite::{params, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
@@ -236,13 +237,13 @@ pub(crate) fn set_phase(
         "UPDATE remote_stops SET phase = ?1, updated_at = ?2, evidence = ?3 WHERE op_id = ?4",
         params![phase.as_str(), now, evidence, op_id],
     );
-    let refused_by_trigger = written
-        .as_ref()
-        .err()
-        .and_then(trigger_message)
-        .is_some_and(|m| {
-            m.contains("remote stop already settled") || m.contains("illegal remote stop phase")
-        });
+    let refused_by_trigger = matches!(
+        written.as_ref().err().and_then(trigger::refusal),
+        Some((
+            TriggerRefusal::RemoteStopSettled | TriggerRefusal::IllegalRemoteStopPhase,
+            _
+        ))
+    );
     match written {
         Ok(_) => {
             let send = sends::load(tx, op_id)?;
@@ -295,17 +296,5 @@ fn bounded(evidence: Option<&str>) -> Result<()> {
             sends::MAX_NOTE_BYTES
         ))),
         _ => Ok(()),
-    }
-}
-
-/// The message a trigger's `RAISE(ABORT, ...)` gave, if `e` is one.
-fn trigger_message(e: &rusqlite::Error) -> Option<&str> {
-    match e {
-        rusqlite::Error::SqliteFailure(f, Some(m))
-            if f.code == rusqlite::ErrorCode::ConstraintViolation =>
-        {
-            Some(m)
-        }
-        _ => None,
     }
 }

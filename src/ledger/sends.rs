@@ -8,6 +8,7 @@ use super::error::{LedgerError, Result};
 use super::read;
 use super::record::{EvidenceKind, Receipt, Send};
 use super::state::SendState;
+use super::trigger::{self, TriggerRefusal};
 use crate::clock::Millis;
 use crate::destination::{ChosenBy, Confirmation, Destination, Named};
 use crate::send_text;
@@ -491,8 +492,7 @@ pub(crate) fn dispatch(
 
 /// Whether a write was refused by a fence trigger ("epoch stopped: …").
 fn fenced(e: &rusqlite::Error) -> bool {
-    matches!(e, rusqlite::Error::SqliteFailure(f, Some(m))
-        if f.code == rusqlite::ErrorCode::ConstraintViolation && m.contains("epoch stopped"))
+    matches!(trigger::refusal(e), Some((TriggerRefusal::EpochStopped, _)))
 }
 
 /// Where a failure was witnessed.

@@ -3,7 +3,7 @@
 //! and the earlier `initialize` handshakes).
 //!
 //! It is a *client of the running owner*: every tool call goes to the owner's loopback
-//! bridge ([`owner_link`]), found afresh through `bridge.json` and `client.token`.
+//! bridge ([`crate::client::OwnerLink`]), found afresh through `bridge.json` and `client.token`.
 //!
 //! **Architecture Invariant**: the MCP server never opens the ledger, and no tool
 //! resumes sending or decides an uncertain send (a person does both).
@@ -17,7 +17,6 @@
 
 pub mod args;
 pub mod outcome;
-pub mod owner_link;
 pub mod progress;
 pub mod refusal;
 pub mod reports;
@@ -45,7 +44,7 @@ pub fn client_config(exe: &Path, profile: Option<&Path>) -> Value {
 /// Serves the tools on standard input and output until the client closes them.
 /// Errors: the transport failed to start or broke (a sentence, for standard error).
 pub async fn serve_stdio(profile: Profile) -> Result<(), String> {
-    let tools = tools::Tools::new(owner_link::OwnerLink::new(profile));
+    let tools = tools::Tools::new(crate::client::OwnerLink::new(profile));
     let running = tools
         .serve(rmcp::transport::io::stdio_pipes())
         .await

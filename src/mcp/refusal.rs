@@ -1,7 +1,7 @@
 //! Tool results for calls that did nothing (`isError: true`), each saying whether calling
 //! again is safe. A call that may have done something is never answered from here.
 
-use super::owner_link::LinkError;
+use crate::client::ClientError;
 use rmcp::model::{CallToolResult, ContentBlock};
 
 /// What every tool says when no owner runs.
@@ -30,8 +30,8 @@ fn sentence(message: &str) -> String {
 }
 
 /// `send_message` refused by the owner before anything was queued.
-pub fn send_refused(e: &LinkError) -> CallToolResult {
-    let LinkError::Refused { code, message, .. } = e else {
+pub fn send_refused(e: &ClientError) -> CallToolResult {
+    let ClientError::Refused { code, message, .. } = e else {
         return did_nothing(format!(
             "{NO_OWNER} Nothing was sent, so calling again then is safe."
         ));
@@ -47,16 +47,16 @@ pub fn send_refused(e: &LinkError) -> CallToolResult {
 }
 
 /// A read-only call (`get_send`, `list_uncertain`) that got no answer: it changed nothing.
-pub fn lookup_failed(e: &LinkError) -> CallToolResult {
+pub fn lookup_failed(e: &ClientError) -> CallToolResult {
     match e {
-        LinkError::NoOwner => did_nothing(NO_OWNER),
-        LinkError::Refused { code, message, .. } if code == "unknown_send" => did_nothing(format!(
+        ClientError::NoOwner => did_nothing(NO_OWNER),
+        ClientError::Refused { code, message, .. } if code == "unknown_send" => did_nothing(format!(
             "{message}: sendledger has no send with this id, so nothing was ever sent under it. Check the send_id (it is the one a send_message result gave)."
         )),
-        LinkError::Refused { code, message, .. } => did_nothing(format!(
+        ClientError::Refused { code, message, .. } => did_nothing(format!(
             "sendledger refused the lookup ({code}): {message} This lookup changed nothing."
         )),
-        LinkError::Lost(detail) => did_nothing(format!(
+        ClientError::Lost(detail) => did_nothing(format!(
             "sendledger did not answer the lookup ({detail}). A lookup changes nothing: calling again is safe."
         )),
     }

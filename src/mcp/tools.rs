@@ -4,10 +4,11 @@
 
 use super::args::{self, GetSendArgs, NoArgs, SendMessageArgs};
 use super::outcome::SendOutcome;
-use super::owner_link::{segment, LinkError, OwnerLink};
 use super::progress::Progress;
 use super::reports::{self, StopOutcome, UncertainSends};
 use super::{refusal, wait};
+use crate::client::routes::segment;
+use crate::client::{ClientError, OwnerLink};
 use rmcp::handler::server::tool::schema_for_output;
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
@@ -62,7 +63,7 @@ impl Tools {
         let body = json!({ "op_id": op_id, "text": a.text, "conversation_id": a.conversation_id });
         let queued = match self.link.post("/v1/sends".into(), body).await {
             Ok(v) => v,
-            Err(LinkError::Lost(detail)) => {
+            Err(ClientError::Lost(detail)) => {
                 return Ok(self.after_lost_queue(&op_id, &detail).await)
             }
             Err(e) => return Ok(refusal::send_refused(&e)),
@@ -157,14 +158,14 @@ impl Tools {
         }
         match self.link.post("/v1/stop".into(), json!({ "by": "mcp" })).await {
             Ok(v) => Ok(structured(&reports::stopped(&v))),
-            Err(LinkError::NoOwner) => Ok(refusal::did_nothing(format!(
+            Err(ClientError::NoOwner) => Ok(refusal::did_nothing(format!(
                 "{} While it is not running nothing is sent; to keep it stopped when it starts, run `sendledger stop` in a terminal.",
                 refusal::NO_OWNER
             ))),
-            Err(e @ LinkError::Refused { .. }) => Ok(refusal::did_nothing(format!(
+            Err(e @ ClientError::Refused { .. }) => Ok(refusal::did_nothing(format!(
                 "sendledger refused the stop: {e}. Ask the user to press Stop in the sendledger app or run `sendledger stop`."
             ))),
-            Err(LinkError::Lost(d)) => Ok(refusal::did_nothing(format!(
+            Err(ClientError::Lost(d)) => Ok(refusal::did_nothing(format!(
                 "sendledger did not answer the stop ({d}); it may or may not have stopped. Calling stop again is safe."
             ))),
         }

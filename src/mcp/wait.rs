@@ -3,8 +3,9 @@
 //! [`SLICE_MS`], each woken by the owner's own commits (no polling on a timer).
 
 use super::outcome::{self, SendOutcome};
-use super::owner_link::{segment, LinkError, OwnerLink};
 use super::progress::Progress;
+use crate::client::routes::segment;
+use crate::client::{ClientError, OwnerLink};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -15,7 +16,7 @@ pub const SLICE_MS: u64 = 60_000;
 pub const MAX_WAIT_SECONDS: u64 = 600;
 
 /// `GET /v1/sends/{op_id}`: the send and its timeline as they are now.
-pub async fn look_up(link: &OwnerLink, op_id: &str) -> Result<(Value, Value), LinkError> {
+pub async fn look_up(link: &OwnerLink, op_id: &str) -> Result<(Value, Value), ClientError> {
     let v = link.get(format!("/v1/sends/{}", segment(op_id))).await?;
     Ok((v["send"].clone(), v["timeline"].clone()))
 }
@@ -28,7 +29,7 @@ pub struct Settled {
     /// The owner's `[Event]` JSON.
     pub timeline: Value,
     /// Set when the owner stopped answering (or refused) before the send settled.
-    pub interrupted: Option<LinkError>,
+    pub interrupted: Option<ClientError>,
 }
 
 impl Settled {

@@ -9,16 +9,17 @@
 pub mod outside;
 pub mod sweep;
 
-use crate::bridge::{self, discovery, pairing::PairingCode, BridgeState};
+use crate::bridge::{self, pairing::PairingCode, BridgeState};
 use crate::clock::Clock;
 use crate::ledger::{Bounds, Event, Ledger, LedgerError, RecoveryReport, Writer};
+use crate::profile::discovery;
 use crate::profile::Profile;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
-pub use crate::bridge::discovery::{DEFAULT_PORT, LEGACY_DEFAULT_PORT};
+pub use crate::profile::discovery::{DEFAULT_PORT, LEGACY_DEFAULT_PORT};
 /// How long shutdown waits for in-flight requests, in ms.
 pub const SHUTDOWN_GRACE_MS: u64 = 5_000;
 

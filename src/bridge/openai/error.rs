@@ -113,10 +113,12 @@ impl From<ApiError> for OpenAiError {
         Self {
             status: e.status,
             kind,
-            code: e.code,
+            code: e.code.as_str(),
             param: None,
             message: e.message,
-            retry: Some(e.status.is_server_error() && e.code != "internal"),
+            retry: Some(
+                e.status.is_server_error() && e.code != crate::error_code::ErrorCode::Internal,
+            ),
             op_id: None,
         }
     }

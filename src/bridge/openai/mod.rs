@@ -19,6 +19,7 @@ mod stream;
 mod wait;
 
 use crate::bridge::BridgeState;
+use crate::error_code::ErrorCode;
 use axum::extract::{DefaultBodyLimit, Path};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -59,7 +60,7 @@ async fn method_not_allowed() -> OpenAiError {
         retry: Some(false),
         ..OpenAiError::from(crate::bridge::error::ApiError::new(
             StatusCode::METHOD_NOT_ALLOWED,
-            "method_not_allowed",
+            ErrorCode::MethodNotAllowed,
             "this path of the OpenAI door does not take that method: `GET /v1/models`, \
              `GET /v1/models/{id}`, `POST /v1/chat/completions`, `POST /v1/responses` and \
              `GET /v1/responses/{id}` (see docs/openai.md)",

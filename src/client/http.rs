@@ -1,13 +1,13 @@
-//! A blocking client of the bridge's client routes (used by the CLI), found through
+//! A blocking client of the bridge's client routes (the CLI's and the window's), found through
 //! `bridge.json` and authenticated with `client.token`.
 
-use super::CliError;
+use super::routes;
+use super::ClientError;
+use crate::api::answers::PairingCode;
 use crate::api::queue::{HistoryPage, QueueView, Row};
 use crate::api::{Outcome, Request};
-use crate::bridge::discovery::{self, BridgeInfo, CLIENT_TOKEN_FILE};
-use crate::bridge::pairing::PairingCode;
-use crate::bridge::routes;
 use crate::ledger::ApiKey;
+use crate::profile::discovery::{self, BridgeInfo, CLIENT_TOKEN_FILE};
 use crate::profile::Profile;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -26,12 +26,19 @@ pub struct BridgeClient {
 
 impl BridgeClient {
     /// The live owner's bridge, or `None` when no owner runs (or `bridge.json` is stale).
-    pub fn discover(profile: &Profile) -> Result<Option<Self>, CliError> {
+    pub fn discover(profile: &Profile) -> Result<Option<Self>, ClientError> {
         let Some(BridgeInfo { address, .. }) = discovery::live_bridge(profile) else {
             return Ok(None);
         };
-        let token = std::fs::read_to_string(profile.file(CLIENT_TOKEN_FILE)?).map_err(|e| {
-            CliError::Unreachable(format!(
+        let path = profile
+            .file(CLIENT_TOKEN_FILE)
+            .map_err(|e| ClientError::Refused {
+                status: 0,
+                code: crate::api::ErrorCode::Profile.as_str().into(),
+                message: e.to_string(),
+            })?;
+        let token = std::fs::read_to_string(path).map_err(|e| {
+            ClientError::Lost(format!(
                 "an owner runs at {address} but its client token could not be read ({e}): check the profile's permissions"
             ))
         })?;
@@ -69,13 +76,13 @@ impl BridgeClient {
     }
 
     /// `GET /v1/queue`: every section of the queue as a person sees it.
-    pub fn queue_view(&self) -> Result<QueueView, CliError> {
+    pub fn queue_view(&self) -> Result<QueueView, ClientError> {
         typed(self.call("GET", "/v1/queue", &Value::Null)?)
     }
 
     /// `GET /v1/queue/history`: settled sends queued before `before` (an operation id;
     /// `None`: from the newest), newest first, at most `limit`.
-    pub fn history(&self, before: Option<&str>, limit: u32) -> Result<HistoryPage, CliError> {
+    pub fn history(&self, before: Option<&str>, limit: u32) -> Result<HistoryPage, ClientError> {
         let mut path = format!("/v1/queue/history?limit={limit}");
         if let Some(b) = before {
             let b = percent_encoding::utf8_percent_encode(b, percent_encoding::NON_ALPHANUMERIC);
@@ -85,7 +92,7 @@ impl BridgeClient {
     }
 
     /// `POST /v1/queue/rows`: the rows of `op_ids` (and of the sends they queue again).
-    pub fn rows(&self, op_ids: &BTreeSet<String>) -> Result<Vec<Row>, CliError> {
+    pub fn rows(&self, op_ids: &BTreeSet<String>) -> Result<Vec<Row>, ClientError> {
         #[derive(serde::Deserialize)]
         struct Rows {
             rows: Vec<Row>,
@@ -95,12 +102,12 @@ impl BridgeClient {
     }
 
     /// `POST /v1/pairing-code`: a new one-time code for the extension.
-    pub fn pairing_code(&self) -> Result<PairingCode, CliError> {
+    pub fn pairing_code(&self) -> Result<PairingCode, ClientError> {
         typed(self.call("POST", "/v1/pairing-code", &serde_json::json!({}))?)
     }
 
     /// `GET /v1/keys`: every named key, newest first (never a secret).
-    pub fn keys(&self) -> Result<Vec<ApiKey>, CliError> {
+    pub fn keys(&self) -> Result<Vec<ApiKey>, ClientError> {
         #[derive(serde::Deserialize)]
         struct Keys {
             keys: Vec<ApiKey>,
@@ -111,7 +118,7 @@ impl BridgeClient {
     /// `GET /v1/queue/feed`: the queue's live updates, read as they come
     /// ([`super::feed::QueueFeed`]). A silence longer than `idle_ms` (the owner sends a
     /// keep-alive every 15 s) ends it with an error.
-    pub fn queue_feed(&self, idle_ms: u64) -> Result<super::feed::QueueFeed, CliError> {
+    pub fn queue_feed(&self, idle_ms: u64) -> Result<super::feed::QueueFeed, ClientError> {
         let agent = ureq::AgentBuilder::new()
             .timeout_connect(Duration::from_secs(5))
             .timeout_read(Duration::from_millis(idle_ms))
@@ -122,7 +129,7 @@ impl BridgeClient {
             .set("Accept", "text/event-stream")
             .call()
             .map_err(|e| {
-                CliError::Unreachable(format!(
+                ClientError::Lost(format!(
                     "the owner at {} did not open its queue feed ({e})",
                     self.base
                 ))
@@ -131,18 +138,18 @@ impl BridgeClient {
     }
 
     /// Sends `req` to its route; the answer read back as the typed outcome.
-    pub fn apply(&self, req: &Request) -> Result<Outcome, CliError> {
+    pub fn apply(&self, req: &Request) -> Result<Outcome, ClientError> {
         let (method, path, body) = routes::route(req);
         let v = self.call(method, &path, &body)?;
         decode(req, v).map_err(|e| {
-            CliError::Unreachable(format!(
+            ClientError::Lost(format!(
                 "the owner answered a shape this sendledger does not know ({e}): are the app and the CLI the same version?"
             ))
         })
     }
 
-    /// One request; a refusal comes back as [`CliError::Bridge`] with its code and message.
-    pub fn call(&self, method: &str, path: &str, body: &Value) -> Result<Value, CliError> {
+    /// One request; a refusal comes back as [`ClientError::Refused`] with its status, code and message.
+    pub fn call(&self, method: &str, path: &str, body: &Value) -> Result<Value, ClientError> {
         let r = self
             .agent
             .request(method, &format!("{}{path}", self.base))
@@ -154,23 +161,14 @@ impl BridgeClient {
         };
         match r {
             Ok(resp) => resp.into_json().map_err(|e| {
-                CliError::Unreachable(format!("the owner answered something unreadable: {e}"))
+                ClientError::Lost(format!("the owner answered something unreadable: {e}"))
             }),
-            Err(ureq::Error::Status(_, resp)) => {
-                let v: Value = resp.into_json().unwrap_or_default();
-                Err(CliError::Bridge {
-                    code: v["code"].as_str().unwrap_or("internal").to_string(),
-                    message: v["message"]
-                        .as_str()
-                        .unwrap_or("the owner refused without saying why")
-                        .to_string(),
-                })
-            }
-            Err(e) if method == "GET" => Err(CliError::Unreachable(format!(
+            Err(ureq::Error::Status(status, resp)) => Err(ClientError::refused(status, resp)),
+            Err(e) if method == "GET" => Err(ClientError::Lost(format!(
                 "the owner at {} could not be reached or did not answer ({e}); is `sendledger serve` (or the tray app) still running and not stuck?",
                 self.base
             ))),
-            Err(e) => Err(CliError::Unreachable(format!(
+            Err(e) => Err(ClientError::Lost(format!(
                 "the owner at {} could not be reached or did not answer ({e}); the request may or may not have been applied (check with `sendledger status` and `sendledger list`); is `sendledger serve` (or the tray app) still running and not stuck?",
                 self.base
             ))),
@@ -179,9 +177,9 @@ impl BridgeClient {
 }
 
 /// An answer read as `T`; a shape this build does not know is said as such.
-fn typed<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, CliError> {
+fn typed<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, ClientError> {
     serde_json::from_value(v).map_err(|e| {
-        CliError::Unreachable(format!(
+        ClientError::Lost(format!(
             "the owner answered a shape this sendledger does not know ({e}): are the app and the CLI the same version?"
         ))
     })

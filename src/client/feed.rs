@@ -1,10 +1,10 @@
-//! The reading end of `GET /v1/queue/feed` ([`crate::bridge::queue_feed`]): a blocking
+//! The reading end of `GET /v1/queue/feed` (the bridge's `queue_feed`): a blocking
 //! iterator of [`QueueUpdate`]s over the server-sent-events body. Only the two event names
 //! the feed sends are read; comments (keep-alives) and unknown events are skipped. A
 //! message over [`MAX_MESSAGE_BYTES`] ends the feed with an error instead of growing.
 
-use super::CliError;
-use crate::bridge::queue_feed::QueueUpdate;
+use super::ClientError;
+use crate::api::answers::QueueUpdate;
 use std::io::{BufRead, BufReader, Read};
 
 /// Largest `data` of one event read, in bytes (a whole queue view: 16 MiB).
@@ -59,7 +59,7 @@ impl QueueFeed {
 }
 
 impl Iterator for QueueFeed {
-    type Item = Result<QueueUpdate, CliError>;
+    type Item = Result<QueueUpdate, ClientError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
@@ -67,7 +67,7 @@ impl Iterator for QueueFeed {
                 Ok(Some(e)) => e,
                 Ok(None) => return None,
                 Err(e) => {
-                    return Some(Err(CliError::Unreachable(format!(
+                    return Some(Err(ClientError::Lost(format!(
                         "the owner's queue feed broke off: {e}"
                     ))))
                 }
@@ -75,7 +75,7 @@ impl Iterator for QueueFeed {
             match QueueUpdate::decode(&name, &data) {
                 Some(Ok(u)) => return Some(Ok(u)),
                 Some(Err(e)) => {
-                    return Some(Err(CliError::Unreachable(format!(
+                    return Some(Err(ClientError::Lost(format!(
                         "the owner's queue feed sent a shape this sendledger does not know ({e}): are the app and the owner the same version?"
                     ))))
                 }

@@ -1,11 +1,10 @@
-//! The MCP server's only way to the ledger: the running owner's loopback bridge, found
+//! The async way to the running owner (the MCP server's): its loopback bridge, found
 //! through `bridge.json` and authenticated with `client.token` (both read again for every
-//! call, so an owner that restarted on another port or with a new token is found).
-//!
-//! **API Boundary**: the MCP server never opens the ledger file; with no owner running,
-//! every call answers [`LinkError::NoOwner`].
+//! call, so an owner that restarted on another port or with a new token is found). With
+//! no owner running, every call answers [`ClientError::NoOwner`].
 
-use crate::bridge::discovery::{self, CLIENT_TOKEN_FILE};
+use super::ClientError as LinkError;
+use crate::profile::discovery::{self, CLIENT_TOKEN_FILE};
 use crate::profile::Profile;
 use serde_json::Value;
 use std::time::Duration;
@@ -16,29 +15,7 @@ pub const CALL_TIMEOUT_MS: u64 = 30_000;
 
 /// `id` as one URL path segment (`a/b` stays one id), encoded as the bridge's route table
 /// encodes it.
-pub use crate::bridge::routes::segment;
-
-/// Why a call to the owner did not give an answer.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LinkError {
-    /// No owner runs for the profile (no live `bridge.json`, or its port refused the
-    /// connection): the request never left this process.
-    #[error("sendledger is not running for this profile")]
-    NoOwner,
-    /// The owner answered with a refusal; a refused request changes nothing.
-    #[error("{message}")]
-    Refused {
-        /// The HTTP status.
-        status: u16,
-        /// The stable code (`epoch_stopped`, `payload_changed`, `unknown_send`, ...).
-        code: String,
-        /// The owner's sentence.
-        message: String,
-    },
-    /// The request may have reached the owner, but no answer came back.
-    #[error("the owner did not answer: {0}")]
-    Lost(String),
-}
+pub use super::routes::segment;
 
 /// A client of the profile's running owner.
 #[derive(Debug, Clone)]
@@ -140,17 +117,7 @@ fn blocking_call(
         Ok(resp) => resp
             .into_json()
             .map_err(|e| LinkError::Lost(format!("its answer was unreadable ({})", e.kind()))),
-        Err(ureq::Error::Status(status, resp)) => {
-            let v: Value = resp.into_json().unwrap_or_default();
-            Err(LinkError::Refused {
-                status,
-                code: v["code"].as_str().unwrap_or("internal").to_string(),
-                message: v["message"]
-                    .as_str()
-                    .unwrap_or("the owner refused without saying why")
-                    .to_string(),
-            })
-        }
+        Err(ureq::Error::Status(status, resp)) => Err(LinkError::refused(status, resp)),
         Err(ureq::Error::Transport(t)) if t.kind() == ureq::ErrorKind::ConnectionFailed => {
             Err(LinkError::NoOwner)
         }
