@@ -373,6 +373,8 @@ function apply(update) {
     renderCounts();
     // A queue that could not be read before is read now: its error no longer applies.
     $("#load-error").hidden = true;
+    // A snapshot comes from a running tray: one that had ended is back.
+    showTrayGone(false);
     document.body.dataset.ready = "true";
   } else if (update.kind === "changed") {
     status = update.status;
@@ -389,6 +391,8 @@ function apply(update) {
     for (const [el, focused] of moved) refocus(el, focused);
     renderStatus();
     renderCounts();
+  } else if (update.kind === "tray_gone") {
+    showTrayGone(true);
   } else if (update.kind === "intent") {
     if (update.intent === "resume") openResume();
     if (update.intent === "pair") showPairing(update);
@@ -411,6 +415,45 @@ function clearError(box) {
   const p = $(".error", box);
   p.hidden = true;
   p.textContent = "";
+}
+
+// ---- the tray ended without quitting: said, with a way to start it again -----------
+
+function showTrayGone(gone) {
+  const box = $("#tray-gone");
+  box.hidden = !gone;
+  document.body.classList.toggle("tray-gone", gone);
+  // Nothing below can be done without the tray (Stop sends still can: it reaches the
+  // ledger itself); the header's lines would say what the tray last said.
+  $("main").inert = gone;
+  for (const id of ["#pair", "#open-connect", "#resume"]) $(id).disabled = gone;
+  if (gone) {
+    $("#gate").textContent = "Not running: nothing is sent.";
+    $("#gate").classList.add("closed");
+    $("#waiting").hidden = true;
+  }
+  if (!gone) {
+    clearError(box);
+    $("#start-tray").disabled = false;
+    $("#start-tray").textContent = "Start sendledger again";
+  }
+}
+
+async function startTray() {
+  const box = $("#tray-gone");
+  const button = $("#start-tray");
+  clearError(box);
+  button.disabled = true;
+  button.textContent = "Starting…";
+  try {
+    // Answers once the tray is ready; the queue comes back with the tray's next snapshot.
+    await invoke("start_tray", {});
+    button.textContent = "Started: reconnecting…";
+  } catch (e) {
+    showError(box, e);
+    button.disabled = false;
+    button.textContent = "Start sendledger again";
+  }
 }
 
 // ---- decisions: held for a grace, then recorded ------------------------------------
@@ -677,6 +720,7 @@ $("#stop").addEventListener("click", stopNow);
 $("#older").addEventListener("click", showOlder);
 $("#copy-dir").addEventListener("click", () => copyText($("#extension-dir"), $("#copied")));
 $("#guide-new-code").addEventListener("click", newGuideCode);
+$("#start-tray").addEventListener("click", startTray);
 $("#resume").addEventListener("click", openResume);
 $("#resume-form").addEventListener("submit", submitResume);
 $("#pair").addEventListener("click", pairNow);

@@ -599,25 +599,53 @@ def window_pids(profile):
     return [int(p) for p in out.stdout.split()]
 
 
-def test_a_tray_killed_mid_session_ends_its_window_and_the_next_launch_recovers_every_send(desktop):
+def tray_gone_shown(app):
+    return app.js("const b = document.querySelector('#tray-gone');"
+                  "return b && !b.hidden ? b.textContent.replace(/\\s+/g, ' ').trim() : null")
+
+
+def test_a_window_whose_tray_is_killed_says_so_and_starts_it_again(desktop):
     p = Profile()
     app = App(p)
     try:
         p.cli("send", "Queued when the tray died", "--id", "killed-1")
         app.wait_row("killed-1", "pending")
+        assert tray_gone_shown(app) is None, "nothing said while the tray runs"
         windows = wait_until(lambda: window_pids(p), "the window's process")
-        os.kill(app.pid, signal.SIGKILL)
-        wait_until(lambda: not any(pid_alive(w) for w in windows), "the window to end with its owner")
+        killed = app.pid
+        os.kill(killed, signal.SIGKILL)
+        wait_until(lambda: not pid_alive(killed), "the tray to die")
+        said = wait_until(lambda: tray_gone_shown(app), "the window to say its tray stopped")
+        assert "stopped running" in said and "nothing is sent" in said, said
+        assert all(pid_alive(w) for w in windows), "the window stays, saying so"
+        assert app.js("return document.querySelector('main').inert"), "rows cannot be acted on meanwhile"
+        assert app.js("return document.querySelector('#gate').textContent") == "Not running: nothing is sent."
+        app.shot("60-tray-gone")
+        app.click("#start-tray")
+        app.pid = wait_until(lambda: (pid := app._pid()) != killed and pid, "a new tray to own the profile")
+        wait_until(lambda: tray_gone_shown(app) is None, "the window to follow the new tray")
+        assert not app.js("return document.querySelector('main').inert"), "the rows can be acted on again"
+        # The new tray's recovery binned the queued send (never sends it); the window shows
+        # it from the new tray's feed, and follows that feed's next commit too.
+        app.wait_row("killed-1", "stopped")
+        assert p.show("killed-1")["send"]["state"] == "rejected", "recovery bins a queued send, never sends it"
+        p.cli("send", "Queued after the tray came back", "--id", "after-1")
+        app.wait_row("after-1", "pending")
+        assert len(p.cli("list")["sends"]) == 2, "nothing lost, nothing added"
+        app.shot("61-tray-started-again")
+    finally:
+        app.close()
+
+
+def test_a_tray_that_quits_closes_its_window(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        windows = wait_until(lambda: window_pids(p), "the window's process")
+        kill(app.pid)
+        wait_until(lambda: not any(pid_alive(w) for w in windows), "the window to end with a tray that quit")
     finally:
         app.close(tray=False)
-    again = App(p)
-    try:
-        assert again.pid != app.pid, "a fresh tray owns the profile"
-        again.wait_row("killed-1", "stopped")
-        assert p.show("killed-1")["send"]["state"] == "rejected", "recovery bins a queued send, never sends it"
-        assert len(p.cli("list")["sends"]) == 1, "one send, nothing lost, nothing added"
-    finally:
-        again.close()
 
 
 def test_stop_from_the_tray_while_the_window_is_closed(desktop):
@@ -1271,6 +1299,8 @@ def test_the_first_run_guide_shows_folder_steps_and_a_code_until_a_tab_is_leased
         assert len(steps) == 3, steps
         assert "chrome://extensions" in steps[0] and "Developer mode" in steps[0], steps
         assert "Load unpacked" in steps[1] and code in steps[2] and "Pair" in steps[2], steps
+        assert "names no conversation starts a new chat" in text_of(app, "#first-run"), \
+            "where a send goes by default (issue 27: a new chat)"
         app.click("#copy-dir")
         said = app.wait_js("return document.querySelector('#copied').textContent", "the Copy button to answer")
         assert said in ("copied", "selected: press Ctrl+C"), said
@@ -1392,7 +1422,8 @@ TESTS = [
     test_a_launch_the_running_window_keeps_refusing_says_so_and_exits,
     test_a_launch_the_running_window_never_answers_says_so_within_its_bound,
     test_a_launch_taken_by_a_window_that_closes_at_once_opens_a_window_itself,
-    test_a_tray_killed_mid_session_ends_its_window_and_the_next_launch_recovers_every_send,
+    test_a_window_whose_tray_is_killed_says_so_and_starts_it_again,
+    test_a_tray_that_quits_closes_its_window,
     test_the_windows_stop_gets_through_a_tray_that_does_not_answer,
     test_a_reopened_window_shows_live_rows,
     test_no_file_outside_the_profile_holds_a_messages_text,
