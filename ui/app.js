@@ -67,7 +67,7 @@ function renderStatus() {
   const guide = !status.leased && rows.size === 0;
   const said = status.waiting && !status.gate_closed && !guide ? forWindow(status.waiting) : "";
   waiting.hidden = !said;
-  waiting.textContent = said;
+  waiting.textContent = said && said[0].toUpperCase() + said.slice(1);
   for (const el of document.querySelectorAll('article.row[data-state="queued"] .waiting')) {
     const row = rows.get(el.closest("article").dataset.op);
     setRowWaiting(el, row);
@@ -214,13 +214,22 @@ function build(row, previous) {
     p.textContent = row.remote_stop.words;
   }
 
+  // Links between a send and its copy in words; their ids (internals) only on hover.
   const links = [];
-  if (row.resend_of) links.push(`queued again from ${row.resend_of}`);
-  if (row.queued_again_as) links.push(`queued again as ${row.queued_again_as}`);
+  const ids = [];
+  if (row.resend_of) {
+    links.push("a copy of an earlier send, queued again");
+    ids.push(`copy of ${row.resend_of}`);
+  }
+  if (row.queued_again_as) {
+    links.push("queued again as a new send");
+    ids.push(`copied as ${row.queued_again_as}`);
+  }
   if (row.notified_at) links.push(`you were notified ${when(row.notified_at)}`);
   if (links.length) {
     $(".link", el).hidden = false;
     $(".link", el).textContent = links.join(" · ");
+    $(".link", el).title = ids.join(" · ");
   }
 
   if (row.actions.includes("confirm")) {

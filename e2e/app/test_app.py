@@ -166,9 +166,11 @@ def test_confirm_abandon_and_resend_record_who_and_evidence(desktop):
         assert e["to"] == "abandoned" and e["actor"] == "gwen" and "the chat shows nothing after 10:05" in e["evidence"], e
         new = wait_until(lambda: app.js(
             "const el = [...document.querySelectorAll('[data-section=pending] article')]"
-            ".find(a => a.textContent.includes('queued again from r-1')); return el && el.dataset.op"),
+            ".find(a => a.querySelector('.link').title.includes('copy of r-1')); return el && el.dataset.op"),
             "the resend as a new pending row")
         assert p.show(new)["send"]["resend_of"] == "r-1"
+        links = app.js("return [...document.querySelectorAll('.link:not([hidden])')].map(l => l.textContent).join(' ')")
+        assert "r-1" not in links and new not in links, f"ids stay out of the row's words: {links}"
         app.js("document.querySelectorAll('[data-section=history] details').forEach(d => d.open = true)")
         app.shot("07-decided-history")
     finally:
