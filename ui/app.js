@@ -56,9 +56,13 @@ function renderStatus() {
   if (!status) return;
   const gate = $("#gate");
   gate.classList.toggle("closed", status.gate_closed);
+  // Who stopped or resumed, and when (the ledger records both): said beside the gate.
+  const by = status.gate_by && status.gate_at ? ` by ${status.gate_by}, ${when(status.gate_at)}` : "";
   gate.textContent = status.gate_closed
-    ? "Sends are stopped: nothing more is clicked until a person resumes."
-    : "Sending allowed.";
+    ? `Sends are stopped${by}: nothing more is clicked until a person resumes.`
+    : by
+      ? `Sending allowed (resumed${by}).`
+      : "Sending allowed.";
   // Why nothing goes out (a usage limit, no usable tab): said in the header, and on every
   // queued row, from the first second.
   // Why nothing goes out is said once, in the header, and not at all while stopped (the

@@ -110,6 +110,8 @@ def test_stop_button_closes_the_gate_and_resume_is_a_persons_decision(desktop):
         assert p.show("q-1")["send"]["actor"] == os.environ.get("USER", "root")
         app.wait_row("q-1", "stopped")
         app.wait_js("return !document.querySelector('#resume').hidden", "Resume to be offered")
+        gate = app.js("return document.querySelector('#gate').textContent")
+        assert gate.startswith(f"Sends are stopped by {os_user()}, "), f"who stopped, and when: {gate}"
         code = subprocess.run([p_cli(), "--profile", p.dir, "send", "after stop", "--id", "late-1"],
                               capture_output=True, text=True, timeout=30)
         assert code.returncode == 1 and "epoch stopped" in code.stderr, code.stderr
@@ -120,6 +122,9 @@ def test_stop_button_closes_the_gate_and_resume_is_a_persons_decision(desktop):
         app.shot("05-resume-dialog")
         app.click("#resume-form button[value=resume]")
         wait_until(lambda: not p.status()["gate_closed"], "the gate to open again")
+        gate = app.wait_js("const g = document.querySelector('#gate').textContent;"
+                           "return g.startsWith('Sending allowed') && g", "the header to say sending is allowed")
+        assert gate.startswith("Sending allowed (resumed by dana, "), f"who resumed, and when: {gate}"
         assert app.js("return document.querySelector('article[data-op=\"q-1\"]').closest('.rows').dataset.section") == "stopped", \
             "resuming queues nothing again by itself"
     finally:
