@@ -51,8 +51,10 @@ async function refresh() {
   $('leases').hidden = leases.length === 0;
   $('no-leases').hidden = leases.length > 0;
 
-  // One place for each error: a pairing refusal is said by the form, anything else here.
-  const err = s.last_error && s.last_error.message !== pairFailure ? s.last_error : null;
+  // One place for each error: a pairing refusal is said by the form, anything else here
+  // (the service worker notes the refusal too, after the route it came from: `/v1/pair: …`).
+  const saidByTheForm = (m) => pairFailure && (m === pairFailure || m.endsWith(`: ${pairFailure}`));
+  const err = s.last_error && !saidByTheForm(s.last_error.message) ? s.last_error : null;
   $('problem').hidden = !err;
   $('last-error').textContent = err ? `${when(err.at)} ${err.message}` : '';
 

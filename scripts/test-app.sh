@@ -4,7 +4,10 @@
 # WebKitWebDriver for the window, D-Bus for the tray menu and notifications). With
 # --deb (or in CI) it also builds the .deb (from the debug profile the tests just built:
 # `scripts/package-deb.sh --debug`, the same packaging as a release), installs it with
-# dpkg and runs the first end-to-end test against the installed binary.
+# dpkg, runs the first end-to-end test against the installed binary and the browser suite
+# against its extension folder, then starts the installed app and removes the package with
+# apt-get (e2e/app/test_package.py: nothing left running, no log-in entry to a missing
+# binary). It leaves the package removed.
 # Installs what it needs first. Exits non-zero on failure; the last line is the total.
 #   scripts/test-app.sh [--deb] [TEST-NAME-SUBSTRING ...]
 set -uo pipefail
@@ -60,6 +63,11 @@ if [[ $deb -eq 1 ]]; then
     [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
     tail -n 1 target/test-app-deb-extension.log | grep -E '^[0-9]+ passed, [0-9]+ failed$' > target/test-app-deb-extension.count || status=1
     count target/test-app-deb-extension.count
+    echo "== app: the installed app started, then apt-get remove: nothing left running, no log-in entry to a missing binary"
+    SENDLEDGER_APP_BINARY=/usr/bin/sendledger-app e2e test_apt_remove 2>&1 | tee target/test-app-deb-remove.log
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+    tail -n 1 target/test-app-deb-remove.log | grep -E '^[0-9]+ passed, [0-9]+ failed$' > target/test-app-deb-remove.count || status=1
+    count target/test-app-deb-remove.count
   else
     echo "FAILED: the .deb could not be built or installed"; status=1; failed=$((failed + 1))
   fi

@@ -17,6 +17,7 @@ const COMMANDS: &[&str] = &[
     "revoke_key",
     "settings",
     "save_settings",
+    "start_tray",
 ];
 
 fn main() {

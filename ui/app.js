@@ -56,9 +56,13 @@ function renderStatus() {
   if (!status) return;
   const gate = $("#gate");
   gate.classList.toggle("closed", status.gate_closed);
+  // Who stopped or resumed, and when (the ledger records both): said beside the gate.
+  const by = status.gate_by && status.gate_at ? ` by ${status.gate_by}, ${when(status.gate_at)}` : "";
   gate.textContent = status.gate_closed
-    ? "Sends are stopped: nothing more is clicked until a person resumes."
-    : "Sending allowed.";
+    ? `Sends are stopped${by}: nothing more is clicked until a person resumes.`
+    : by
+      ? `Sending allowed (resumed${by}).`
+      : "Sending allowed.";
   // Why nothing goes out (a usage limit, no usable tab): said in the header, and on every
   // queued row, from the first second.
   // Why nothing goes out is said once, in the header, and not at all while stopped (the
@@ -67,7 +71,7 @@ function renderStatus() {
   const guide = !status.leased && rows.size === 0;
   const said = status.waiting && !status.gate_closed && !guide ? forWindow(status.waiting) : "";
   waiting.hidden = !said;
-  waiting.textContent = said;
+  waiting.textContent = said && said[0].toUpperCase() + said.slice(1);
   for (const el of document.querySelectorAll('article.row[data-state="queued"] .waiting')) {
     const row = rows.get(el.closest("article").dataset.op);
     setRowWaiting(el, row);
@@ -214,13 +218,22 @@ function build(row, previous) {
     p.textContent = row.remote_stop.words;
   }
 
+  // Links between a send and its copy in words; their ids (internals) only on hover.
   const links = [];
-  if (row.resend_of) links.push(`queued again from ${row.resend_of}`);
-  if (row.queued_again_as) links.push(`queued again as ${row.queued_again_as}`);
+  const ids = [];
+  if (row.resend_of) {
+    links.push("a copy of an earlier send, queued again");
+    ids.push(`copy of ${row.resend_of}`);
+  }
+  if (row.queued_again_as) {
+    links.push("queued again as a new send");
+    ids.push(`copied as ${row.queued_again_as}`);
+  }
   if (row.notified_at) links.push(`you were notified ${when(row.notified_at)}`);
   if (links.length) {
     $(".link", el).hidden = false;
     $(".link", el).textContent = links.join(" · ");
+    $(".link", el).title = ids.join(" · ");
   }
 
   if (row.actions.includes("confirm")) {
@@ -373,6 +386,8 @@ function apply(update) {
     renderCounts();
     // A queue that could not be read before is read now: its error no longer applies.
     $("#load-error").hidden = true;
+    // A snapshot comes from a running tray: one that had ended is back.
+    showTrayGone(false);
     document.body.dataset.ready = "true";
   } else if (update.kind === "changed") {
     status = update.status;
@@ -389,6 +404,8 @@ function apply(update) {
     for (const [el, focused] of moved) refocus(el, focused);
     renderStatus();
     renderCounts();
+  } else if (update.kind === "tray_gone") {
+    showTrayGone(true);
   } else if (update.kind === "intent") {
     if (update.intent === "resume") openResume();
     if (update.intent === "pair") showPairing(update);
@@ -411,6 +428,45 @@ function clearError(box) {
   const p = $(".error", box);
   p.hidden = true;
   p.textContent = "";
+}
+
+// ---- the tray ended without quitting: said, with a way to start it again -----------
+
+function showTrayGone(gone) {
+  const box = $("#tray-gone");
+  box.hidden = !gone;
+  document.body.classList.toggle("tray-gone", gone);
+  // Nothing below can be done without the tray (Stop sends still can: it reaches the
+  // ledger itself); the header's lines would say what the tray last said.
+  $("main").inert = gone;
+  for (const id of ["#pair", "#open-connect", "#resume"]) $(id).disabled = gone;
+  if (gone) {
+    $("#gate").textContent = "Not running: nothing is sent.";
+    $("#gate").classList.add("closed");
+    $("#waiting").hidden = true;
+  }
+  if (!gone) {
+    clearError(box);
+    $("#start-tray").disabled = false;
+    $("#start-tray").textContent = "Start sendledger again";
+  }
+}
+
+async function startTray() {
+  const box = $("#tray-gone");
+  const button = $("#start-tray");
+  clearError(box);
+  button.disabled = true;
+  button.textContent = "Starting…";
+  try {
+    // Answers once the tray is ready; the queue comes back with the tray's next snapshot.
+    await invoke("start_tray", {});
+    button.textContent = "Started: reconnecting…";
+  } catch (e) {
+    showError(box, e);
+    button.disabled = false;
+    button.textContent = "Start sendledger again";
+  }
 }
 
 // ---- decisions: held for a grace, then recorded ------------------------------------
@@ -677,6 +733,7 @@ $("#stop").addEventListener("click", stopNow);
 $("#older").addEventListener("click", showOlder);
 $("#copy-dir").addEventListener("click", () => copyText($("#extension-dir"), $("#copied")));
 $("#guide-new-code").addEventListener("click", newGuideCode);
+$("#start-tray").addEventListener("click", startTray);
 $("#resume").addEventListener("click", openResume);
 $("#resume-form").addEventListener("submit", submitResume);
 $("#pair").addEventListener("click", pairNow);

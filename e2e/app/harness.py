@@ -68,7 +68,9 @@ class Profile:
 
     made = []  # every profile of this run, so a failure can show its logs
 
-    def __init__(self, stale_uncertain_ms=None):
+    def __init__(self, stale_uncertain_ms=None, home_in=None):
+        """`home_in`: a folder to make the person's home in (the package test's users live
+        in /home, where the package's removal looks); else inside the profile's folder."""
         self.root = tempfile.mkdtemp(prefix="sendledger-e2e-")
         Profile.made.append(self)
         self.dir = os.path.join(self.root, "profile")
@@ -78,8 +80,11 @@ class Profile:
         if stale_uncertain_ms is not None:
             with open(os.path.join(self.dir, "app.json"), "w") as f:
                 json.dump({"stale_uncertain_ms": stale_uncertain_ms}, f)
-        self.home = os.path.join(self.root, "home")
-        os.makedirs(self.home)
+        if home_in:
+            self.home = tempfile.mkdtemp(prefix="sendledger-e2e-", dir=home_in)
+        else:
+            self.home = os.path.join(self.root, "home")
+            os.makedirs(self.home)
 
     def log_tails(self, lines=25):
         """The last `lines` of each log of this profile (tray and window), for a failure's

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Runs the app's end-to-end tests (test_app.py, test_decisions.py) one by one with a fresh fake desktop each,
+"""Runs the app's end-to-end tests (test_app.py, test_decisions.py; test_package.py too when
+SENDLEDGER_APP_BINARY is the installed package's window, which it removes) one by one with a fresh fake desktop each,
 prints `ok`/`FAILED` per test and closes with `N passed, N failed`. Exit status 1 on any
 failure. Must run inside a display and a session bus (scripts/test-app.sh sets both up).
 
@@ -11,11 +12,15 @@ import traceback
 
 import test_app
 import test_decisions
-from harness import Desktop, Profile
+import test_package
+from harness import APP, Desktop, Profile
 
 
 def main(filters):
-    tests = [t for t in test_app.TESTS + test_decisions.TESTS if not filters or any(f in t.__name__ for f in filters)]
+    every = test_app.TESTS + test_decisions.TESTS
+    if APP.startswith("/usr/bin/"):
+        every = every + test_package.TESTS
+    tests = [t for t in every if not filters or any(f in t.__name__ for f in filters)]
     passed = failed = 0
     for t in tests:
         desktop = Desktop(**getattr(t, "desktop", {}))

@@ -110,6 +110,8 @@ def test_stop_button_closes_the_gate_and_resume_is_a_persons_decision(desktop):
         assert p.show("q-1")["send"]["actor"] == os.environ.get("USER", "root")
         app.wait_row("q-1", "stopped")
         app.wait_js("return !document.querySelector('#resume').hidden", "Resume to be offered")
+        gate = app.js("return document.querySelector('#gate').textContent")
+        assert gate.startswith(f"Sends are stopped by {os_user()}, "), f"who stopped, and when: {gate}"
         code = subprocess.run([p_cli(), "--profile", p.dir, "send", "after stop", "--id", "late-1"],
                               capture_output=True, text=True, timeout=30)
         assert code.returncode == 1 and "epoch stopped" in code.stderr, code.stderr
@@ -120,6 +122,9 @@ def test_stop_button_closes_the_gate_and_resume_is_a_persons_decision(desktop):
         app.shot("05-resume-dialog")
         app.click("#resume-form button[value=resume]")
         wait_until(lambda: not p.status()["gate_closed"], "the gate to open again")
+        gate = app.wait_js("const g = document.querySelector('#gate').textContent;"
+                           "return g.startsWith('Sending allowed') && g", "the header to say sending is allowed")
+        assert gate.startswith("Sending allowed (resumed by dana, "), f"who resumed, and when: {gate}"
         assert app.js("return document.querySelector('article[data-op=\"q-1\"]').closest('.rows').dataset.section") == "stopped", \
             "resuming queues nothing again by itself"
     finally:
@@ -166,9 +171,11 @@ def test_confirm_abandon_and_resend_record_who_and_evidence(desktop):
         assert e["to"] == "abandoned" and e["actor"] == "gwen" and "the chat shows nothing after 10:05" in e["evidence"], e
         new = wait_until(lambda: app.js(
             "const el = [...document.querySelectorAll('[data-section=pending] article')]"
-            ".find(a => a.textContent.includes('queued again from r-1')); return el && el.dataset.op"),
+            ".find(a => a.querySelector('.link').title.includes('copy of r-1')); return el && el.dataset.op"),
             "the resend as a new pending row")
         assert p.show(new)["send"]["resend_of"] == "r-1"
+        links = app.js("return [...document.querySelectorAll('.link:not([hidden])')].map(l => l.textContent).join(' ')")
+        assert "r-1" not in links and new not in links, f"ids stay out of the row's words: {links}"
         app.js("document.querySelectorAll('[data-section=history] details').forEach(d => d.open = true)")
         app.shot("07-decided-history")
     finally:
@@ -599,25 +606,53 @@ def window_pids(profile):
     return [int(p) for p in out.stdout.split()]
 
 
-def test_a_tray_killed_mid_session_ends_its_window_and_the_next_launch_recovers_every_send(desktop):
+def tray_gone_shown(app):
+    return app.js("const b = document.querySelector('#tray-gone');"
+                  "return b && !b.hidden ? b.textContent.replace(/\\s+/g, ' ').trim() : null")
+
+
+def test_a_window_whose_tray_is_killed_says_so_and_starts_it_again(desktop):
     p = Profile()
     app = App(p)
     try:
         p.cli("send", "Queued when the tray died", "--id", "killed-1")
         app.wait_row("killed-1", "pending")
+        assert tray_gone_shown(app) is None, "nothing said while the tray runs"
         windows = wait_until(lambda: window_pids(p), "the window's process")
-        os.kill(app.pid, signal.SIGKILL)
-        wait_until(lambda: not any(pid_alive(w) for w in windows), "the window to end with its owner")
+        killed = app.pid
+        os.kill(killed, signal.SIGKILL)
+        wait_until(lambda: not pid_alive(killed), "the tray to die")
+        said = wait_until(lambda: tray_gone_shown(app), "the window to say its tray stopped")
+        assert "stopped running" in said and "nothing is sent" in said, said
+        assert all(pid_alive(w) for w in windows), "the window stays, saying so"
+        assert app.js("return document.querySelector('main').inert"), "rows cannot be acted on meanwhile"
+        assert app.js("return document.querySelector('#gate').textContent") == "Not running: nothing is sent."
+        app.shot("60-tray-gone")
+        app.click("#start-tray")
+        app.pid = wait_until(lambda: (pid := app._pid()) != killed and pid, "a new tray to own the profile")
+        wait_until(lambda: tray_gone_shown(app) is None, "the window to follow the new tray")
+        assert not app.js("return document.querySelector('main').inert"), "the rows can be acted on again"
+        # The new tray's recovery binned the queued send (never sends it); the window shows
+        # it from the new tray's feed, and follows that feed's next commit too.
+        app.wait_row("killed-1", "stopped")
+        assert p.show("killed-1")["send"]["state"] == "rejected", "recovery bins a queued send, never sends it"
+        p.cli("send", "Queued after the tray came back", "--id", "after-1")
+        app.wait_row("after-1", "pending")
+        assert len(p.cli("list")["sends"]) == 2, "nothing lost, nothing added"
+        app.shot("61-tray-started-again")
+    finally:
+        app.close()
+
+
+def test_a_tray_that_quits_closes_its_window(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        windows = wait_until(lambda: window_pids(p), "the window's process")
+        kill(app.pid)
+        wait_until(lambda: not any(pid_alive(w) for w in windows), "the window to end with a tray that quit")
     finally:
         app.close(tray=False)
-    again = App(p)
-    try:
-        assert again.pid != app.pid, "a fresh tray owns the profile"
-        again.wait_row("killed-1", "stopped")
-        assert p.show("killed-1")["send"]["state"] == "rejected", "recovery bins a queued send, never sends it"
-        assert len(p.cli("list")["sends"]) == 1, "one send, nothing lost, nothing added"
-    finally:
-        again.close()
 
 
 def test_stop_from_the_tray_while_the_window_is_closed(desktop):
@@ -1271,6 +1306,8 @@ def test_the_first_run_guide_shows_folder_steps_and_a_code_until_a_tab_is_leased
         assert len(steps) == 3, steps
         assert "chrome://extensions" in steps[0] and "Developer mode" in steps[0], steps
         assert "Load unpacked" in steps[1] and code in steps[2] and "Pair" in steps[2], steps
+        assert "names no conversation starts a new chat" in text_of(app, "#first-run"), \
+            "where a send goes by default (issue 27: a new chat)"
         app.click("#copy-dir")
         said = app.wait_js("return document.querySelector('#copied').textContent", "the Copy button to answer")
         assert said in ("copied", "selected: press Ctrl+C"), said
@@ -1392,7 +1429,8 @@ TESTS = [
     test_a_launch_the_running_window_keeps_refusing_says_so_and_exits,
     test_a_launch_the_running_window_never_answers_says_so_within_its_bound,
     test_a_launch_taken_by_a_window_that_closes_at_once_opens_a_window_itself,
-    test_a_tray_killed_mid_session_ends_its_window_and_the_next_launch_recovers_every_send,
+    test_a_window_whose_tray_is_killed_says_so_and_starts_it_again,
+    test_a_tray_that_quits_closes_its_window,
     test_the_windows_stop_gets_through_a_tray_that_does_not_answer,
     test_a_reopened_window_shows_live_rows,
     test_no_file_outside_the_profile_holds_a_messages_text,

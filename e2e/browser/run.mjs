@@ -887,6 +887,106 @@ async function stopServiceWorker(w) {
   await cdp.detach();
 }
 
+// ---------------------------------------------------------------- the popup, as a person reads it
+
+/** The popup page at the size the toolbar opens it (popup.css: a 420 px body and its padding). */
+async function openPopup(w, colorScheme = 'light') {
+  const popup = await w.context.newPage();
+  await popup.setViewportSize({ width: 448, height: 560 });
+  await popup.emulateMedia({ colorScheme });
+  await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
+  await popup.waitForFunction(() => document.getElementById('extension-id').textContent !== '');
+  return popup;
+}
+
+/** Relative luminance (0 black … 1 white) of a computed CSS colour `rgb(r, g, b)`. */
+function luminance(css) {
+  const [r, g, b] = css.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number).map((c) => {
+    const v = c / 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+scenario('the_popup_shows_the_pairing_form_until_paired_then_folds_it_away', async (w) => {
+  await w.startOwner();
+  await w.startBrowser();
+  const before = await openPopup(w);
+  assert.equal(await before.locator('#state').innerText(), 'not paired');
+  assert.equal(await before.evaluate(() => document.getElementById('pair-box').open), true, 'unpaired: the form is in front');
+  assert.ok(await before.locator('#code-input').isVisible(), 'the code field is visible');
+  await w.screenshot(before, '.popup-unpaired');
+  const popup = await w.pair();
+  assert.equal(await popup.evaluate(() => document.getElementById('pair-box').open), false, 'paired: the form folds away');
+  assert.equal(await popup.locator('#pair-result').innerText(), 'Paired.');
+  assert.equal(await popup.locator('#code-input').isVisible(), false, 'no code field in front once paired');
+  // Opened again later (a new popup): still folded, with a way to pair again.
+  const again = await openPopup(w);
+  await again.waitForFunction(() => document.getElementById('pair-summary').textContent === 'Pair again…');
+  assert.equal(await again.evaluate(() => document.getElementById('pair-box').open), false, 'a popup opened once paired starts folded');
+  assert.equal(await again.locator('#code-input').isVisible(), false);
+  await w.screenshot(again, '.popup-paired');
+});
+
+scenario('the_popup_says_a_pairing_refusal_once_in_one_place', async (w) => {
+  await w.startOwner();
+  await w.startBrowser();
+  const popup = await openPopup(w);
+  await popup.fill('#bridge-input', w.owner.address);
+  await popup.fill('#code-input', 'AAAA-BBBB');
+  await popup.click('#pair-button');
+  await popup.waitForSelector('#pair-result[data-ok="false"]', { timeout: 10_000 });
+  const said = (await popup.locator('#pair-result').innerText()).replace(/^Not paired: /, '');
+  assert.ok(said.length > 10, `the refusal says what happened: ${said}`);
+  // Whatever the service worker also noted (the popup reads it after the answer), the
+  // popup says the refusal once: under the form.
+  await popup.waitForFunction(() => document.getElementById('state').textContent === 'not paired');
+  const page = await popup.evaluate(() => document.body.innerText);
+  assert.equal(page.split(said).length - 1, 1, `the refusal is said once, not again under Problem:\n${page}`);
+  assert.equal(await popup.locator('#problem').isVisible(), false, 'no second error box for the same refusal');
+  assert.equal(await popup.evaluate(() => document.getElementById('pair-box').open), true, 'the form stays open to try again');
+  await w.screenshot(popup, '.popup-error');
+});
+
+scenario('the_popup_follows_the_dark_theme_and_stays_readable', async (w) => {
+  await ready(w);
+  const light = await openPopup(w, 'light');
+  const dark = await openPopup(w, 'dark');
+  const colours = (page) => page.evaluate(() => {
+    const body = getComputedStyle(document.body);
+    return { bg: body.backgroundColor, fg: body.color, code: getComputedStyle(document.querySelector('#leases code')).color };
+  });
+  await dark.waitForSelector('#leases tbody tr');
+  const l = await colours(light);
+  const d = await colours(dark);
+  assert.ok(luminance(l.bg) > 0.7, `light: a light background (${l.bg})`);
+  assert.ok(luminance(d.bg) < 0.1, `dark: a dark background (${d.bg})`);
+  for (const fg of [d.fg, d.code]) {
+    const ratio = (luminance(fg) + 0.05) / (luminance(d.bg) + 0.05);
+    assert.ok(ratio >= 4.5, `dark: text ${fg} on ${d.bg} is readable (contrast ${ratio.toFixed(1)} >= 4.5)`);
+  }
+  await w.screenshot(dark, '.popup-dark');
+});
+
+scenario('the_popup_names_each_leased_tab_its_conversation_and_state_in_words', async (w) => {
+  await ready(w, { conversations: [CONV_A] });
+  await w.openChat();
+  const popup = await openPopup(w);
+  await popup.waitForFunction(() => document.querySelectorAll('#leases tbody tr').length === 2);
+  const rows = await popup.evaluate(() => [...document.querySelectorAll('#leases tbody tr')].map((tr) =>
+    [...tr.querySelectorAll('td')].map((td) => ({ text: td.innerText.trim(), title: td.querySelector('code').title }))));
+  const conversations = rows.map((r) => r[1].text).sort();
+  assert.ok(conversations.some((c) => CONV_A.startsWith(c.replace(/…$/, ''))), `one tab shows its conversation: ${conversations}`);
+  assert.ok(conversations.includes('a new chat'), `a tab on a new chat says so in words: ${conversations}`);
+  for (const r of rows) {
+    assert.equal(r[2].text, 'leased', 'the state in a word');
+    assert.match(r[2].title, /^leased: sends go out here/, 'and in a sentence on hover');
+    assert.ok(!/epoch|lease /.test(r.map((td) => td.text).join(' ')), 'lease ids and epochs stay in the tooltip');
+  }
+  assert.equal(await popup.locator('#no-leases').isVisible(), false);
+  await w.screenshot(popup, '.popup-leased');
+});
+
 // ---------------------------------------------------------------- runner
 
 async function main() {

@@ -113,6 +113,14 @@ pub async fn revoke_key(
     desk.revoke_key(name, by).await
 }
 
+/// Starts the profile's tray again after it ended without quitting (the window's
+/// *Start it again*); answers once it is ready. The window follows it by itself
+/// ([`crate::live`]: a new snapshot). A refusal says why the tray could not start.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn start_tray(desk: State<'_, Arc<Desk>>) -> Result<(), Refusal> {
+    desk.start_tray().await
+}
+
 /// The settings the window edits.
 #[tauri::command(rename_all = "snake_case")]
 pub fn settings<R: Runtime>(
@@ -176,6 +184,7 @@ pub fn handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + 
         create_key,
         revoke_key,
         settings,
-        save_settings
+        save_settings,
+        start_tray
     ]
 }

@@ -15,7 +15,7 @@ const CLI_NAME: &str = "sendledger";
 impl Desk {
     /// What the panel shows: the base URL, the MCP entry and every key (never a secret).
     pub async fn connect(&self) -> Result<json::Connect, Refusal> {
-        let c = self.client().clone();
+        let c = self.client();
         let keys = tauri::async_runtime::spawn_blocking(move || c.keys())
             .await
             .map_err(|e| Refusal::said(format!("the request to the owner was lost: {e}")))?

@@ -50,7 +50,8 @@ impl From<BrakeError> for Coded {
 
 /// The window's custody handle: the owner's bridge, who is at the keyboard, who listens.
 pub struct Desk {
-    client: BridgeClient,
+    /// The owner's bridge; replaced when a tray started again answers ([`Desk::reconnect`]).
+    client: Mutex<BridgeClient>,
     profile: Profile,
     who: String,
     listeners: Mutex<Vec<Channel<Update>>>,
@@ -70,7 +71,7 @@ impl Desk {
                 )
             })?;
         Ok(Desk {
-            client,
+            client: Mutex::new(client),
             profile,
             who,
             listeners: Mutex::new(Vec::new()),
@@ -79,9 +80,22 @@ impl Desk {
         })
     }
 
-    /// The bridge client (the live feed reads through it).
-    pub fn client(&self) -> &BridgeClient {
-        &self.client
+    /// The bridge client (the live feed reads through it): a copy of the current one.
+    pub fn client(&self) -> BridgeClient {
+        lock(&self.client).clone()
+    }
+
+    /// Reaches the profile's owner again (a tray started again after the last one ended):
+    /// whether one answers now. Until then the window keeps the old client, whose calls
+    /// are refused as unreachable.
+    pub fn reconnect(&self) -> bool {
+        match BridgeClient::discover(&self.profile) {
+            Ok(Some(c)) => {
+                *lock(&self.client) = c;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The profile this window shows.
@@ -106,7 +120,7 @@ impl Desk {
 
     /// Everything the window shows.
     pub async fn snapshot(&self) -> Result<Snapshot, Refusal> {
-        let c = self.client.clone();
+        let c = self.client();
         let view = blocking(move || c.queue_view()).await?;
         Ok(self.snapshot_of(view))
     }
@@ -123,7 +137,7 @@ impl Desk {
 
     /// The page of History after `before` (an operation id the last page named).
     pub async fn history(&self, before: Option<String>) -> Result<HistoryPage, Refusal> {
-        let c = self.client.clone();
+        let c = self.client();
         let limit = sendledger::api::queue::HISTORY_ROWS as u32;
         blocking(move || c.history(before.as_deref(), limit)).await
     }
@@ -135,7 +149,7 @@ impl Desk {
 
     /// The rows of `op_ids` (and of the sends they queue again), as they are now.
     pub async fn rows(&self, op_ids: BTreeSet<String>) -> Result<Vec<Row>, Refusal> {
-        let c = self.client.clone();
+        let c = self.client();
         blocking(move || c.rows(&op_ids)).await
     }
 
@@ -218,9 +232,26 @@ impl Desk {
         self.rows(BTreeSet::from([op_id])).await
     }
 
+    /// Starts the profile's tray when none owns it ([`crate::launcher::ensure_tray`]:
+    /// a tray already running is left as it is); a refusal carries its sentence.
+    pub async fn start_tray(&self) -> Result<(), Refusal> {
+        let profile = self.profile.clone();
+        match tauri::async_runtime::spawn_blocking(move || crate::launcher::ensure_tray(&profile))
+            .await
+        {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(no)) => Err(Refusal {
+                message: no.message,
+            }),
+            Err(e) => Err(Refusal {
+                message: format!("starting the tray was lost: {e}; start sendledger again"),
+            }),
+        }
+    }
+
     /// A new one-time pairing code for the extension.
     pub async fn pairing_code(&self) -> Result<json::Pairing, Refusal> {
-        let c = self.client.clone();
+        let c = self.client();
         let code = blocking(move || c.pairing_code()).await?;
         Ok(json::Pairing {
             code: code.code,
@@ -261,7 +292,7 @@ impl Desk {
 
     /// Applies `req` through the owner's bridge (the typed API's routes).
     pub(crate) async fn apply(&self, req: Request) -> Result<Outcome, Refusal> {
-        let c = self.client.clone();
+        let c = self.client();
         blocking(move || c.apply(&req)).await
     }
 

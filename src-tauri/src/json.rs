@@ -51,6 +51,10 @@ pub enum Update {
     Changed { status: Status, rows: Vec<Row> },
     /// The tray asked for something.
     Intent(Intent),
+    /// The tray ended without quitting (killed, crashed): nothing is sent or watched until
+    /// it starts again; the window says so and offers to start it (`start_tray`). Its
+    /// return is the next [`Update::Snapshot`].
+    TrayGone,
 }
 
 /// The app's settings as the window edits them.

@@ -172,6 +172,12 @@ pub struct QueueStatus {
     pub waiting_words: Option<String>,
     /// Whether a chatgpt.com tab is leased (else the window shows the first-run guide).
     pub leased: bool,
+    /// Who last stopped (gate closed) or resumed (open) sends; `None` before the first Stop.
+    #[serde(default)]
+    pub gate_by: Option<String>,
+    /// When that was, in ms since the Unix epoch.
+    #[serde(default)]
+    pub gate_at: Option<i64>,
 }
 
 /// Every section of the queue.
@@ -428,6 +434,8 @@ fn status_of(glance: &Glance, pending: i64, uncertain: i64, stopped: i64) -> Que
         waiting: glance.waiting_sentence.clone(),
         waiting_words: glance.waiting_words.clone(),
         leased: glance.leased,
+        gate_by: glance.gate_changed.as_ref().map(|(by, _)| by.clone()),
+        gate_at: glance.gate_changed.as_ref().map(|(_, at)| *at),
     }
 }
 

@@ -252,10 +252,17 @@ pub struct Glance {
     pub waiting_words: Option<String>,
     /// Whether a tab is leased.
     pub leased: bool,
+    /// Who last stopped or resumed sends, and when (ms since the epoch); `None` before the
+    /// first Stop.
+    pub gate_changed: Option<(String, Millis)>,
 }
 
 pub(crate) fn glance(conn: &Connection, now: Millis) -> rusqlite::Result<Glance> {
-    let closed: i64 = conn.query_row("SELECT closed FROM gate WHERE id = 1", [], |r| r.get(0))?;
+    let (closed, changed_at, changed_by): (i64, Millis, String) = conn.query_row(
+        "SELECT closed, changed_at, changed_by FROM gate WHERE id = 1",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
     let leased: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM leases WHERE ended_at IS NULL)",
         [],
@@ -267,6 +274,8 @@ pub(crate) fn glance(conn: &Connection, now: Millis) -> rusqlite::Result<Glance>
         waiting_sentence: why.as_ref().map(|w| w.sentence(now)),
         waiting_words: why.as_ref().map(|w| w.words().to_string()),
         leased,
+        // The row made with the ledger (changed_at 0) is no one's Stop or Resume.
+        gate_changed: (changed_at > 0).then_some((changed_by, changed_at)),
     })
 }
 
