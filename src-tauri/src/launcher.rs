@@ -129,4 +129,3 @@ pub fn ensure_tray(profile: &Profile) -> Result<(), NoTray> {
 pub fn tray_binary() -> PathBuf {
     sendledger::install::beside_this_binary(TRAY_BIN, Some(TRAY_BIN_ENV))
 }
-

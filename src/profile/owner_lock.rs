@@ -218,7 +218,10 @@ mod tests {
     use super::OwnerInfo;
 
     fn runs(command: &str) -> bool {
-        let o = OwnerInfo { pid: 7, command: command.into() };
+        let o = OwnerInfo {
+            pid: 7,
+            command: command.into(),
+        };
         o.runs_program("sendledger-tray")
     }
 
@@ -230,7 +233,10 @@ mod tests {
         assert!(runs("/home/Jo Doe/apps/sendledger-tray"));
         // `sendledger-tray --profile work`: the subcommand-like word is recorded too.
         assert!(runs("/usr/bin/sendledger-tray work"));
-        assert!(runs(&format!("/opt/x/sendledger-tray{}", std::env::consts::EXE_SUFFIX)));
+        assert!(runs(&format!(
+            "/opt/x/sendledger-tray{}",
+            std::env::consts::EXE_SUFFIX
+        )));
         assert!(!runs("/usr/bin/sendledger serve"));
         assert!(!runs("/usr/bin/sendledger-tray-old"));
         assert!(!runs("/home/sendledger-tray/bin/sendledger serve"));

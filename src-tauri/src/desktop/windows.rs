@@ -49,5 +49,12 @@ pub fn tell(sentence: &str) {
     let wide = |s: &str| s.encode_utf16().chain(Some(0)).collect::<Vec<u16>>();
     let (text, title) = (wide(sentence), wide("sendledger"));
     // SAFETY: both strings are NUL-terminated UTF-16 that outlive the call; no owner window.
-    unsafe { MessageBoxW(std::ptr::null_mut(), text.as_ptr(), title.as_ptr(), MB_OK | MB_ICONWARNING) };
+    unsafe {
+        MessageBoxW(
+            std::ptr::null_mut(),
+            text.as_ptr(),
+            title.as_ptr(),
+            MB_OK | MB_ICONWARNING,
+        )
+    };
 }
