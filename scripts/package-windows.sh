@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # Builds sendledger's per-user Windows installer on this Linux machine: the binaries for
-# x86_64-pc-windows-gnu (mingw-w64 links), staged with the browser extension and a
-# README, packed by NSIS (packaging/windows/sendledger.nsi; no administrator rights,
+# x86_64-pc-windows-gnu (mingw-w64 links) — sendledger.exe (the CLI), sendledger-tray.exe
+# (the tray: the profile's owner), sendledger-app.exe (the queue window) with the
+# WebView2Loader.dll it imports — staged with the browser extension and a README, packed by NSIS (packaging/windows/sendledger.nsi; no administrator rights,
 # installs to %LOCALAPPDATA%\Programs\sendledger, puts sendledger.exe on the user's PATH).
 #   scripts/package-windows.sh            release build
 #   scripts/package-windows.sh --debug    the debug build (what the Windows tests built)
-#   --with-tray                           also ship sendledger-tray.exe and sendledger-app.exe
-#                                         (built for Windows first; see the README)
 # Signing: when SENDLEDGER_SIGN_CERT (a PEM certificate, or a chain) and
 # SENDLEDGER_SIGN_KEY (its PEM private key) are set, every .exe, the uninstaller and the
 # installer are signed with osslsigncode (SHA-256) and the installer's signature verified
@@ -17,32 +16,31 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
 target=x86_64-pc-windows-gnu
-profile=release; build=(--release); with_tray=0
+profile=release; build=(--release)
 for a in "$@"; do
   case $a in
     --debug) profile=debug; build=() ;;
-    --with-tray) with_tray=1 ;;
-    *) echo "package-windows: unknown argument $a (use --debug, --with-tray)" >&2; exit 2 ;;
+    *) echo "package-windows: unknown argument $a (use --debug)" >&2; exit 2 ;;
   esac
 done
-for tool in makensis x86_64-w64-mingw32-gcc; do
+for tool in makensis x86_64-w64-mingw32-gcc x86_64-w64-mingw32-strip; do
   command -v $tool >/dev/null || { echo "package-windows: $tool missing: run scripts/setup.sh --test" >&2; exit 1; }
 done
 rustup target list --installed 2>/dev/null | grep -qx "$target" || rustup target add "$target"
 
-cargo build "${build[@]}" --target "$target" -p sendledger --bin sendledger >&2
-bins=(sendledger)
-if [[ $with_tray -eq 1 ]]; then
-  cargo build "${build[@]}" --target "$target" -p sendledger-tray --bin sendledger-tray >&2
-  cargo build "${build[@]}" --target "$target" -p sendledger-app --bin sendledger-app >&2
-  bins+=(sendledger-tray sendledger-app)
-fi
+cargo build "${build[@]}" --target "$target" -p sendledger --bin sendledger \
+  -p sendledger-tray --bin sendledger-tray -p sendledger-app --bin sendledger-app >&2
+bins=(sendledger sendledger-tray sendledger-app)
 
 version=$(grep -m1 '^version' Cargo.toml | cut -d'"' -f2)
 out="$CARGO_TARGET_DIR/$target/$profile"
 stage="$out/installer-stage"
 rm -rf "$stage"; mkdir -p "$stage"
-for b in "${bins[@]}"; do cp "$out/$b.exe" "$stage/"; done
+# Staged without symbols (mingw-w64's strip): a debug build's window is 170 MB with them.
+for b in "${bins[@]}"; do x86_64-w64-mingw32-strip -o "$stage/$b.exe" "$out/$b.exe"; done
+# The window imports WebView2Loader.dll (webview2-com-sys links it by name for the gnu
+# target; tauri-build copies the crate's vendored x64 copy beside the binaries).
+cp "$out/WebView2Loader.dll" "$stage/"
 cp -r extension "$stage/extension"
 sed 's/$/\r/' packaging/windows/README.txt > "$stage/README.txt"
 
@@ -57,8 +55,7 @@ fi
 
 installer="$out/sendledger-$version-setup.exe"
 rm -f "$installer"
-tray=(); [[ $with_tray -eq 1 ]] && tray=(-DWITH_TRAY)
-makensis -V2 -DVERSION="$version" -DSTAGE="$stage" -DOUTFILE="$installer" "${tray[@]}" "${sign[@]}" \
+makensis -V2 -DVERSION="$version" -DSTAGE="$stage" -DOUTFILE="$installer" "${sign[@]}" \
   packaging/windows/sendledger.nsi >&2
 if [[ -n "${SENDLEDGER_SIGN_CERT:-}" ]]; then
   packaging/windows/sign.sh "$installer" >&2

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The core on Windows, from this Linux machine: builds sendledger (CLI, serve, mcp) and
-# its integration tests for x86_64-pc-windows-gnu (mingw-w64 links), then runs each test
+# The core on Windows, from this Linux machine: builds sendledger (CLI, serve, mcp), the
+# tray (sendledger-tray), the window (sendledger-app) and the core's integration tests for
+# x86_64-pc-windows-gnu (mingw-w64 links), then runs each test
 # binary as a Windows executable under Wine 8.0 (tests/windows/wine-runner.sh, the tests'
 # own Wine prefix with the ProcessPrng shim). Real child processes, killed with
 # TerminateProcess (std's Child::kill), a real SQLite file, the loopback bridge.
 # Then, unless --no-installer: scripts/package-windows.sh builds the installer and
-# tests/windows/installer.sh installs it silently under Wine and runs the installed CLI.
+# tests/windows/installer.sh installs it silently under Wine, runs the installed CLI, the
+# tray and the window (which says it has no WebView2: Wine has none), and uninstalls it.
 # The last line is `N passed, N failed`.
 #
 #   scripts/test-windows.sh                 every test file below, then the installer
@@ -61,10 +63,12 @@ for tool in x86_64-w64-mingw32-gcc /usr/lib/wine/wine64; do
 done
 rustup target list --installed 2>/dev/null | grep -qx "$target" || rustup target add "$target" || { echo "0 passed, 1 failed"; exit 1; }
 
-echo "== windows: build sendledger.exe and the tests"
+echo "== windows: build sendledger.exe, the tray, the window and the tests"
 args=(--target "$target" -p sendledger)
 for t in "${tests[@]}"; do args+=(--test "$t"); done
-cargo build --target "$target" -p sendledger --bins || { echo "0 passed, 1 failed"; exit 1; }
+# All three crates, linked by mingw-w64 (the window with WebView2Loader.dll beside it).
+cargo build --target "$target" -p sendledger --bins -p sendledger-tray -p sendledger-app \
+  || { echo "0 passed, 1 failed"; exit 1; }
 cargo test "${args[@]}" --no-run || { echo "0 passed, 1 failed"; exit 1; }
 
 echo "== windows: the tests' Wine prefix"

@@ -1,10 +1,10 @@
 ; sendledger's per-user Windows installer (NSIS 3, no plugin beyond NSIS's own).
 ; Built by scripts/package-windows.sh, which passes:
 ;   /DVERSION=x.y.z   the version
-;   /DSTAGE=dir       the staged files: sendledger.exe, optional sendledger-tray.exe and
-;                     sendledger-app.exe, extension\, README.txt
+;   /DSTAGE=dir       the staged files: sendledger.exe, sendledger-tray.exe,
+;                     sendledger-app.exe and the WebView2Loader.dll it imports,
+;                     extension\, README.txt
 ;   /DOUTFILE=path    the installer to write
-;   /DWITH_TRAY       when sendledger-tray.exe (and the window) are staged
 ;   /DSIGN_CMD=...    optional: a command signing %1 (the uninstaller, before it is packed)
 ; No administrator rights: everything goes under the user's profile and HKCU.
 ; Silent install: sendledger-setup.exe /S [/D=C:\some\dir]  (/D= last, unquoted).
@@ -18,11 +18,14 @@ SetCompressor /SOLID lzma
 !include "LogicLib.nsh"
 !include "WinMessages.nsh"
 ${StrStr}
+${UnStrStr}
 ${UnStrRep}
 
 !define APP "sendledger"
 !define UNINST_KEY "Software\Microsoft\Windows\CurrentVersion\Uninstall\${APP}"
 !define RUN_KEY "Software\Microsoft\Windows\CurrentVersion\Run"
+; Where Task Manager's Startup tab keeps an entry's on/off (tauri-plugin-autostart writes it).
+!define APPROVED_KEY "Software\Microsoft\Windows\CurrentVersion\Explorer\StartupApproved\Run"
 
 Name "${APP} ${VERSION}"
 OutFile "${OUTFILE}"
@@ -45,22 +48,18 @@ Section "sendledger"
   Call StopRunning
   File "${STAGE}\sendledger.exe"
   File "${STAGE}\README.txt"
-!ifdef WITH_TRAY
   File "${STAGE}\sendledger-tray.exe"
   File "${STAGE}\sendledger-app.exe"
-!endif
+  File "${STAGE}\WebView2Loader.dll"
   SetOutPath "$INSTDIR\extension"
   File /r "${STAGE}\extension\*.*"
   SetOutPath "$INSTDIR"
   WriteUninstaller "$INSTDIR\uninstall.exe"
 
-  ; The Start menu: the tray when it is shipped, else an owner in a console window.
+  ; The Start menu: the queue window (it starts the tray, the profile's owner, first, as
+  ; the Linux desktop entry does).
   CreateDirectory "$SMPROGRAMS\${APP}"
-!ifdef WITH_TRAY
-  CreateShortcut "$SMPROGRAMS\${APP}\${APP}.lnk" "$INSTDIR\sendledger-tray.exe"
-!else
-  CreateShortcut "$SMPROGRAMS\${APP}\${APP} (owner).lnk" "$INSTDIR\sendledger.exe" "serve"
-!endif
+  CreateShortcut "$SMPROGRAMS\${APP}\${APP}.lnk" "$INSTDIR\sendledger-app.exe"
   CreateShortcut "$SMPROGRAMS\${APP}\Browser extension folder.lnk" "$INSTDIR\extension"
   CreateShortcut "$SMPROGRAMS\${APP}\Uninstall ${APP}.lnk" "$INSTDIR\uninstall.exe"
 
@@ -131,14 +130,44 @@ Function un.RemoveFromPath
   ${EndIf}
 FunctionEnd
 
+; Removes every log-in entry of this installation, one per profile: the Run values named
+; `sendledger` (the default profile) or `sendledger-<hex>` (another; src-tauri's
+; autostart_name) whose command is in $INSTDIR, and their Task Manager switch. Another
+; program's entry, or another installation's, stays.
+Function un.RemoveAutostart
+  StrCpy $0 0
+  ${Do}
+    EnumRegValue $1 HKCU "${RUN_KEY}" $0
+    ${If} $1 == ""
+      ${Break}
+    ${EndIf}
+    ReadRegStr $2 HKCU "${RUN_KEY}" $1
+    StrCpy $3 $1 11
+    ${UnStrStr} $4 $2 "$INSTDIR\"
+    StrCpy $5 0
+    ${If} $1 == "${APP}"
+    ${OrIf} $3 == "${APP}-"
+      StrCpy $5 1
+    ${EndIf}
+    ${If} $5 == 1
+    ${AndIf} $4 != ""
+      DeleteRegValue HKCU "${RUN_KEY}" $1
+      DeleteRegValue HKCU "${APPROVED_KEY}" $1
+      ; the values after it moved down one: the same index again
+    ${Else}
+      IntOp $0 $0 + 1
+    ${EndIf}
+  ${Loop}
+FunctionEnd
+
 Section "Uninstall"
   Call un.StopRunning
-  ; Autostart: the tray's Run entry (tauri-plugin-autostart names it after the app).
-  DeleteRegValue HKCU "${RUN_KEY}" "${APP}"
+  Call un.RemoveAutostart
   Call un.RemoveFromPath
   Delete "$INSTDIR\sendledger.exe"
   Delete "$INSTDIR\sendledger-tray.exe"
   Delete "$INSTDIR\sendledger-app.exe"
+  Delete "$INSTDIR\WebView2Loader.dll"
   Delete "$INSTDIR\README.txt"
   RMDir /r "$INSTDIR\extension"
   Delete "$INSTDIR\uninstall.exe"

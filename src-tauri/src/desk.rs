@@ -240,12 +240,10 @@ impl Desk {
             .await
         {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(no)) => Err(Refusal {
-                message: no.message,
-            }),
-            Err(e) => Err(Refusal {
-                message: format!("starting the tray was lost: {e}; start sendledger again"),
-            }),
+            Ok(Err(no)) => Err(Refusal::said(no.message)),
+            Err(e) => Err(Refusal::said(format!(
+                "starting the tray was lost: {e}; start sendledger again"
+            ))),
         }
     }
 

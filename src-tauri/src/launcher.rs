@@ -25,12 +25,9 @@ pub struct NoTray {
 /// Whether the owner of `profile` is a tray process (not `sendledger serve`, say).
 fn tray_owns(profile: &Profile) -> bool {
     discovery::live_bridge(profile).is_some()
-        && profile.current_owner().is_some_and(|o| {
-            o.command
-                .split(' ')
-                .next()
-                .is_some_and(|p| p.ends_with(TRAY_BIN))
-        })
+        && profile
+            .current_owner()
+            .is_some_and(|o| o.runs_program(TRAY_BIN))
 }
 
 /// How long a launch waits for the tray it started to say `ready`, in ms.
@@ -50,12 +47,9 @@ fn another_tray_starting(profile: &Profile) -> bool {
         if tray_owns(profile) {
             return true;
         }
-        let locked_by_tray = profile.current_owner().is_some_and(|o| {
-            o.command
-                .split(' ')
-                .next()
-                .is_some_and(|p| p.ends_with(TRAY_BIN))
-        });
+        let locked_by_tray = profile
+            .current_owner()
+            .is_some_and(|o| o.runs_program(TRAY_BIN));
         if !locked_by_tray || std::time::Instant::now() >= deadline {
             return false;
         }

@@ -139,6 +139,9 @@ pub fn run() -> i32 {
     if args.hidden {
         return 0;
     }
+    if let Some(code) = web_view_missing() {
+        return code;
+    }
     if let Some(code) = pass_to_running_window(&profile) {
         return code;
     }
@@ -314,6 +317,25 @@ fn autostart_args(args: &Args) -> Vec<String> {
         out.push(format!("--profile={}", p.display()));
     }
     out
+}
+
+/// What a launch says where the window's web view cannot be loaded (the tray it started
+/// runs on: custody does not need the window).
+pub const NO_WEB_VIEW: &str = "sendledger cannot open its queue window: this computer has \
+no web view for it (on Windows, the Microsoft Edge WebView2 Runtime, part of Windows 10 and \
+11 unless removed). The tray still runs and keeps custody: its menu shows the queue's counts \
+and has Stop. Install the WebView2 Runtime (Evergreen, from Microsoft: \
+https://go.microsoft.com/fwlink/p/?LinkId=2124703), then open the queue again";
+
+/// The window's web view (WebView2 on Windows, WebKitGTK on Linux) cannot be loaded: says
+/// so ([`NO_WEB_VIEW`] and why, on stderr and where the desktop shows it) and returns
+/// [`handover::EXIT_NO_WINDOW`]; `None`: the web view is there.
+fn web_view_missing() -> Option<i32> {
+    let why = tauri::webview_version().err()?;
+    let sentence = format!("{NO_WEB_VIEW} ({why}).");
+    eprintln!("{sentence}");
+    desktop::tell(&sentence);
+    Some(handover::EXIT_NO_WINDOW)
 }
 
 /// A window of this profile runs: this launch is passed to it, and the exit code is

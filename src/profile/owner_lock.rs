@@ -45,6 +45,22 @@ impl OwnerInfo {
             command,
         }
     }
+
+    /// Whether the owner runs the program named `name` (no extension): the program in
+    /// [`OwnerInfo::command`] (all of it, or all but the subcommand after its last space)
+    /// has the file name `name`, with the platform's executable suffix (`.exe` on Windows)
+    /// — wherever it is installed, in a folder whose name may hold spaces.
+    pub fn runs_program(&self, name: &str) -> bool {
+        let is_it = |program: &str| {
+            let program = program
+                .strip_suffix(std::env::consts::EXE_SUFFIX)
+                .unwrap_or(program);
+            std::path::Path::new(program)
+                .file_name()
+                .is_some_and(|n| n == name)
+        };
+        is_it(&self.command) || self.command.rsplit_once(' ').is_some_and(|(p, _)| is_it(p))
+    }
 }
 
 impl std::fmt::Display for OwnerInfo {
@@ -195,4 +211,34 @@ fn read_owner(profile: &Profile, file: &mut File) -> Option<OwnerInfo> {
         s = std::fs::read_to_string(profile.file(OWNER_NOTE_FILE).ok()?).ok()?;
     }
     serde_json::from_str(&s).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OwnerInfo;
+
+    fn runs(command: &str) -> bool {
+        let o = OwnerInfo {
+            pid: 7,
+            command: command.into(),
+        };
+        o.runs_program("sendledger-tray")
+    }
+
+    #[test]
+    fn an_owner_is_known_by_its_program_name_wherever_it_is_installed() {
+        assert!(runs("/usr/bin/sendledger-tray"));
+        assert!(runs("sendledger-tray"));
+        // A folder with a space (a Windows user name, say) is still the program's folder.
+        assert!(runs("/home/Jo Doe/apps/sendledger-tray"));
+        // `sendledger-tray --profile work`: the subcommand-like word is recorded too.
+        assert!(runs("/usr/bin/sendledger-tray work"));
+        assert!(runs(&format!(
+            "/opt/x/sendledger-tray{}",
+            std::env::consts::EXE_SUFFIX
+        )));
+        assert!(!runs("/usr/bin/sendledger serve"));
+        assert!(!runs("/usr/bin/sendledger-tray-old"));
+        assert!(!runs("/home/sendledger-tray/bin/sendledger serve"));
+    }
 }

@@ -173,13 +173,7 @@ fn another_tray_owns(args: &Args) -> bool {
     Profile::resolve(args.profile.as_deref())
         .ok()
         .and_then(|p| p.current_owner())
-        .is_some_and(|o| {
-            o.pid != std::process::id()
-                && o.command
-                    .split(' ')
-                    .next()
-                    .is_some_and(|p| p.ends_with("sendledger-tray"))
-        })
+        .is_some_and(|o| o.pid != std::process::id() && o.runs_program("sendledger-tray"))
 }
 
 /// Re-reads counts and gate after every committed write (a Stop with nothing queued

@@ -41,3 +41,20 @@ pub fn exec(command: &mut Command) -> std::io::Error {
 pub fn outlive_this_process(command: &mut Command) -> &mut Command {
     command.creation_flags(DETACHED)
 }
+
+/// Shows `sentence` in a message box (a launch from the Start menu has no console to read
+/// stderr in) and returns when the person closes it.
+pub fn tell(sentence: &str) {
+    use windows_sys::Win32::UI::WindowsAndMessaging::{MessageBoxW, MB_ICONWARNING, MB_OK};
+    let wide = |s: &str| s.encode_utf16().chain(Some(0)).collect::<Vec<u16>>();
+    let (text, title) = (wide(sentence), wide("sendledger"));
+    // SAFETY: both strings are NUL-terminated UTF-16 that outlive the call; no owner window.
+    unsafe {
+        MessageBoxW(
+            std::ptr::null_mut(),
+            text.as_ptr(),
+            title.as_ptr(),
+            MB_OK | MB_ICONWARNING,
+        )
+    };
+}
