@@ -170,6 +170,7 @@ function fillTimeline(ol, row) {
   }
 }
 
+/** One queue row for `row`; `previous` keeps what a person typed or opened in its former copy. */
 function build(row, previous) {
   const el = $("#row-template").content.firstElementChild.cloneNode(true);
   el.dataset.op = row.op_id;
@@ -189,6 +190,20 @@ function build(row, previous) {
   t.textContent = `queued ${age(row.created_at)}`;
   $(".op", el).textContent = `id ${row.op_id}`;
 
+  fillNotes(el, row);
+  fillLinks(el, row);
+  if (row.actions.includes("confirm")) fillDecision(el, row, previous);
+  fillActions(el, row);
+  const tl = $(".timeline", el);
+  const n = row.timeline.length;
+  $("summary", tl).textContent = `Details (timeline: ${n} ${n === 1 ? "step" : "steps"})`;
+  fillTimeline($("ol", tl), row);
+  if (previous && previous.timelineOpen) tl.open = true;
+  return el;
+}
+
+/** The row's waiting reason, why it is uncertain, its answer, the page's words, a remote stop. */
+function fillNotes(el, row) {
   setRowWaiting($(".waiting", el), row);
   if (row.why) {
     const w = $(".why", el);
@@ -218,7 +233,10 @@ function build(row, previous) {
     p.textContent = row.remote_stop.words;
   }
 
-  // Links between a send and its copy in words; their ids (internals) only on hover.
+}
+
+/** Links between a send and its copy in words; their ids (internals) only on hover. */
+function fillLinks(el, row) {
   const links = [];
   const ids = [];
   if (row.resend_of) {
@@ -236,45 +254,51 @@ function build(row, previous) {
     $(".link", el).title = ids.join(" · ");
   }
 
-  if (row.actions.includes("confirm")) {
-    const decide = $(".decide", el);
-    decide.hidden = false;
-    const byInput = $('input[name="by"]', decide);
-    const evInput = $('input[name="evidence"]', decide);
-    const id = `d-${row.op_id}`;
-    byInput.id = `${id}-by`;
-    evInput.id = `${id}-ev`;
-    byInput.value = who;
-    if (row.observed) {
-      const obs = $(".observed", decide);
-      obs.hidden = false;
-      obs.textContent = `Observed: ${row.observed}`;
-      evInput.value = row.observed;
-    }
-    if (previous) {
-      byInput.value = previous.by;
-      evInput.value = previous.evidence;
-    }
-    for (const b of decide.querySelectorAll("button[data-decision]")) {
-      b.addEventListener("click", (e) => {
-        // The second click of a double-click, or a click on a row that moved under a
-        // pointer that stayed still, decides nothing: it was meant for another row.
-        if (e.detail > 1 || movedUnderPointer(row.op_id, e)) return;
-        holdDecision(row.op_id, b.dataset.decision, el);
-      });
-    }
-    // Enter in a field never picks a decision: a person presses the button they mean.
-    for (const input of decide.querySelectorAll("input")) {
-      input.addEventListener("keydown", (e) => {
-        if (e.key === "Enter") e.preventDefault();
-      });
-    }
-    $("button[data-undo]", decide).addEventListener("click", (e) => {
-      if (e.detail > 1) return; // the second click that pressed the decision
-      undoDecision(row.op_id);
-    });
-    if (held.has(row.op_id)) showHeld(el, held.get(row.op_id));
+}
+
+/** The decision controls of an uncertain send: safe against double-clicks, moved rows and Enter. */
+function fillDecision(el, row, previous) {
+  const decide = $(".decide", el);
+  decide.hidden = false;
+  const byInput = $('input[name="by"]', decide);
+  const evInput = $('input[name="evidence"]', decide);
+  const id = `d-${row.op_id}`;
+  byInput.id = `${id}-by`;
+  evInput.id = `${id}-ev`;
+  byInput.value = who;
+  if (row.observed) {
+    const obs = $(".observed", decide);
+    obs.hidden = false;
+    obs.textContent = `Observed: ${row.observed}`;
+    evInput.value = row.observed;
   }
+  if (previous) {
+    byInput.value = previous.by;
+    evInput.value = previous.evidence;
+  }
+  for (const b of decide.querySelectorAll("button[data-decision]")) {
+    b.addEventListener("click", (e) => {
+      // The second click of a double-click, or a click on a row that moved under a
+      // pointer that stayed still, decides nothing: it was meant for another row.
+      if (e.detail > 1 || movedUnderPointer(row.op_id, e)) return;
+      holdDecision(row.op_id, b.dataset.decision, el);
+    });
+  }
+  // Enter in a field never picks a decision: a person presses the button they mean.
+  for (const input of decide.querySelectorAll("input")) {
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") e.preventDefault();
+    });
+  }
+  $("button[data-undo]", decide).addEventListener("click", (e) => {
+    if (e.detail > 1) return; // the second click that pressed the decision
+    undoDecision(row.op_id);
+  });
+  if (held.has(row.op_id)) showHeld(el, held.get(row.op_id));
+}
+
+/** Queue again and Withdraw, where the row offers them. */
+function fillActions(el, row) {
   if (row.actions.includes("queue_again")) {
     const again = $(".again", el);
     again.hidden = false;
@@ -290,12 +314,6 @@ function build(row, previous) {
       withdrawRow(row.op_id, el);
     });
   }
-  const tl = $(".timeline", el);
-  const n = row.timeline.length;
-  $("summary", tl).textContent = `Details (timeline: ${n} ${n === 1 ? "step" : "steps"})`;
-  fillTimeline($("ol", tl), row);
-  if (previous && previous.timelineOpen) tl.open = true;
-  return el;
 }
 
 function order(section) {

@@ -177,21 +177,23 @@ pub fn run() -> i32 {
             return handover::EXIT_NO_WINDOW;
         }
     };
-    app.run(|app, event| {
-        use tauri::{RunEvent, WindowEvent};
-        if let RunEvent::ExitRequested { .. }
-        | RunEvent::WindowEvent {
-            event: WindowEvent::CloseRequested { .. },
-            ..
-        } = event
-        {
-            // Ending (the window closes, or `exit`): a launch handed over from now on is
-            // started anew, and the name goes, so a later launch is the window itself.
-            window::mark_ending();
-            tauri_plugin_single_instance::destroy(app);
-        }
-    });
+    app.run(on_run_event);
     0
+}
+
+/// The window's end (it closes, or `exit`): a launch handed over from now on is started
+/// anew, and the single-instance name goes, so a later launch is the window itself.
+fn on_run_event(app: &tauri::AppHandle, event: tauri::RunEvent) {
+    use tauri::{RunEvent, WindowEvent};
+    if let RunEvent::ExitRequested { .. }
+    | RunEvent::WindowEvent {
+        event: WindowEvent::CloseRequested { .. },
+        ..
+    } = event
+    {
+        window::mark_ending();
+        tauri_plugin_single_instance::destroy(app);
+    }
 }
 
 /// An intent handed over before setup reached the owner (`take_intent` keeps it here).
