@@ -188,8 +188,16 @@ fn next_start_after(fault: Fault, profile: &Path, copy: &Path) {
         "{fault:?}: the gate starts closed after the ledger moved: {}",
         status.body
     );
-    for i in 0..3 {
-        assert_eq!(serve.client().state(&format!("before-{i}")), "rejected");
+    if fault == Fault::Replaced {
+        // The file put in place opens as it is (no other file's `-wal` is replayed onto it):
+        // what the owner acknowledged is in the copy it saved, which the start names.
+        let name = copy.file_name().unwrap().to_string_lossy().to_string();
+        assert!(serve.stderr().contains(&name), "{}", serve.stderr());
+        assert_eq!(op_ids_in(copy), ["before-0", "before-1", "before-2"]);
+    } else {
+        for i in 0..3 {
+            assert_eq!(serve.client().state(&format!("before-{i}")), "rejected");
+        }
     }
     assert!(!profile.join("ledger.displaced.json").exists());
 }
@@ -315,5 +323,109 @@ fn a_stop_asked_while_the_ledger_is_missing_is_kept_for_the_start_that_finds_it(
         status.body["status"]["gate_closed"], true,
         "{}",
         status.body
+    );
+}
+
+/// What the start's refusal says to run after a ledger was removed under its owner is the
+/// `mv` of the rescued copy into place. SQLite does not empty the `-wal` of a file that
+/// moved (not at a SIGKILL, not at its close), so the removed file's frames would still be
+/// beside the path, and SQLite would replay them onto whatever file is put there — the
+/// copy (`VACUUM INTO`: another page layout), or an older backup restored over the ledger —
+/// and damage it. So the owner empties its `-wal` into the file it holds the moment it
+/// notices the ledger moved: nothing is left beside the path for another file.
+#[test]
+fn a_moved_ledgers_wal_is_emptied_into_it_so_no_other_file_at_the_path_replays_it() {
+    let (_tmp, profile) = profile_dir();
+    let mut serve = Serve::start(&profile, &[]);
+    for i in 0..40 {
+        serve.client().queue(
+            &format!("before-{i}"),
+            &format!("acknowledged before the fault, {i}"),
+        );
+    }
+    // A clean quit moves those rows into the main file; the next owner's few writes are in
+    // its `-wal` only, as in a ledger of long use.
+    serve.terminate();
+    serve.wait_exit();
+    let serve = Serve::start(&profile, &[]);
+    serve
+        .client()
+        .queue("late", "acknowledged just before the fault");
+    std::fs::remove_file(ledger_file(&profile)).unwrap();
+    wait_for_log(&serve, "acknowledges nothing more");
+    let copy = rescued_copy(&profile).expect("the owner saved a copy of its open ledger");
+    serve.kill();
+    // Exactly what the start's refusal says to run, nothing more.
+    std::fs::rename(&copy, ledger_file(&profile)).unwrap();
+    let serve = Serve::start(&profile, &[]);
+    for i in 0..40 {
+        assert_eq!(serve.client().state(&format!("before-{i}")), "rejected");
+    }
+    assert_eq!(serve.client().state("late"), "rejected");
+    let doctor = cli(&profile, &["doctor"]);
+    assert_eq!(
+        doctor.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&doctor.stdout)
+    );
+}
+
+/// The same rule, met by a backup tool restoring an older copy over the ledger while the
+/// owner runs: even after a clean quit (SQLite does not checkpoint a moved file at its
+/// close), the next start opens the restored file whole — its own rows, the gate closed.
+#[test]
+fn an_older_backup_restored_under_the_owner_opens_whole_with_no_other_files_wal() {
+    let (_tmp, profile) = profile_dir();
+    let backup = profile.with_file_name("backup.sqlite3");
+    let mut serve = Serve::start(&profile, &[]);
+    for i in 0..20 {
+        serve.client().queue(
+            &format!("in-the-backup-{i}"),
+            &format!("before the backup, {i}"),
+        );
+    }
+    serve.terminate();
+    serve.wait_exit();
+    std::fs::copy(ledger_file(&profile), &backup).unwrap();
+    let mut serve = Serve::start(&profile, &[]);
+    let long = "b".repeat(300);
+    for i in 0..60 {
+        serve.client().queue(
+            &format!("after-{i}"),
+            &format!("after the backup, {i} {long}"),
+        );
+    }
+    serve.terminate();
+    serve.wait_exit();
+    let mut serve = Serve::start(&profile, &[]);
+    serve
+        .client()
+        .queue("late", "acknowledged just before the restore");
+    let restoring = profile.join("restore.tmp");
+    std::fs::copy(&backup, &restoring).unwrap();
+    std::fs::rename(&restoring, ledger_file(&profile)).unwrap();
+    wait_for_log(&serve, "acknowledges nothing more");
+    serve.terminate();
+    serve.wait_exit();
+    let serve = Serve::start(&profile, &[]);
+    for i in 0..20 {
+        assert_eq!(
+            serve.client().state(&format!("in-the-backup-{i}")),
+            "rejected"
+        );
+    }
+    let status = serve.client().get("/v1/status");
+    assert_eq!(
+        status.body["status"]["gate_closed"], true,
+        "{}",
+        status.body
+    );
+    let doctor = cli(&profile, &["doctor"]);
+    assert_eq!(
+        doctor.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&doctor.stdout)
     );
 }

@@ -116,9 +116,12 @@ impl Ledger {
                 .stop
                 .as_ref()
                 .map_or("nobody".to_string(), |(by, _)| by.clone());
-            tracing::warn!(file = %d.file, how = %d.how, "the previous owner's ledger file moved under it: the gate is closed");
+            let copy = d.rescued.as_ref().map_or(String::new(), |r| {
+                format!("; every send it had acknowledged until then is in the copy it saved, {r}")
+            });
+            tracing::warn!(file = %d.file, how = %d.how, copy = d.rescued.as_deref().unwrap_or("none"), "the previous owner's ledger file moved under it: the gate is closed");
             self.stop(&format!(
-                "owner: the previous owner's {} was {} at {} (Stop asked since: {who}); sends acknowledged after that may be missing here — look at the history before `sendledger resume`",
+                "owner: the previous owner's {} was {} at {} (Stop asked since: {who}); sends acknowledged after that may be missing here{copy} — look at the history before `sendledger resume`",
                 d.file,
                 d.how,
                 local_time(d.at, self.now_ms())
@@ -370,6 +373,9 @@ impl Ledger {
             .starts_with(crate::profile::LEDGER_FILE)
             .then(|| placement::rescue(&self.conn, &self.profile, now))
             .flatten();
+        if file == crate::profile::LEDGER_FILE {
+            placement::empty_the_wal_into_the_moved_file(&self.conn);
+        }
         let d = Displacement {
             file: file.into(),
             how,
