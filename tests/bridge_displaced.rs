@@ -326,6 +326,28 @@ fn a_stop_asked_while_the_ledger_is_missing_is_kept_for_the_start_that_finds_it(
     );
 }
 
+/// Queues `count` sends named `{prefix}-{i}` (text padded to `pad` bytes) through a fresh
+/// owner, then quits it cleanly: SQLite moves those rows into the main file at the close,
+/// so the next owner's few writes are in its `-wal` only, as in a ledger of long use.
+fn queued_then_quit(profile: &Path, prefix: &str, count: usize, pad: usize) {
+    let mut serve = Serve::start(profile, &[]);
+    let pad = "p".repeat(pad);
+    for i in 0..count {
+        serve
+            .client()
+            .queue(&format!("{prefix}-{i}"), &format!("{prefix} {i} {pad}"));
+    }
+    serve.terminate();
+    serve.wait_exit();
+}
+
+/// `doctor` exits 0: the ledger opens whole.
+fn assert_healthy(profile: &Path) {
+    let doctor = cli(profile, &["doctor"]);
+    let said = String::from_utf8_lossy(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(0), "{said}");
+}
+
 /// What the start's refusal says to run after a ledger was removed under its owner is the
 /// `mv` of the rescued copy into place. SQLite does not empty the `-wal` of a file that
 /// moved (not at a SIGKILL, not at its close), so the removed file's frames would still be
@@ -336,17 +358,7 @@ fn a_stop_asked_while_the_ledger_is_missing_is_kept_for_the_start_that_finds_it(
 #[test]
 fn a_moved_ledgers_wal_is_emptied_into_it_so_no_other_file_at_the_path_replays_it() {
     let (_tmp, profile) = profile_dir();
-    let mut serve = Serve::start(&profile, &[]);
-    for i in 0..40 {
-        serve.client().queue(
-            &format!("before-{i}"),
-            &format!("acknowledged before the fault, {i}"),
-        );
-    }
-    // A clean quit moves those rows into the main file; the next owner's few writes are in
-    // its `-wal` only, as in a ledger of long use.
-    serve.terminate();
-    serve.wait_exit();
+    queued_then_quit(&profile, "before", 40, 0);
     let serve = Serve::start(&profile, &[]);
     serve
         .client()
@@ -362,13 +374,7 @@ fn a_moved_ledgers_wal_is_emptied_into_it_so_no_other_file_at_the_path_replays_i
         assert_eq!(serve.client().state(&format!("before-{i}")), "rejected");
     }
     assert_eq!(serve.client().state("late"), "rejected");
-    let doctor = cli(&profile, &["doctor"]);
-    assert_eq!(
-        doctor.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&doctor.stdout)
-    );
+    assert_healthy(&profile);
 }
 
 /// The same rule, met by a backup tool restoring an older copy over the ledger while the
@@ -378,26 +384,9 @@ fn a_moved_ledgers_wal_is_emptied_into_it_so_no_other_file_at_the_path_replays_i
 fn an_older_backup_restored_under_the_owner_opens_whole_with_no_other_files_wal() {
     let (_tmp, profile) = profile_dir();
     let backup = profile.with_file_name("backup.sqlite3");
-    let mut serve = Serve::start(&profile, &[]);
-    for i in 0..20 {
-        serve.client().queue(
-            &format!("in-the-backup-{i}"),
-            &format!("before the backup, {i}"),
-        );
-    }
-    serve.terminate();
-    serve.wait_exit();
+    queued_then_quit(&profile, "in-the-backup", 20, 0);
     std::fs::copy(ledger_file(&profile), &backup).unwrap();
-    let mut serve = Serve::start(&profile, &[]);
-    let long = "b".repeat(300);
-    for i in 0..60 {
-        serve.client().queue(
-            &format!("after-{i}"),
-            &format!("after the backup, {i} {long}"),
-        );
-    }
-    serve.terminate();
-    serve.wait_exit();
+    queued_then_quit(&profile, "after", 60, 300);
     let mut serve = Serve::start(&profile, &[]);
     serve
         .client()
@@ -421,11 +410,5 @@ fn an_older_backup_restored_under_the_owner_opens_whole_with_no_other_files_wal(
         "{}",
         status.body
     );
-    let doctor = cli(&profile, &["doctor"]);
-    assert_eq!(
-        doctor.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&doctor.stdout)
-    );
+    assert_healthy(&profile);
 }
