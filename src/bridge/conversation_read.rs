@@ -132,6 +132,11 @@ async fn evidence_note(
         &send.text,
         send.dispatched_at.unwrap_or(send.created_at),
     );
+    if conversation.is_none() && ev.matches.is_empty() {
+        // A send whose conversation is not known yet: a chat without its text says nothing
+        // about it, and noting every chat the person opens would only bury the trail.
+        return Ok(None);
+    }
     // Named: a send whose conversation is not known yet (a new chat, a Project) is compared
     // with every conversation the page reads, and a person must see which one it was.
     let seen = match listed {
