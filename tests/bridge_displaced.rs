@@ -412,3 +412,24 @@ fn an_older_backup_restored_under_the_owner_opens_whole_with_no_other_files_wal(
     );
     assert_healthy(&profile);
 }
+
+/// The profile's folder moved away whole under a running owner: a Stop is answered 503 like
+/// every write, and since the folder that would keep it is gone, the answer never says the
+/// Stop was kept (nothing will close the gate at the next start).
+#[test]
+fn a_stop_the_profile_could_not_keep_is_never_said_to_be_kept() {
+    let (tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    client.queue("before", "acknowledged before the move");
+    std::fs::rename(&profile, tmp.path().join("moved")).unwrap();
+    // Every write checks the files' places (the folder watch may not see its own folder go).
+    let refused = client.post("/v1/sends", &json!({ "op_id": "after", "text": "after" }));
+    assert_eq!(refused.status, 503, "{}", refused.body);
+    let stop = client.post("/v1/stop", &json!({ "by": "tester" }));
+    assert_eq!(stop.status, 503, "{}", stop.body);
+    assert_eq!(stop.code(), "ledger_displaced");
+    let said = stop.body["message"].as_str().unwrap();
+    assert!(!said.contains("the Stop was kept"), "{said}");
+    assert!(said.contains("nothing was written"), "{said}");
+}

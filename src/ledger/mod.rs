@@ -384,7 +384,7 @@ impl Ledger {
             rescued,
             stop: None,
         };
-        placement::write_marker(&self.profile, &d);
+        let _ = placement::write_marker(&self.profile, &d); // logged; the owner is displaced either way
         tracing::error!(file, how = %d.how, copy = d.rescued.as_deref().unwrap_or("none"), profile = %self.profile.dir().display(), "a file this owner holds custody in was {}: it acknowledges nothing more; quit it and start it again", d.how);
         self.displaced = Some(d);
     }
@@ -554,9 +554,15 @@ impl Ledger {
         if let Err(LedgerError::Displaced(_)) = self.check_in_place() {
             // The file this owner holds is gone from its path: the Stop is kept in the
             // marker, which the next start turns into a Stop before anything else.
+            // Said to be kept only once the marker holding it is written.
             let d = self.displaced.as_mut().expect("displaced");
-            d.stop.get_or_insert((by.to_string(), self.clock.now_ms()));
-            placement::write_marker(&self.profile, d);
+            let mut asked = d.clone();
+            asked
+                .stop
+                .get_or_insert((by.to_string(), self.clock.now_ms()));
+            if placement::write_marker(&self.profile, &asked).is_ok() {
+                *d = asked;
+            }
             return Err(LedgerError::Displaced(Box::new(d.clone())));
         }
         let (mut report, used) = self.write_braking(|tx, now| fence::stop_in(tx, by, now))?;
@@ -604,8 +610,7 @@ impl Ledger {
             stop: None,
         });
         d.stop.get_or_insert((by.to_string(), now));
-        placement::write_marker(profile, &d);
-        Ok(())
+        placement::write_marker(profile, &d)
     }
 
     /// Resume: a person's decision. Opens the Stop gate under a new generation and ends

@@ -202,12 +202,15 @@ pub(crate) fn read_marker(profile: &Profile) -> Option<Displacement> {
     }))
 }
 
-/// Writes the marker (0600, atomically); logs when it cannot.
-pub(crate) fn write_marker(profile: &Profile, d: &Displacement) {
+/// Writes the marker (0600, atomically); logs when it cannot. Errors: it was not written
+/// (a folder moved or removed whole, a full disk).
+pub(crate) fn write_marker(profile: &Profile, d: &Displacement) -> Result<()> {
     let body = serde_json::to_vec_pretty(d).expect("a displacement serialises");
-    if let Err(e) = profile.write_private(DISPLACED_FILE, &body) {
+    profile.write_private(DISPLACED_FILE, &body).map_err(|e| {
         tracing::error!(error = %e, "cannot write {DISPLACED_FILE}: the next start will not know the ledger moved");
-    }
+        LedgerError::Profile(e)
+    })?;
+    Ok(())
 }
 
 /// Removes the marker once the next start has acted on it.
