@@ -116,8 +116,7 @@ fn text_match_evidence_on_an_uncertain_send_stays_a_suggestion() {
         .unwrap()
         .clone();
     assert_eq!(last["kind"], "note");
-    assert!(last["evidence"]
-        .as_str()
-        .unwrap()
-        .starts_with("observed the conversation: exactly one user message"));
+    assert!(last["evidence"].as_str().unwrap().starts_with(&format!(
+        "observed conversation {conv}: exactly one user message"
+    )));
 }

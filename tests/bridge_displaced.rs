@@ -188,8 +188,16 @@ fn next_start_after(fault: Fault, profile: &Path, copy: &Path) {
         "{fault:?}: the gate starts closed after the ledger moved: {}",
         status.body
     );
-    for i in 0..3 {
-        assert_eq!(serve.client().state(&format!("before-{i}")), "rejected");
+    if fault == Fault::Replaced {
+        // The file put in place opens as it is (no other file's `-wal` is replayed onto it):
+        // what the owner acknowledged is in the copy it saved, which the start names.
+        let name = copy.file_name().unwrap().to_string_lossy().to_string();
+        assert!(serve.stderr().contains(&name), "{}", serve.stderr());
+        assert_eq!(op_ids_in(copy), ["before-0", "before-1", "before-2"]);
+    } else {
+        for i in 0..3 {
+            assert_eq!(serve.client().state(&format!("before-{i}")), "rejected");
+        }
     }
     assert!(!profile.join("ledger.displaced.json").exists());
 }
@@ -316,4 +324,112 @@ fn a_stop_asked_while_the_ledger_is_missing_is_kept_for_the_start_that_finds_it(
         "{}",
         status.body
     );
+}
+
+/// Queues `count` sends named `{prefix}-{i}` (text padded to `pad` bytes) through a fresh
+/// owner, then quits it cleanly: SQLite moves those rows into the main file at the close,
+/// so the next owner's few writes are in its `-wal` only, as in a ledger of long use.
+fn queued_then_quit(profile: &Path, prefix: &str, count: usize, pad: usize) {
+    let mut serve = Serve::start(profile, &[]);
+    let pad = "p".repeat(pad);
+    for i in 0..count {
+        serve
+            .client()
+            .queue(&format!("{prefix}-{i}"), &format!("{prefix} {i} {pad}"));
+    }
+    serve.terminate();
+    serve.wait_exit();
+}
+
+/// `doctor` exits 0: the ledger opens whole.
+fn assert_healthy(profile: &Path) {
+    let doctor = cli(profile, &["doctor"]);
+    let said = String::from_utf8_lossy(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(0), "{said}");
+}
+
+/// What the start's refusal says to run after a ledger was removed under its owner is the
+/// `mv` of the rescued copy into place. SQLite does not empty the `-wal` of a file that
+/// moved (not at a SIGKILL, not at its close), so the removed file's frames would still be
+/// beside the path, and SQLite would replay them onto whatever file is put there — the
+/// copy (`VACUUM INTO`: another page layout), or an older backup restored over the ledger —
+/// and damage it. So the owner empties its `-wal` into the file it holds the moment it
+/// notices the ledger moved: nothing is left beside the path for another file.
+#[test]
+fn a_moved_ledgers_wal_is_emptied_into_it_so_no_other_file_at_the_path_replays_it() {
+    let (_tmp, profile) = profile_dir();
+    queued_then_quit(&profile, "before", 40, 0);
+    let serve = Serve::start(&profile, &[]);
+    serve
+        .client()
+        .queue("late", "acknowledged just before the fault");
+    std::fs::remove_file(ledger_file(&profile)).unwrap();
+    wait_for_log(&serve, "acknowledges nothing more");
+    let copy = rescued_copy(&profile).expect("the owner saved a copy of its open ledger");
+    serve.kill();
+    // Exactly what the start's refusal says to run, nothing more.
+    std::fs::rename(&copy, ledger_file(&profile)).unwrap();
+    let serve = Serve::start(&profile, &[]);
+    for i in 0..40 {
+        assert_eq!(serve.client().state(&format!("before-{i}")), "rejected");
+    }
+    assert_eq!(serve.client().state("late"), "rejected");
+    assert_healthy(&profile);
+}
+
+/// The same rule, met by a backup tool restoring an older copy over the ledger while the
+/// owner runs: even after a clean quit (SQLite does not checkpoint a moved file at its
+/// close), the next start opens the restored file whole — its own rows, the gate closed.
+#[test]
+fn an_older_backup_restored_under_the_owner_opens_whole_with_no_other_files_wal() {
+    let (_tmp, profile) = profile_dir();
+    let backup = profile.with_file_name("backup.sqlite3");
+    queued_then_quit(&profile, "in-the-backup", 20, 0);
+    std::fs::copy(ledger_file(&profile), &backup).unwrap();
+    queued_then_quit(&profile, "after", 60, 300);
+    let mut serve = Serve::start(&profile, &[]);
+    serve
+        .client()
+        .queue("late", "acknowledged just before the restore");
+    let restoring = profile.join("restore.tmp");
+    std::fs::copy(&backup, &restoring).unwrap();
+    std::fs::rename(&restoring, ledger_file(&profile)).unwrap();
+    wait_for_log(&serve, "acknowledges nothing more");
+    serve.terminate();
+    serve.wait_exit();
+    let serve = Serve::start(&profile, &[]);
+    for i in 0..20 {
+        assert_eq!(
+            serve.client().state(&format!("in-the-backup-{i}")),
+            "rejected"
+        );
+    }
+    let status = serve.client().get("/v1/status");
+    assert_eq!(
+        status.body["status"]["gate_closed"], true,
+        "{}",
+        status.body
+    );
+    assert_healthy(&profile);
+}
+
+/// The profile's folder moved away whole under a running owner: a Stop is answered 503 like
+/// every write, and since the folder that would keep it is gone, the answer never says the
+/// Stop was kept (nothing will close the gate at the next start).
+#[test]
+fn a_stop_the_profile_could_not_keep_is_never_said_to_be_kept() {
+    let (tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    client.queue("before", "acknowledged before the move");
+    std::fs::rename(&profile, tmp.path().join("moved")).unwrap();
+    // Every write checks the files' places (the folder watch may not see its own folder go).
+    let refused = client.post("/v1/sends", &json!({ "op_id": "after", "text": "after" }));
+    assert_eq!(refused.status, 503, "{}", refused.body);
+    let stop = client.post("/v1/stop", &json!({ "by": "tester" }));
+    assert_eq!(stop.status, 503, "{}", stop.body);
+    assert_eq!(stop.code(), "ledger_displaced");
+    let said = stop.body["message"].as_str().unwrap();
+    assert!(!said.contains("the Stop was kept"), "{said}");
+    assert!(said.contains("nothing was written"), "{said}");
 }

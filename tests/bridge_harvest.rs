@@ -372,3 +372,78 @@ fn a_background_response_of_an_answer_cut_by_a_reload_completes_from_the_convers
     assert_eq!(after.body["status"], "completed", "{}", after.body);
     assert_eq!(after.body["output"][0]["content"][0]["text"], ANSWER);
 }
+
+/// A send whose conversation is not known yet (a new chat) is compared with every
+/// conversation the page reads: the note names the conversation it was read from, so a
+/// person never takes a message typed by hand in another chat for this send's.
+#[test]
+fn an_evidence_note_names_the_conversation_it_was_read_from() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    client.queue("new-chat", TEXT);
+    ext.next(&lease, 5_000).expect("claimed");
+    assert_eq!(ext.dispatch(&lease, "new-chat").status, 200);
+    let later = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        + 1.0;
+    let other = "11111111-2222-4333-8444-555555555555";
+    let body = fixture("listing_haiku_answered.json")
+        .replace("1790000000.123", &format!("{later:.3}"))
+        .replace(CONVERSATION, other);
+    observe_ok(
+        &ext,
+        json!({ "lease_id": lease, "kind": "listing",
+                "url": format!("https://chatgpt.com/backend-api/conversation/{other}"),
+                "body": body }),
+    );
+    let shown = client.show("new-chat");
+    let note = shown["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|e| e["kind"] == "note")
+        .expect("a note")
+        .clone();
+    assert!(note["evidence"].as_str().unwrap().contains(other), "{note}");
+}
+
+/// The same send, while the person opens other chats: a conversation without its text says
+/// nothing about a send whose conversation is not known yet, and adds nothing to its trail.
+#[test]
+fn a_chat_without_the_text_adds_no_note_to_a_send_whose_conversation_is_not_known() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    client.queue("new-chat", TEXT);
+    ext.next(&lease, 5_000).expect("claimed");
+    assert_eq!(ext.dispatch(&lease, "new-chat").status, 200);
+    for other in [
+        "11111111-2222-4333-8444-555555555555",
+        "21111111-2222-4333-8444-555555555555",
+    ] {
+        // An older chat: its messages were written before the dispatch.
+        let body = fixture("listing_haiku_answered.json").replace(CONVERSATION, other);
+        observe_ok(
+            &ext,
+            json!({ "lease_id": lease, "kind": "listing",
+                    "url": format!("https://chatgpt.com/backend-api/conversation/{other}"),
+                    "body": body }),
+        );
+    }
+    let shown = client.show("new-chat");
+    let notes = shown["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "note")
+        .count();
+    assert_eq!(notes, 0, "{shown}");
+}

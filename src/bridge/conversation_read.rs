@@ -132,16 +132,24 @@ async fn evidence_note(
         &send.text,
         send.dispatched_at.unwrap_or(send.created_at),
     );
+    if conversation.is_none() && ev.matches.is_empty() {
+        // A send whose conversation is not known yet: a chat without its text says nothing
+        // about it, and noting every chat the person opens would only bury the trail.
+        return Ok(None);
+    }
+    // Named: a send whose conversation is not known yet (a new chat, a Project) is compared
+    // with every conversation the page reads, and a person must see which one it was.
+    let seen = match listed {
+        Some(id) => format!("observed conversation {id}"),
+        None => "observed a conversation the page did not name".to_string(),
+    };
     let note = match (ev.matches.len(), ev.exactly_one) {
-        (0, _) => "observed the conversation: no user message with this text after the dispatch"
-            .to_string(),
+        (0, _) => format!("{seen}: no user message with this text after the dispatch"),
         (_, true) => format!(
-            "observed the conversation: exactly one user message with this text after the dispatch ({})",
+            "{seen}: exactly one user message with this text after the dispatch ({})",
             ev.matches[0].id
         ),
-        (n, false) => format!(
-            "observed the conversation: {n} user messages with this text after the dispatch"
-        ),
+        (n, false) => format!("{seen}: {n} user messages with this text after the dispatch"),
     };
     let (op_id, n) = (send.op_id.clone(), ev.matches.len());
     st.ledger()

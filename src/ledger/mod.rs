@@ -116,9 +116,12 @@ impl Ledger {
                 .stop
                 .as_ref()
                 .map_or("nobody".to_string(), |(by, _)| by.clone());
-            tracing::warn!(file = %d.file, how = %d.how, "the previous owner's ledger file moved under it: the gate is closed");
+            let copy = d.rescued.as_ref().map_or(String::new(), |r| {
+                format!("; every send it had acknowledged until then is in the copy it saved, {r}")
+            });
+            tracing::warn!(file = %d.file, how = %d.how, copy = d.rescued.as_deref().unwrap_or("none"), "the previous owner's ledger file moved under it: the gate is closed");
             self.stop(&format!(
-                "owner: the previous owner's {} was {} at {} (Stop asked since: {who}); sends acknowledged after that may be missing here — look at the history before `sendledger resume`",
+                "owner: the previous owner's {} was {} at {} (Stop asked since: {who}); sends acknowledged after that may be missing here{copy} — look at the history before `sendledger resume`",
                 d.file,
                 d.how,
                 local_time(d.at, self.now_ms())
@@ -370,6 +373,9 @@ impl Ledger {
             .starts_with(crate::profile::LEDGER_FILE)
             .then(|| placement::rescue(&self.conn, &self.profile, now))
             .flatten();
+        if file == crate::profile::LEDGER_FILE {
+            placement::empty_the_wal_into_the_moved_file(&self.conn);
+        }
         let d = Displacement {
             file: file.into(),
             how,
@@ -378,7 +384,7 @@ impl Ledger {
             rescued,
             stop: None,
         };
-        placement::write_marker(&self.profile, &d);
+        let _ = placement::write_marker(&self.profile, &d); // logged; the owner is displaced either way
         tracing::error!(file, how = %d.how, copy = d.rescued.as_deref().unwrap_or("none"), profile = %self.profile.dir().display(), "a file this owner holds custody in was {}: it acknowledges nothing more; quit it and start it again", d.how);
         self.displaced = Some(d);
     }
@@ -548,9 +554,15 @@ impl Ledger {
         if let Err(LedgerError::Displaced(_)) = self.check_in_place() {
             // The file this owner holds is gone from its path: the Stop is kept in the
             // marker, which the next start turns into a Stop before anything else.
+            // Said to be kept only once the marker holding it is written.
             let d = self.displaced.as_mut().expect("displaced");
-            d.stop.get_or_insert((by.to_string(), self.clock.now_ms()));
-            placement::write_marker(&self.profile, d);
+            let mut asked = d.clone();
+            asked
+                .stop
+                .get_or_insert((by.to_string(), self.clock.now_ms()));
+            if placement::write_marker(&self.profile, &asked).is_ok() {
+                *d = asked;
+            }
             return Err(LedgerError::Displaced(Box::new(d.clone())));
         }
         let (mut report, used) = self.write_braking(|tx, now| fence::stop_in(tx, by, now))?;
@@ -598,8 +610,7 @@ impl Ledger {
             stop: None,
         });
         d.stop.get_or_insert((by.to_string(), now));
-        placement::write_marker(profile, &d);
-        Ok(())
+        placement::write_marker(profile, &d)
     }
 
     /// Resume: a person's decision. Opens the Stop gate under a new generation and ends

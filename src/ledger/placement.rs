@@ -202,12 +202,15 @@ pub(crate) fn read_marker(profile: &Profile) -> Option<Displacement> {
     }))
 }
 
-/// Writes the marker (0600, atomically); logs when it cannot.
-pub(crate) fn write_marker(profile: &Profile, d: &Displacement) {
+/// Writes the marker (0600, atomically); logs when it cannot. Errors: it was not written
+/// (a folder moved or removed whole, a full disk).
+pub(crate) fn write_marker(profile: &Profile, d: &Displacement) -> Result<()> {
     let body = serde_json::to_vec_pretty(d).expect("a displacement serialises");
-    if let Err(e) = profile.write_private(DISPLACED_FILE, &body) {
+    profile.write_private(DISPLACED_FILE, &body).map_err(|e| {
         tracing::error!(error = %e, "cannot write {DISPLACED_FILE}: the next start will not know the ledger moved");
-    }
+        LedgerError::Profile(e)
+    })?;
+    Ok(())
 }
 
 /// Removes the marker once the next start has acted on it.
@@ -240,6 +243,25 @@ pub(crate) fn rescue(conn: &Connection, profile: &Profile, now: Millis) -> Optio
             tracing::error!(error = %e, "cannot save a copy of the open ledger");
             None
         }
+    }
+}
+
+/// The main ledger file moved (removed, renamed, replaced): empties this connection's
+/// `-wal` into the file it holds (`wal_checkpoint(TRUNCATE)`). SQLite does not checkpoint
+/// a moved file on its own, not at its close and not at a SIGKILL, so the moved file's
+/// frames would stay in `ledger.sqlite3-wal` beside the path, and SQLite would replay them
+/// onto whatever file is put there next — the rescued copy moved into place as the start
+/// advises, or an older backup restored — and damage it beyond salvage. Emptied, the
+/// `-wal` holds nothing for another file; a renamed ledger is whole on its own. Logged
+/// when it cannot be done (a reader holds the `-wal`).
+pub(crate) fn empty_the_wal_into_the_moved_file(conn: &Connection) {
+    let done = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+        r.get::<_, i64>(0)
+    });
+    match done {
+        Ok(0) => {}
+        Ok(_) => tracing::error!("the moved ledger's ledger.sqlite3-wal could not be emptied (a reader holds it): remove ledger.sqlite3-wal and ledger.sqlite3-shm before putting another file in its place"),
+        Err(e) => tracing::error!(error = %e, "the moved ledger's ledger.sqlite3-wal could not be emptied: remove ledger.sqlite3-wal and ledger.sqlite3-shm before putting another file in its place"),
     }
 }
 
