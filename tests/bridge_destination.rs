@@ -267,3 +267,33 @@ fn the_page_answering_with_the_model_asked_records_it_and_no_mismatch() {
         "{shown}"
     );
 }
+
+#[test]
+fn the_queue_window_names_each_sends_destination_in_words() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let to_a = json!({ "op_id": "op-a", "text": "to A", "conversation_id": CONV_A,
+                       "model": "gpt-5-2-thinking" });
+    assert_eq!(client.post("/v1/sends", &to_a).status, 201);
+    let named_none = json!({ "op_id": "op-n", "text": "to wherever the default leads" });
+    assert_eq!(client.post("/v1/sends", &named_none).status, 201);
+    let queue = client.get("/v1/queue");
+    assert_eq!(queue.status, 200, "{}", queue.body);
+    let rows = queue.body["pending"].as_array().expect("pending rows");
+    let words = |op: &str| {
+        rows.iter()
+            .find(|r| r["op_id"] == op)
+            .unwrap_or_else(|| panic!("{op} listed: {}", queue.body))["destination"]
+            .clone()
+    };
+    assert_eq!(
+        words("op-a"),
+        json!(format!("conversation {CONV_A}, model gpt-5-2-thinking"))
+    );
+    assert_eq!(
+        words("op-n"),
+        json!("a new chat"),
+        "the default until a person sets one"
+    );
+}

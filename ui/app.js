@@ -180,9 +180,11 @@ function build(row, previous) {
   const badge = $(".badge", el);
   badge.textContent = stateWords(row);
   badge.classList.add(row.state);
-  $(".conversation", el).textContent = row.conversation
-    ? `conversation ${row.conversation}`
-    : "whichever tab is leased";
+  $(".conversation", el).textContent = row.destination
+    ? `to ${row.destination}`
+    : row.conversation
+      ? `to conversation ${row.conversation}`
+      : "whichever tab is leased";
   const t = $(".age", el);
   t.dataset.ms = row.created_at;
   t.dateTime = new Date(row.created_at).toISOString();

@@ -85,8 +85,13 @@ pub struct Row {
     pub op_id: String,
     /// The first [`PREVIEW_CHARS`] characters of the text, whitespace folded.
     pub preview: String,
-    /// The conversation it is meant for; `None`: whichever tab is leased.
+    /// The conversation it is meant for; `None`: see `destination`.
     pub conversation: Option<String>,
+    /// Where it goes, in words ([`crate::destination::Destination::words`]: "a new chat",
+    /// "conversation 6a1…", "a new chat in Project g-p-…", with the model it asks for);
+    /// `None` for a send admitted before destinations (it went to whichever tab was leased).
+    #[serde(default)]
+    pub destination: Option<String>,
     /// Current state.
     pub state: SendState,
     /// Which section it belongs to.
@@ -471,6 +476,7 @@ fn row_of(src: &impl Source, send: Send) -> crate::ledger::Result<Row> {
         .flatten();
     let answer = send.answer.as_ref().map(|a| excerpt(&a.text));
     let waiting = src.waiting(&send)?;
+    let destination = src.destination(&send.op_id)?.map(|d| d.words());
     let remote_stop = src.remote_stop(&send.op_id)?.map(|rs| AnswerStop {
         phase: rs.phase,
         words: answer_stop_words(&rs),
@@ -481,6 +487,7 @@ fn row_of(src: &impl Source, send: Send) -> crate::ledger::Result<Row> {
         preview: preview(&send.text),
         op_id: send.op_id,
         conversation: send.conversation_id,
+        destination,
         state: send.state,
         section,
         created_at: send.created_at,
