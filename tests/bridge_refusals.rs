@@ -130,7 +130,7 @@ impl Fill {
             "{big_stop}" => json!({ "by": "x".repeat(17 * 1024) }),
             "{big_lease}" => json!({ "tab_id": "x".repeat(17 * 1024) }),
             "{big_observation}" => {
-                json!({ "lease_id": self.lease, "kind": "listing", "body": "x".repeat(1100 * 1024) })
+                json!({ "lease_id": self.lease, "kind": "listing", "body": "x".repeat(8 * 1024 * 1024 + 1024) })
             }
             "{long_text}" => json!({ "op_id": "long", "text": "y".repeat(64 * 1024 + 1) }),
             "{deep_stop}" => {
@@ -355,9 +355,13 @@ fn each_route_takes_bodies_up_to_its_own_limit() {
     let a = ext.observe(&json!({
         "lease_id": lease, "kind": "listing",
         "url": "https://chatgpt.com/backend-api/conversation/c1",
-        "body": "x".repeat(900 * 1024),
+        "body": "x".repeat(7 * 1024 * 1024),
     }));
-    assert_ne!(a.status, 413, "observations take up to 1 MiB: {}", a.body);
+    assert_ne!(
+        a.status, 413,
+        "observations take up to 8 MiB (a long conversation's read): {}",
+        a.body
+    );
     let a = ext.http.post(
         "/v1/ext/lease",
         &json!({ "tab_id": "t", "conversation_id": "c".repeat(15 * 1024) }),

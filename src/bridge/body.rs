@@ -18,8 +18,10 @@ pub const DEFAULT_LIMIT: usize = 16 * 1024;
 /// two `\uXXXX` escapes (twelve bytes for four), so the body may be up to six times the
 /// text, plus its other fields.
 pub const SEND_LIMIT: usize = 6 * crate::send_text::MAX_TEXT_BYTES + 16 * 1024;
-/// Limit for `POST /v1/ext/observations`, in bytes (1 MiB).
-pub const OBSERVATION_LIMIT: usize = 1024 * 1024;
+/// Limit for `POST /v1/ext/observations`, in bytes (8 MiB): the page's own read of a long
+/// conversation (`GET /backend-api/conversation/{id}`, every message of the thread in one
+/// JSON body) is forwarded whole, and an answer cut by a reload is harvested from it.
+pub const OBSERVATION_LIMIT: usize = 8 * 1024 * 1024;
 
 /// How long a body may take to arrive after its request head, in ms (a loopback client
 /// sends 1 MiB in well under a millisecond; the time is what a byte-a-second body holds).
@@ -46,7 +48,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
                 ApiError::new(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     ErrorCode::TooLarge,
-                    "the body is larger than this route accepts (see docs/bridge-api.md): send less",
+                    "the body is larger than this route accepts (16 KiB; 400 KiB for a send; 8 MiB for observations — docs/bridge-api.md): send less",
                 )
             } else {
                 ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::Malformed, "the body could not be read")
