@@ -88,7 +88,8 @@ mkdir -p "$CARGO_TARGET_DIR/windows-logs"
 for t in "${tests[@]}"; do
   echo "== windows: $t (under Wine)"
   log="$CARGO_TARGET_DIR/windows-logs/$t.log"
-  cargo test --target "$target" -p sendledger --test "$t" -- --test-threads=2 2>&1 | tee "$log"
+  cargo test --target "$target" -p sendledger -p sendledger-tray -p sendledger-app --test "$t" \
+    -- --test-threads=2 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
   line=$(grep -E '^test result: ' "$log" | tail -n 1)
   p=$(echo "$line" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)
