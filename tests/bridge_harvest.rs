@@ -274,16 +274,10 @@ fn a_conversation_read_while_a_send_awaits_its_receipt_notes_how_many_messages_m
     let mut feed = client.events(None);
     let ext = serve.pair();
     let lease = ext.lease("tab-1");
-    client.queue("reloaded", TEXT);
-    ext.next(&lease, 5_000).expect("claimed");
-    assert_eq!(ext.dispatch(&lease, "reloaded").status, 200);
+    clicked(&client, &ext, &lease, "reloaded");
     // The tab reloaded right after the click: no request or stream was forwarded, and the
     // reloaded page reads the conversation, which shows the message once, after the click.
-    let later = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
-        + 1.0;
+    let later = a_second_from_now();
     let body =
         fixture("listing_haiku_answered.json").replace("1790000000.123", &format!("{later:.3}"));
     let read = listing(&ext, &lease, &body);
@@ -383,14 +377,8 @@ fn an_evidence_note_names_the_conversation_it_was_read_from() {
     let client = serve.client();
     let ext = serve.pair();
     let lease = ext.lease("tab-1");
-    client.queue("new-chat", TEXT);
-    ext.next(&lease, 5_000).expect("claimed");
-    assert_eq!(ext.dispatch(&lease, "new-chat").status, 200);
-    let later = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
-        + 1.0;
+    clicked(&client, &ext, &lease, "new-chat");
+    let later = a_second_from_now();
     let other = "11111111-2222-4333-8444-555555555555";
     let body = fixture("listing_haiku_answered.json")
         .replace("1790000000.123", &format!("{later:.3}"))
@@ -422,9 +410,7 @@ fn a_chat_without_the_text_adds_no_note_to_a_send_whose_conversation_is_not_know
     let client = serve.client();
     let ext = serve.pair();
     let lease = ext.lease("tab-1");
-    client.queue("new-chat", TEXT);
-    ext.next(&lease, 5_000).expect("claimed");
-    assert_eq!(ext.dispatch(&lease, "new-chat").status, 200);
+    clicked(&client, &ext, &lease, "new-chat");
     for other in [
         "11111111-2222-4333-8444-555555555555",
         "21111111-2222-4333-8444-555555555555",
@@ -446,4 +432,21 @@ fn a_chat_without_the_text_adds_no_note_to_a_send_whose_conversation_is_not_know
         .filter(|e| e["kind"] == "note")
         .count();
     assert_eq!(notes, 0, "{shown}");
+}
+
+/// The page's time a second from now, in seconds (the conversation read's `create_time`:
+/// a message written after the click).
+fn a_second_from_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        + 1.0
+}
+
+/// Queues `op` with the fixture's text, claims it on `lease` and is granted its click.
+fn clicked(client: &Http, ext: &Extension, lease: &str, op: &str) {
+    client.queue(op, TEXT);
+    ext.next(lease, 5_000).expect("claimed");
+    assert_eq!(ext.dispatch(lease, op).status, 200);
 }
