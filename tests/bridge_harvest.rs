@@ -60,10 +60,15 @@ fn accepted_with_its_stream_cut(serve: &Serve, ext: &Extension, op: &str) -> Str
 }
 
 fn listing(ext: &Extension, lease: &str, body: &str) -> Value {
+    listing_of(ext, lease, CONVERSATION, body)
+}
+
+/// Forwards the page's read of `conversation` (its `GET /backend-api/conversation/{id}`).
+fn listing_of(ext: &Extension, lease: &str, conversation: &str, body: &str) -> Value {
     observe_ok(
         ext,
         json!({ "lease_id": lease, "kind": "listing",
-                "url": format!("https://chatgpt.com/backend-api/conversation/{CONVERSATION}"),
+                "url": format!("https://chatgpt.com/backend-api/conversation/{conversation}"),
                 "body": body }),
     )
 }
@@ -383,12 +388,7 @@ fn an_evidence_note_names_the_conversation_it_was_read_from() {
     let body = fixture("listing_haiku_answered.json")
         .replace("1790000000.123", &format!("{later:.3}"))
         .replace(CONVERSATION, other);
-    observe_ok(
-        &ext,
-        json!({ "lease_id": lease, "kind": "listing",
-                "url": format!("https://chatgpt.com/backend-api/conversation/{other}"),
-                "body": body }),
-    );
+    listing_of(&ext, &lease, other, &body);
     let shown = client.show("new-chat");
     let note = shown["timeline"]
         .as_array()
@@ -417,12 +417,7 @@ fn a_chat_without_the_text_adds_no_note_to_a_send_whose_conversation_is_not_know
     ] {
         // An older chat: its messages were written before the dispatch.
         let body = fixture("listing_haiku_answered.json").replace(CONVERSATION, other);
-        observe_ok(
-            &ext,
-            json!({ "lease_id": lease, "kind": "listing",
-                    "url": format!("https://chatgpt.com/backend-api/conversation/{other}"),
-                    "body": body }),
-        );
+        listing_of(&ext, &lease, other, &body);
     }
     let shown = client.show("new-chat");
     let notes = shown["timeline"]
