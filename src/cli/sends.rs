@@ -3,6 +3,7 @@
 use super::backend;
 use super::output::{emit, CliError};
 use crate::api::{Request, SendView};
+use crate::ledger::LedgerRead;
 use crate::ledger::{Decision, EventKind, ListFilter, QueueRequest, Resolution, Send, SendState};
 use crate::verdict::{Standing, Verdict};
 use serde_json::json;

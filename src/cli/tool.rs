@@ -3,6 +3,7 @@
 use super::backend;
 use super::output::{emit, CliError};
 use crate::api::Request;
+use crate::ledger::LedgerRead;
 use serde_json::json;
 use std::path::Path;
 

@@ -81,7 +81,7 @@ pub enum LedgerError {
         why: &'static str,
     },
     #[error("{}", .0.sentence(.0.at))]
-    Displaced(Box<super::placement::Displacement>),
+    Displaced(Box<super::displacement::Displacement>),
     #[error("{0}")]
     LedgerMissing(String),
     #[error("{0}")]
