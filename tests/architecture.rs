@@ -365,6 +365,12 @@ fn trigger_message_starts() -> BTreeSet<String> {
                 .map(|w| w.trim_end_matches(|c: char| !c.is_alphanumeric()))
                 .collect();
             starts.insert(words.join(" "));
+            // A coded message (`immutable: …`): its code, colon included.
+            if let Some((code, _)) = part.split_once(": ") {
+                if code.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+                    starts.insert(format!("{code}:"));
+                }
+            }
         }
     }
     starts
