@@ -14,13 +14,11 @@
 pub mod commands;
 pub mod connect;
 pub mod desk;
-pub mod desktop;
-pub mod handover;
 pub mod json;
-pub mod launcher;
+pub mod launch;
 pub mod live;
-pub mod prepared;
-pub mod window;
+
+pub use launch::{desktop, handover, launcher, prepared, window};
 
 use desk::Desk;
 use sendledger::profile::Profile;
