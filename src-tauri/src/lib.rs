@@ -3,13 +3,11 @@
 //! gone when its window closes — so the tray process that owns the ledger links no web
 //! view. The window reaches the owner only through the bridge's client routes.
 //!
-//! Code map: [`launcher`] makes sure the tray runs; [`desk`] is the single seam onto the
+//! Code map: [`launch`] is how a start becomes the profile's one window or hands itself to
+//! the running one (its state table is at its head); [`desk`] is the single seam onto the
 //! owner (typed requests over the bridge); [`commands`] are the window's IPC (thin over
 //! `desk`); [`connect`] the Connect panel; [`json`] the shapes the window sees; [`live`]
-//! relays the owner's queue feed; [`window`] the window itself; [`prepared`] a window
-//! made hidden while the tray's menu is open, shown when the tray asks; [`pass`] a
-//! launch passes itself to the running window, with bounds; [`handover`] a launch the
-//! closing window dropped starts again.
+//! relays the owner's queue feed.
 
 pub mod commands;
 pub mod connect;
@@ -18,6 +16,7 @@ pub mod json;
 pub mod launch;
 pub mod live;
 
+// The launch's parts under the paths the window's code and tests name them by.
 pub use launch::{desktop, handover, launcher, prepared, window};
 
 use desk::Desk;
