@@ -563,24 +563,12 @@ fn long_js_functions(dir: &Path) -> Vec<(PathBuf, usize, usize, String)> {
     out
 }
 
-/// JS functions over the bound when this check came (issue 23), each with the length it
-/// may not pass: split them (the extension's poll loop is issue 26's file, the window's
-/// row builder, since split, was issue 25's). Any other long function fails.
-const LONG_JS_KNOWN: &[(&str, &str, usize)] =
-    &[("extension/content.js", "async function run() {", 77)];
-
 #[test]
 fn no_js_function_in_the_extension_or_the_window_is_longer_than_seventy_lines() {
     let mut found = long_js_functions(&root().join("extension"));
     found.extend(long_js_functions(&root().join("ui")));
     let report: Vec<String> = found
         .iter()
-        .filter(|(f, _, n, sig)| {
-            let rel = f.strip_prefix(root()).unwrap().to_string_lossy();
-            !LONG_JS_KNOWN
-                .iter()
-                .any(|&(file, known, max)| rel == file && sig.as_str() == known && *n <= max)
-        })
         .map(|(f, l, n, _)| format!("{}:{l}: {n} lines", f.display()))
         .collect();
     assert!(
