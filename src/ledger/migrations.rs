@@ -80,6 +80,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0011_send_destinations.sql",
         sql: include_str!("../../migrations/0011_send_destinations.sql"),
     },
+    Migration {
+        version: 12,
+        name: "0012_one_in_flight_per_conversation.sql",
+        sql: include_str!("../../migrations/0012_one_in_flight_per_conversation.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

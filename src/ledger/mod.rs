@@ -12,6 +12,7 @@ mod epochs;
 mod error;
 mod expiry;
 mod fence;
+mod in_flight;
 mod limit_gate;
 pub mod migrations;
 mod notifications;
@@ -44,6 +45,7 @@ pub use epochs::{
 pub use error::{LedgerError, Result};
 pub use expiry::{Bounds, Expired};
 pub use fence::StopReport;
+pub use in_flight::MAX_IN_FLIGHT;
 pub use limit_gate::LimitGate;
 pub use placement::Displacement;
 pub use read::{Glance, ListFilter, Status};
@@ -451,8 +453,20 @@ impl Ledger {
         self.write(|tx, _| epochs::get_lease(tx, lease_id))
     }
 
-    /// Claims the next send for `lease_id`; `None` while another send is in flight or
-    /// nothing is queued. Errors: `EpochStopped`, `UnknownLease`, `NotGranted` (lease ended).
+    /// Sets how many sends may be in flight at once (the owner at start, from
+    /// `max_in_flight` in `config.json`; kept in the ledger so its triggers and read-only
+    /// readers see it). Errors: `Invalid` outside 1 to [`MAX_IN_FLIGHT`].
+    pub fn set_max_in_flight(&mut self, max: u32) -> Result<()> {
+        self.write(|tx, _| in_flight::set_cap(tx, max))
+    }
+
+    /// How many sends may be in flight at once.
+    pub fn max_in_flight(&self) -> Result<u32> {
+        Ok(in_flight::cap(&self.conn)?)
+    }
+
+    /// Claims the next send for `lease_id`; `None` while the cap's number of sends are in
+    /// flight, another is in flight in its conversation or in its tab, or nothing fits. Errors: `EpochStopped`, `UnknownLease`, `NotGranted` (lease ended).
     pub fn claim_next(&mut self, lease_id: &str) -> Result<Option<Send>> {
         self.write(|tx, now| sends::claim_next(tx, lease_id, now))
     }

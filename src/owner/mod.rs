@@ -12,7 +12,7 @@ pub mod sweep;
 use crate::bridge::{self, pairing::PairingCode, BridgeState};
 use crate::clock::Clock;
 use crate::ledger::{Bounds, Event, Ledger, LedgerError, RecoveryReport, Writer};
-use crate::profile::discovery;
+use crate::profile::{discovery, in_flight_cap};
 use crate::profile::Profile;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -79,14 +79,20 @@ impl Owner {
         let open_files = bridge::connections::raise_open_file_limit();
         let profile = cfg.profile.clone();
         let clock = cfg.clock.clone();
+        // A bad setting refuses the start before anything is written, the ledger included.
+        let max_in_flight = in_flight_cap::read(&profile).map_err(OwnerError::Config)?;
         if cfg.port.is_none() {
             discovery::pin_new_profile_port(&profile).map_err(OwnerError::Config)?;
         }
         let (ledger, recovered) = {
             let profile = profile.clone();
-            tokio::task::spawn_blocking(move || Ledger::open(&profile, clock))
-                .await
-                .expect("opening the ledger panicked")?
+            tokio::task::spawn_blocking(move || {
+                let (mut ledger, recovered) = Ledger::open(&profile, clock)?;
+                ledger.set_max_in_flight(max_in_flight)?;
+                Ok::<_, LedgerError>((ledger, recovered))
+            })
+            .await
+            .expect("opening the ledger panicked")?
         };
         let ledger = Writer::new(ledger)?;
         let port = match cfg.port {
