@@ -90,7 +90,11 @@ fn sigkill_with_two_sends_in_flight_leaves_both_uncertain_and_hands_neither_out_
     for op in ["a-1", "b-1"] {
         assert_eq!(client.state(op), "uncertain", "{op} may have gone out");
     }
-    assert_eq!(client.state("a-2"), "rejected", "queued: it never left the host");
+    assert_eq!(
+        client.state("a-2"),
+        "rejected",
+        "queued: it never left the host"
+    );
     let ext = serve.extension(&old_ext);
     for (lease, op, c) in [(&a, "a-1", "conv-a"), (&b, "b-1", "conv-b")] {
         let late = grant(&ext, lease, op, c);
@@ -131,11 +135,16 @@ fn stop_fences_both_tabs_with_two_sends_claimed() {
 fn a_bad_max_in_flight_refuses_the_start_with_a_sentence_and_leaves_the_ledger_unchanged() {
     let (_tmp, profile) = profile_dir();
     let serve = Serve::start(&profile, &[]);
-    serve.client().queue("kept", "queued before the bad setting");
+    serve
+        .client()
+        .queue("kept", "queued before the bad setting");
     serve.kill();
     let files = |p: &Path| {
         let wal = p.join(format!("{}-wal", sendledger::profile::LEDGER_FILE));
-        (std::fs::read(ledger_file(p)).unwrap(), std::fs::read(wal).ok())
+        (
+            std::fs::read(ledger_file(p)).unwrap(),
+            std::fs::read(wal).ok(),
+        )
     };
     let before = files(&profile);
     for bad in [json!(0), json!(9), json!("two"), json!(1.5)] {
@@ -155,5 +164,37 @@ fn a_bad_max_in_flight_refuses_the_start_with_a_sentence_and_leaves_the_ledger_u
     }
     set_config(&profile, &json!({ "max_in_flight": 2 }));
     let serve = Serve::start(&profile, &[]);
-    assert_eq!(serve.client().state("kept"), "rejected", "recovered only now");
+    assert_eq!(
+        serve.client().state("kept"),
+        "rejected",
+        "recovered only now"
+    );
+}
+
+#[test]
+fn max_in_flight_set_with_the_cli_is_followed_by_the_running_owner() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let ext = serve.pair();
+    let a = lease_in(&ext, "tab-a", "conv-a");
+    let b = lease_in(&ext, "tab-b", "conv-b");
+    queue_to(&client, "a-1", "conv-a");
+    queue_to(&client, "b-1", "conv-b");
+    assert_eq!(ext.next(&a, 5_000).expect("a claims")["op_id"], "a-1");
+    assert!(ext.next(&b, 300).is_none(), "max_in_flight is 1 until set");
+    for bad in ["0", "9"] {
+        let out = cli(&profile, &["max-in-flight", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("from 1 to 8"), "{said}");
+    }
+    let (code, set) = cli_json(&profile, &["max-in-flight", "2"]);
+    assert_eq!((code, &set["max_in_flight"]), (0, &json!(2)), "{set}");
+    assert_eq!(
+        ext.next(&b, 10_000).expect("the owner follows config.json")["op_id"],
+        "b-1"
+    );
+    let (_, shown) = cli_json(&profile, &["max-in-flight"]);
+    assert_eq!(shown["max_in_flight"], 2);
 }

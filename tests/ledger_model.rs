@@ -225,7 +225,11 @@ impl Model {
     fn receipt_owner(&self, conv: &str, r: u8) -> Option<&String> {
         self.sends
             .iter()
-            .find(|(_, s)| s.receipt.as_ref().is_some_and(|(c, n)| c == conv && *n == r))
+            .find(|(_, s)| {
+                s.receipt
+                    .as_ref()
+                    .is_some_and(|(c, n)| c == conv && *n == r)
+            })
             .map(|(k, _)| k)
     }
     /// The send an op aims at: 0 the one in flight (else the newest), 1 the newest
@@ -488,11 +492,11 @@ impl Run {
                 if !named && m.conv_busy(&conv, Some(&id)) {
                     return;
                 }
-                let got =
-                    self.ledger
-                        .as_mut()
-                        .unwrap()
-                        .accept(&id, &model_receipt(&conv, receipt), "model");
+                let got = self.ledger.as_mut().unwrap().accept(
+                    &id,
+                    &model_receipt(&conv, receipt),
+                    "model",
+                );
                 let owner = m.receipt_owner(&conv, receipt).cloned();
                 let this = (conv.clone(), receipt);
                 let (ok, moves) = match m.sends.get(&id) {

@@ -4,7 +4,9 @@
 mod support;
 
 use sendledger::destination::Confirmation;
-use sendledger::ledger::{Grant, Ledger, LedgerError, QueueRequest, Receipt, SendState, TabBinding};
+use sendledger::ledger::{
+    Grant, Ledger, LedgerError, QueueRequest, Receipt, SendState, TabBinding,
+};
 use support::*;
 
 /// A tab showing `conversation` (`None`: a new chat).
@@ -47,9 +49,18 @@ fn with_cap(fx: &Fixture, cap: u32) -> Ledger {
 fn two_sends_in_two_conversations_go_out_at_once_under_a_cap_of_two_never_two_in_one() {
     let fx = Fixture::new();
     let mut ledger = with_cap(&fx, 2);
-    let a = ledger.lease(&tab_in("tab-a", Some("conv-a"))).unwrap().lease_id;
-    let a2 = ledger.lease(&tab_in("tab-a2", Some("conv-a"))).unwrap().lease_id;
-    let b = ledger.lease(&tab_in("tab-b", Some("conv-b"))).unwrap().lease_id;
+    let a = ledger
+        .lease(&tab_in("tab-a", Some("conv-a")))
+        .unwrap()
+        .lease_id;
+    let a2 = ledger
+        .lease(&tab_in("tab-a2", Some("conv-a")))
+        .unwrap()
+        .lease_id;
+    let b = ledger
+        .lease(&tab_in("tab-b", Some("conv-b")))
+        .unwrap()
+        .lease_id;
     for (op, c) in [("a-1", "conv-a"), ("a-2", "conv-a"), ("b-1", "conv-b")] {
         ledger.queue(&send_to(op, Some(c)), "test").unwrap();
     }
@@ -68,7 +79,9 @@ fn two_sends_in_two_conversations_go_out_at_once_under_a_cap_of_two_never_two_in
         Some(sendledger::ledger::Waiting::InFlight { op_id }) if op_id == "a-1"
     ));
     ledger.accept("a-1", &receipt("a-1"), "extension").unwrap();
-    ledger.complete("a-1", "done", "answer", "extension").unwrap();
+    ledger
+        .complete("a-1", "done", "answer", "extension")
+        .unwrap();
     assert_eq!(claimed(&mut ledger, &a2).as_deref(), Some("a-2"));
 }
 
@@ -80,14 +93,21 @@ fn the_cap_holds_a_third_send_back_whatever_conversation_it_is_for() {
         .iter()
         .map(|c| {
             let conv = format!("conv-{c}");
-            ledger.queue(&send_to(&format!("op-{c}"), Some(&conv)), "t").unwrap();
-            ledger.lease(&tab_in(&format!("tab-{c}"), Some(&conv))).unwrap().lease_id
+            ledger
+                .queue(&send_to(&format!("op-{c}"), Some(&conv)), "t")
+                .unwrap();
+            ledger
+                .lease(&tab_in(&format!("tab-{c}"), Some(&conv)))
+                .unwrap()
+                .lease_id
         })
         .collect();
     assert!(claimed(&mut ledger, &leases[0]).is_some());
     assert!(claimed(&mut ledger, &leases[1]).is_some());
     assert_eq!(claimed(&mut ledger, &leases[2]), None, "2 of 2 in flight");
-    let waiting = ledger.waiting(&ledger.get("op-c").unwrap().unwrap()).unwrap();
+    let waiting = ledger
+        .waiting(&ledger.get("op-c").unwrap().unwrap())
+        .unwrap();
     assert_eq!(waiting, Some(sendledger::ledger::Waiting::AtCap { max: 2 }));
 }
 
@@ -128,8 +148,13 @@ fn a_send_naming_the_conversation_a_new_chat_became_waits_while_that_new_chat_is
     };
     ledger.accept("first", &named, "extension").unwrap();
     // The next send continues the new chat, from another tab that shows it.
-    ledger.queue(&send_to("next", Some("conv-made")), "t").unwrap();
-    let u = ledger.lease(&tab_in("tab-made", Some("conv-made"))).unwrap().lease_id;
+    ledger
+        .queue(&send_to("next", Some("conv-made")), "t")
+        .unwrap();
+    let u = ledger
+        .lease(&tab_in("tab-made", Some("conv-made")))
+        .unwrap()
+        .lease_id;
     assert_eq!(
         claimed(&mut ledger, &u),
         None,
@@ -141,8 +166,13 @@ fn a_send_naming_the_conversation_a_new_chat_became_waits_while_that_new_chat_is
         [&u],
     )
     .unwrap_err();
-    assert!(err.contains("one browser send at a time in a conversation"), "{err}");
-    ledger.complete("first", "answer", "answer", "extension").unwrap();
+    assert!(
+        err.contains("one browser send at a time in a conversation"),
+        "{err}"
+    );
+    ledger
+        .complete("first", "answer", "answer", "extension")
+        .unwrap();
     assert_eq!(claimed(&mut ledger, &u).as_deref(), Some("next"));
 }
 
@@ -150,11 +180,19 @@ fn a_send_naming_the_conversation_a_new_chat_became_waits_while_that_new_chat_is
 fn a_new_chat_claimed_by_a_tab_that_shows_a_conversation_counts_as_in_it() {
     let fx = Fixture::new();
     let mut ledger = with_cap(&fx, 2);
-    let a = ledger.lease(&tab_in("tab-a", Some("conv-a"))).unwrap().lease_id;
+    let a = ledger
+        .lease(&tab_in("tab-a", Some("conv-a")))
+        .unwrap()
+        .lease_id;
     ledger.queue(&send_to("new", None), "t").unwrap();
     assert_eq!(claimed(&mut ledger, &a).as_deref(), Some("new"));
-    ledger.queue(&send_to("for-a", Some("conv-a")), "t").unwrap();
-    let a2 = ledger.lease(&tab_in("tab-a2", Some("conv-a"))).unwrap().lease_id;
+    ledger
+        .queue(&send_to("for-a", Some("conv-a")), "t")
+        .unwrap();
+    let a2 = ledger
+        .lease(&tab_in("tab-a2", Some("conv-a")))
+        .unwrap()
+        .lease_id;
     assert_eq!(
         claimed(&mut ledger, &a2),
         None,
@@ -169,15 +207,24 @@ fn a_claim_never_moves_into_a_conversation_another_send_is_in_flight_in() {
     let n = ledger.lease(&tab_in("tab-n", None)).unwrap().lease_id;
     ledger.queue(&send_to("new", None), "t").unwrap();
     assert_eq!(claimed(&mut ledger, &n).as_deref(), Some("new"));
-    let b = ledger.lease(&tab_in("tab-b", Some("conv-b"))).unwrap().lease_id;
-    ledger.queue(&send_to("for-b", Some("conv-b")), "t").unwrap();
+    let b = ledger
+        .lease(&tab_in("tab-b", Some("conv-b")))
+        .unwrap()
+        .lease_id;
+    ledger
+        .queue(&send_to("for-b", Some("conv-b")), "t")
+        .unwrap();
     assert_eq!(claimed(&mut ledger, &b).as_deref(), Some("for-b"));
     // The new-chat tab now shows conv-b (a person moved it): its claim cannot follow.
     ledger.lease(&tab_in("tab-n", Some("conv-b"))).unwrap();
     let moved = ledger.get("new").unwrap().unwrap();
     assert_eq!(moved.state, SendState::Rejected, "{moved:?}");
     assert!(
-        moved.evidence.as_deref().unwrap_or_default().contains("for-b is in flight"),
+        moved
+            .evidence
+            .as_deref()
+            .unwrap_or_default()
+            .contains("for-b is in flight"),
         "{moved:?}"
     );
 }
@@ -186,8 +233,14 @@ fn a_claim_never_moves_into_a_conversation_another_send_is_in_flight_in() {
 fn stop_fences_every_tab_at_once_with_two_sends_in_flight() {
     let fx = Fixture::new();
     let mut ledger = with_cap(&fx, 2);
-    let a = ledger.lease(&tab_in("tab-a", Some("conv-a"))).unwrap().lease_id;
-    let b = ledger.lease(&tab_in("tab-b", Some("conv-b"))).unwrap().lease_id;
+    let a = ledger
+        .lease(&tab_in("tab-a", Some("conv-a")))
+        .unwrap()
+        .lease_id;
+    let b = ledger
+        .lease(&tab_in("tab-b", Some("conv-b")))
+        .unwrap()
+        .lease_id;
     ledger.queue(&send_to("a-1", Some("conv-a")), "t").unwrap();
     ledger.queue(&send_to("b-1", Some("conv-b")), "t").unwrap();
     assert!(claimed(&mut ledger, &a).is_some());

@@ -59,8 +59,7 @@ pub fn read(profile: &Profile) -> Result<u32, String> {
 pub fn write(profile: &Profile, n: i64) -> Result<u32, String> {
     let n = check(n)?;
     let path = profile.file(CONFIG_FILE).map_err(|e| e.to_string())?;
-    let mut v: serde_json::Map<String, serde_json::Value> = match std::fs::read_to_string(&path)
-    {
+    let mut v: serde_json::Map<String, serde_json::Value> = match std::fs::read_to_string(&path) {
         Ok(t) if !t.trim().is_empty() => serde_json::from_str(&t).map_err(|e| {
             format!(
                 "{} is not a JSON object ({e}): fix or remove it",
