@@ -19,7 +19,7 @@ pub const DEFAULT_MAX_IN_FLIGHT: u32 = 1;
 /// The sentence refusing `value` (as written) for `max_in_flight`.
 fn bad(path: &str, value: &str) -> String {
     format!(
-        "max_in_flight in {path} is {value}, which is not a whole number from 1 to {MAX_IN_FLIGHT}: set it with `sendledger max-in-flight set N` (or in the queue window's settings), or remove the key for 1"
+        "max_in_flight in {path} is {value}, which is not a whole number from 1 to {MAX_IN_FLIGHT}: set it with `sendledger max-in-flight N` (or in the queue window's settings), or remove the key for 1"
     )
 }
 
