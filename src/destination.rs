@@ -8,6 +8,10 @@
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// The prefix of the timeline note written when the page's request is not the send's
+/// destination (and of the sentence every door reports it with).
+pub const MISMATCH_NOTE: &str = "destination_mismatch";
+
 /// The key of the default destination in the profile's `config.json`.
 pub const DEFAULT_KEY: &str = "default_destination";
 /// Longest conversation or Project id, in bytes.

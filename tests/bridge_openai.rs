@@ -320,7 +320,7 @@ fn with_fields(mut base: Value, extra: Value) -> Vec<u8> {
 }
 
 fn responses_body(extra: Value) -> Vec<u8> {
-    let base = json!({"model": "gpt-5", "input": [{"role": "user", "content": [{"type": "input_text", "text": FIXTURE_TEXT}]}]});
+    let base = json!({"model": "chatgpt-tab", "temperature": 0.2, "input": [{"role": "user", "content": [{"type": "input_text", "text": FIXTURE_TEXT}]}]});
     with_fields(base, extra)
 }
 
@@ -336,7 +336,7 @@ fn a_background_response_is_followed_by_id_until_the_pages_answer_and_continues_
     let (status, head, v) = post(&responses_body(json!({"background": true})));
     assert_eq!((status, v["status"].as_str()), (200, Some("queued")), "{v}");
     let id = v["id"].as_str().unwrap().to_string();
-    assert!(head.contains("x-sendledger-ignored: model"), "{head}");
+    assert!(head.contains("x-sendledger-ignored: temperature"), "{head}");
     let op = page_answers(&ext, &lease);
     assert_eq!(id, format!("resp_{op}"));
     let got = exchange(serve.port, &format!("GET /v1/responses/{id}"), &k, b"").2;
@@ -605,6 +605,217 @@ fn a_page_error_before_the_receipt_is_never_answered_as_sent_once_before_the_led
     assert_eq!(
         (status, v["error"]["code"].as_str()),
         (424, Some("still_pending")),
+        "{v}"
+    );
+}
+
+/// Plays the tab for the one queued send, confirming `confirmed` at the grant; forwards
+/// the fixture's request (a new chat, model `auto`) and answer. Returns the op id.
+fn page_answers_confirming(ext: &Extension, lease: &str, confirmed: Value) -> String {
+    let handed = ext.next(lease, 10_000).expect("a send is handed out");
+    let op = handed["op_id"].as_str().unwrap().to_string();
+    let g = ext.http.post(
+        "/v1/ext/dispatch",
+        &json!({ "lease_id": lease, "op_id": op, "confirmed": confirmed }),
+    );
+    assert_eq!(g.body["granted"], true, "{}", g.body);
+    for o in [
+        json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1",
+                "url": URL, "body": fixture("request_new_chat_f.json") }),
+        json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": "s1",
+                "seq": 0, "chunk": fixture("stream_delta_new_chat.sse") }),
+        json!({ "lease_id": lease, "op_id": op, "kind": "stream_end", "stream_id": "s1" }),
+    ] {
+        assert_eq!(ext.observe(&o).status, 200);
+    }
+    op
+}
+
+#[test]
+fn the_chat_doors_model_is_the_pages_slug_and_its_metadata_names_the_place() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let key = make_key(&serve);
+    let k = vec![bearer(&key)];
+    let cases = [
+        (
+            json!({"model": "chatgpt-tab"}),
+            json!({"kind": "new_chat", "model": null, "effort": null, "chosen_by": "default"}),
+        ),
+        (
+            json!({"model": "gpt-5-2-thinking", "metadata": {"conversation_id": "https://chatgpt.com/c/conv-7"}}),
+            json!({"kind": "conversation", "conversation_id": "conv-7", "model": "gpt-5-2-thinking", "chosen_by": "send"}),
+        ),
+        (
+            json!({"model": "chatgpt-tab", "metadata": {"project_id": "g-p-0123abcd", "effort": "extended"}}),
+            json!({"kind": "project", "project_id": "g-p-0123abcd", "model": null, "effort": "extended"}),
+        ),
+        (
+            json!({"model": "gpt-5-instant", "metadata": {"new_chat": "true"}}),
+            json!({"kind": "new_chat", "model": "gpt-5-instant", "chosen_by": "send"}),
+        ),
+    ];
+    for (i, (extra, want)) in cases.into_iter().enumerate() {
+        let body = stream_chat(&format!("place {i}"), extra.clone());
+        let head = raw_exchange_head(serve.port, "POST /v1/chat/completions", &k, &body);
+        assert!(!head.contains("x-sendledger-ignored: model"), "{head}");
+        let op = head
+            .lines()
+            .find_map(|l| l.strip_prefix("x-sendledger-operation-id: "))
+            .unwrap_or_else(|| panic!("{extra}: {head}"))
+            .trim()
+            .to_string();
+        let d = &serve.client().show(&op)["destination"];
+        for (field, value) in want.as_object().unwrap() {
+            assert_eq!(&d[field], value, "{extra}: {field} of {d}");
+        }
+    }
+    let two = stream_chat(
+        "two places",
+        json!({"metadata": {"conversation_id": "c-1", "new_chat": "true"}}),
+    );
+    let (status, _, v) = door(serve.port, &k, &two);
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (400, Some("invalid_value")),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_model_the_tab_does_not_confirm_is_never_clicked_and_the_door_says_what_it_showed() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    let key = make_key(&serve);
+    let port = serve.port;
+    let body = with_fields(
+        serde_json::from_slice(&chat(FIXTURE_TEXT)).unwrap(),
+        json!({"model": "gpt-5-2-thinking", "metadata": {"new_chat": "true"}}),
+    );
+    let call = std::thread::spawn(move || door(port, &[bearer(&key)], &body));
+    let op = ext.next(&lease, 10_000).expect("handed out")["op_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let g = ext.http.post(
+        "/v1/ext/dispatch",
+        &json!({ "lease_id": lease, "op_id": op,
+                 "confirmed": { "conversation_id": null, "model": "gpt-5-instant" } }),
+    );
+    assert_ne!(g.body["granted"], true, "{}", g.body);
+    let (status, head, v) = call.join().unwrap();
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (422, Some("send_rejected")),
+        "{v}"
+    );
+    let said = v["error"]["message"].as_str().unwrap();
+    assert!(
+        said.contains("gpt-5-instant") && said.contains("gpt-5-2-thinking"),
+        "{said}"
+    );
+    assert!(head.contains("x-should-retry: false"), "{head}");
+    assert_eq!(serve.client().state(&op), "rejected");
+}
+
+#[test]
+fn a_page_answering_with_another_model_is_reported_by_the_chat_doors_model_and_a_header() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    let key = make_key(&serve);
+    let port = serve.port;
+    let asked = json!({"model": "gpt-5-2-thinking", "metadata": {"new_chat": "true"}});
+    let confirmed = json!({ "conversation_id": null, "model": "gpt-5-2-thinking" });
+    let chat_body = with_fields(
+        serde_json::from_slice(&chat(FIXTURE_TEXT)).unwrap(),
+        asked.clone(),
+    );
+    let k = bearer(&key);
+    let call = std::thread::spawn(move || door(port, &[k], &chat_body));
+    let op = page_answers_confirming(&ext, &lease, confirmed.clone());
+    let (status, head, v) = call.join().unwrap();
+    assert_eq!(status, 200, "{v}");
+    // The page's own slug (its stream's model_slug; its request asked for "auto").
+    assert_eq!(v["model"], "gpt-5-2", "the page's slug: {v}");
+    let line = head
+        .lines()
+        .find_map(|l| l.strip_prefix("x-sendledger-destination-mismatch: "))
+        .unwrap_or_else(|| panic!("a header says it differs: {head}"));
+    assert!(
+        line.contains("auto") && line.contains("gpt-5-2-thinking"),
+        "{line}"
+    );
+    assert_eq!(serve.client().state(&op), "completed");
+}
+
+#[test]
+fn a_page_answering_with_another_model_is_said_in_words_by_the_responses_door() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    let key = make_key(&serve);
+    let asked = json!({"model": "gpt-5-2-thinking", "metadata": {"new_chat": "true"}});
+    let confirmed = json!({ "conversation_id": null, "model": "gpt-5-2-thinking" });
+    let k = vec![bearer(&key)];
+    let body = with_fields(
+        serde_json::from_slice(&responses_body(json!({"background": true}))).unwrap(),
+        asked,
+    );
+    let (status, _, v) = exchange(serve.port, "POST /v1/responses", &k, &body);
+    assert_eq!(status, 200, "{v}");
+    page_answers_confirming(&ext, &lease, confirmed);
+    let id = v["id"].as_str().unwrap();
+    let got = exchange(serve.port, &format!("GET /v1/responses/{id}"), &k, b"").2;
+    assert_eq!(
+        (got["status"].as_str(), got["model"].as_str()),
+        (Some("completed"), Some("gpt-5-2")),
+        "{got}"
+    );
+    let words = got["metadata"]["sendledger_destination_mismatch"]
+        .as_str()
+        .unwrap_or_else(|| panic!("in words: {got}"));
+    assert!(
+        words.contains("the page's request used model auto"),
+        "{words}"
+    );
+}
+
+#[test]
+fn the_responses_doors_conversation_parameter_names_the_conversation_and_a_conflict_is_refused() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let key = make_key(&serve);
+    let k = vec![bearer(&key)];
+    for (i, conversation) in [json!("conv-r"), json!({"id": "conv-r"})]
+        .into_iter()
+        .enumerate()
+    {
+        let body = responses_body(json!({"background": true, "conversation": conversation,
+                                         "input": format!("to conv-r {i}")}));
+        let (status, head, v) = exchange(serve.port, "POST /v1/responses", &k, &body);
+        assert_eq!(status, 200, "{v}");
+        let op = head
+            .lines()
+            .find_map(|l| l.strip_prefix("x-sendledger-operation-id: "))
+            .unwrap()
+            .trim()
+            .to_string();
+        assert_eq!(
+            serve.client().show(&op)["destination"]["conversation_id"],
+            "conv-r"
+        );
+    }
+    let body = responses_body(json!({"conversation": "conv-r",
+                                     "metadata": {"conversation_id": "conv-s"}}));
+    let (status, _, v) = exchange(serve.port, "POST /v1/responses", &k, &body);
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (400, Some("conflicting_conversation")),
         "{v}"
     );
 }

@@ -1,9 +1,15 @@
 //! Model-based property test of the send ledger (issue 2): random sequences of
 //! operations and restarts run against the real ledger and a small reference model.
 //! After every step: no send dispatched twice, no receipt on two sends, every transition
-//! event a legal edge, every state change exactly one transition event, at most one send
-//! in flight, the model's bins equal the ledger's, and the limit gate (a page's usage
-//! limit, issue 12) holds claims back exactly while the model's does.
+//! event a legal edge, every state change exactly one transition event, never two sends in
+//! flight in one conversation or one tab and never more than `max_in_flight` (issue 27,
+//! a random cap of 1 to 3 per run), the model's bins equal the ledger's, and the limit
+//! gate (a page's usage limit, issue 12) holds claims back exactly while the model's does.
+//!
+//! Places: tab 0 shows a new chat, tabs 1 and 2 both show conversation `conv-a`, tab 3
+//! shows `new-0` — the conversation a new chat's receipt may name, so a send naming it
+//! must wait while that new chat is in flight. Sends name no conversation (a new chat),
+//! `conv-a` or `new-0`.
 
 mod support;
 
@@ -16,7 +22,7 @@ use support::*;
 
 #[derive(Debug, Clone)]
 enum Op {
-    Queue { op: u8, variant: u8 },
+    Queue { op: u8, variant: u8, conv: u8 },
     Lease { tab: u8 },
     Release { lease: u8 },
     Claim { lease: u8 },
@@ -45,8 +51,8 @@ fn lease() -> impl Strategy<Value = u8> {
 
 fn op_strategy() -> impl Strategy<Value = Op> {
     prop_oneof![
-        6 => (0..5u8, 0..4u8).prop_map(|(op, v)| Op::Queue { op, variant: u8::from(v == 0) }),
-        3 => (0..2u8).prop_map(|tab| Op::Lease { tab }),
+        6 => (0..5u8, 0..4u8, 0..3u8).prop_map(|(op, v, conv)| Op::Queue { op, variant: u8::from(v == 0), conv }),
+        3 => (0..4u8).prop_map(|tab| Op::Lease { tab }),
         1 => lease().prop_map(|lease| Op::Release { lease }),
         6 => lease().prop_map(|lease| Op::Claim { lease }),
         6 => (target(), lease()).prop_map(|(op, lease)| Op::Dispatch { op, lease }),
@@ -67,9 +73,21 @@ fn op_id(i: u8) -> String {
     format!("op-{i}")
 }
 
-fn model_receipt(r: u8) -> Receipt {
+/// The conversation a send names, by the op's choice.
+fn named(conv: u8) -> Option<String> {
+    [None, Some("conv-a"), Some("new-0")][conv as usize % 3].map(str::to_string)
+}
+
+/// The conversation tab `tab` shows.
+fn shown(tab: u8) -> Option<String> {
+    [None, Some("conv-a"), Some("conv-a"), Some("new-0")][tab as usize % 4].map(str::to_string)
+}
+
+/// Receipt `r` in conversation `conv`: the page names the send's own conversation, or for
+/// a new chat a fresh one (`new-0`, `new-1`).
+fn model_receipt(conv: &str, r: u8) -> Receipt {
     Receipt {
-        conversation_id: "conv-model".into(),
+        conversation_id: conv.into(),
         user_message_id: format!("user-{r}"),
         turn_id: format!("turn-{r}"),
     }
@@ -79,10 +97,13 @@ fn model_receipt(r: u8) -> Receipt {
 struct MSend {
     state: SendState,
     text: String,
+    /// The conversation it names.
+    conv: Option<String>,
     lease: Option<String>,
     claimed_at: Option<Millis>,
     dispatched_at: Option<Millis>,
-    receipt: Option<u8>,
+    /// The receipt: its conversation and number.
+    receipt: Option<(String, u8)>,
     observed_at: Option<Millis>,
     answered: bool,
     not_observed: bool,
@@ -109,6 +130,7 @@ impl MSend {
 struct MLease {
     id: String,
     tab: u8,
+    conv: Option<String>,
     ended: bool,
 }
 
@@ -121,16 +143,19 @@ struct Model {
     limit: Option<Option<Millis>>,
     leases: Vec<MLease>,
     now: Millis,
+    /// `max_in_flight`.
+    cap: usize,
 }
 
 impl Model {
-    fn queued(&mut self, id: String, text: String) {
+    fn queued(&mut self, id: String, text: String, conv: Option<String>) {
         self.order.push(id.clone());
         self.sends.insert(
             id,
             MSend {
                 state: SendState::Queued,
                 text,
+                conv,
                 lease: None,
                 claimed_at: None,
                 dispatched_at: None,
@@ -142,8 +167,54 @@ impl Model {
             },
         );
     }
-    fn in_flight(&self) -> bool {
-        self.sends.values().any(MSend::in_flight)
+    fn lease(&self, id: &str) -> Option<&MLease> {
+        self.leases.iter().find(|l| l.id == id)
+    }
+    /// Where an in-flight send is: its tab, and its conversation — the one it names, else
+    /// its receipt's, else the one its lease's tab showed.
+    fn place(&self, s: &MSend) -> (Option<u8>, Option<String>) {
+        let lease = s.lease.as_deref().and_then(|l| self.lease(l));
+        let conv = s
+            .conv
+            .clone()
+            .or_else(|| s.receipt.as_ref().map(|(c, _)| c.clone()))
+            .or_else(|| lease.and_then(|l| l.conv.clone()));
+        (lease.map(|l| l.tab), conv)
+    }
+    /// The in-flight sends other than `except`, with their places.
+    fn places(&self, except: Option<&str>) -> Vec<(Option<u8>, Option<String>)> {
+        self.sends
+            .iter()
+            .filter(|(id, s)| s.in_flight() && Some(id.as_str()) != except)
+            .map(|(_, s)| self.place(s))
+            .collect()
+    }
+    fn conv_busy(&self, conv: &str, except: Option<&str>) -> bool {
+        self.places(except)
+            .iter()
+            .any(|(_, c)| c.as_deref() == Some(conv))
+    }
+    /// What a claim under `lease_id` takes: `None` when nothing may go now.
+    fn claimable(&self, lease_id: &str) -> Option<String> {
+        let lease = self.lease(lease_id)?;
+        let places = self.places(None);
+        if self.limit_holds()
+            || places.len() >= self.cap
+            || places.iter().any(|(t, _)| *t == Some(lease.tab))
+        {
+            return None;
+        }
+        self.order
+            .iter()
+            .find(|id| {
+                let s = &self.sends[*id];
+                let fits = s.conv.is_none() || s.conv == lease.conv;
+                let conv = s.conv.clone().or_else(|| lease.conv.clone());
+                s.state == SendState::Queued
+                    && fits
+                    && conv.is_none_or(|c| !self.conv_busy(&c, None))
+            })
+            .cloned()
     }
     fn limit_holds(&self) -> bool {
         self.limit
@@ -152,10 +223,14 @@ impl Model {
     fn lease_usable(&self, id: &str) -> bool {
         !self.gate_closed && self.leases.iter().any(|l| l.id == id && !l.ended)
     }
-    fn receipt_owner(&self, r: u8) -> Option<&String> {
+    fn receipt_owner(&self, conv: &str, r: u8) -> Option<&String> {
         self.sends
             .iter()
-            .find(|(_, s)| s.receipt == Some(r))
+            .find(|(_, s)| {
+                s.receipt
+                    .as_ref()
+                    .is_some_and(|(c, n)| c == conv && *n == r)
+            })
             .map(|(k, _)| k)
     }
     /// The send an op aims at: 0 the one in flight (else the newest), 1 the newest
@@ -210,15 +285,17 @@ struct Run {
 }
 
 impl Run {
-    fn new() -> Self {
+    fn new(cap: u32) -> Self {
         let fx = Fixture::new();
-        let ledger = fx.open();
+        let mut ledger = fx.open();
+        ledger.set_max_in_flight(cap).unwrap();
         let now = fx.clock_now();
         Self {
             fx,
             ledger: Some(ledger),
             model: Model {
                 now,
+                cap: cap as usize,
                 ..Model::default()
             },
             dispatched_at_seen: BTreeMap::new(),
@@ -229,20 +306,21 @@ impl Run {
     fn step(&mut self, op: &Op) {
         let m = &mut self.model;
         match *op {
-            Op::Queue { op, variant } => {
+            Op::Queue { op, variant, conv } => {
                 let id = op_id(op); // queue names its own ids
                 let text = format!("text {op} v{variant}");
+                let conv = named(conv);
                 let got = self.ledger.as_mut().unwrap().queue(
                     &QueueRequest {
                         op_id: Some(id.clone()),
                         text: text.clone(),
-                        conversation_id: None,
+                        conversation_id: conv.clone(),
                         ..Default::default()
                     },
                     "model",
                 );
                 let expect = match m.sends.get(&id) {
-                    Some(s) if s.text == text => Some(false),
+                    Some(s) if s.text == text && s.conv == conv => Some(false),
                     Some(_) => None,
                     None if m.gate_closed => None,
                     None => Some(true),
@@ -253,7 +331,7 @@ impl Run {
                     "{op:?}: {got:?}"
                 );
                 if expect == Some(true) {
-                    m.queued(id, text);
+                    m.queued(id, text, conv);
                 }
             }
             Op::Lease { tab } => {
@@ -261,7 +339,10 @@ impl Run {
                     .ledger
                     .as_mut()
                     .unwrap()
-                    .lease(&support::tab(&format!("tab-{tab}")));
+                    .lease(&sendledger::ledger::TabBinding {
+                        conversation_id: shown(tab),
+                        ..support::tab(&format!("tab-{tab}"))
+                    });
                 assert_eq!(got.is_ok(), !m.gate_closed, "{op:?}: {got:?}");
                 if let Ok(lease) = got {
                     let old: Vec<String> = m
@@ -271,31 +352,46 @@ impl Run {
                         .map(|l| l.id.clone())
                         .collect();
                     // Leasing the tab again ends its old lease but spares the claims that
-                    // fit the new binding: they move to the new lease (nothing was clicked;
-                    // every model send names no conversation, so each fits).
+                    // fit the new binding (a tab shows the same place each time here):
+                    // they move to the new lease (nothing was clicked) — unless another
+                    // send is in flight in the conversation they would take on there.
                     for l in m.leases.iter_mut().filter(|l| old.contains(&l.id)) {
                         l.ended = true;
                     }
+                    m.leases.push(MLease {
+                        id: lease.lease_id.clone(),
+                        tab,
+                        conv: shown(tab),
+                        ended: false,
+                    });
                     let tab_leases: Vec<String> = m
                         .leases
                         .iter()
-                        .filter(|l| l.tab == tab)
+                        .filter(|l| l.tab == tab && l.id != lease.lease_id)
                         .map(|l| l.id.clone())
                         .collect();
                     let now = m.now;
-                    for s in m.sends.values_mut() {
-                        if s.state == SendState::Claimed
-                            && s.lease.as_ref().is_some_and(|l| tab_leases.contains(l))
-                        {
+                    let moving: Vec<String> = m
+                        .order
+                        .iter()
+                        .filter(|id| {
+                            let s = &m.sends[*id];
+                            s.state == SendState::Claimed
+                                && s.lease.as_ref().is_some_and(|l| tab_leases.contains(l))
+                        })
+                        .cloned()
+                        .collect();
+                    for id in moving {
+                        let conv = m.sends[&id].conv.clone().or_else(|| shown(tab));
+                        let busy = conv.is_some_and(|c| m.conv_busy(&c, Some(&id)));
+                        let s = m.sends.get_mut(&id).unwrap();
+                        if busy {
+                            s.go(SendState::Rejected);
+                        } else {
                             s.lease = Some(lease.lease_id.clone());
                             s.claimed_at = Some(now);
                         }
                     }
-                    m.leases.push(MLease {
-                        id: lease.lease_id,
-                        tab,
-                        ended: false,
-                    });
                 }
             }
             Op::Release { lease } => {
@@ -317,15 +413,8 @@ impl Run {
                 let got = self.ledger.as_mut().unwrap().claim_next(&lease_id);
                 let expect = if !m.lease_usable(&lease_id) {
                     None
-                } else if m.in_flight() || m.limit_holds() {
-                    Some(None)
                 } else {
-                    Some(
-                        m.order
-                            .iter()
-                            .find(|id| m.sends[*id].state == SendState::Queued)
-                            .cloned(),
-                    )
+                    Some(m.claimable(&lease_id))
                 };
                 assert_eq!(
                     got.as_ref()
@@ -347,11 +436,26 @@ impl Run {
                     return;
                 };
                 let Some(id) = m.target(op) else { return };
-                let got = self.ledger.as_mut().unwrap().dispatch(&id, &lease_id);
+                // The tab confirms what it shows for a send naming a conversation; for a
+                // new chat it confirms nothing (an extension that predates confirmations,
+                // typing where it stands: why a claimed new chat counts as in the
+                // conversation its tab shows).
+                let confirmed = m.sends.get(&id).and_then(|s| s.conv.as_ref()).map(|_| {
+                    sendledger::destination::Confirmation {
+                        conversation_id: m.lease(&lease_id).and_then(|l| l.conv.clone()),
+                        ..Default::default()
+                    }
+                });
+                let got = self
+                    .ledger
+                    .as_mut()
+                    .unwrap()
+                    .dispatch_confirmed(&id, &lease_id, confirmed.as_ref())
+                    .map(|g| matches!(g, sendledger::ledger::Grant::Granted(_)));
                 let ok = m.sends.get(&id).is_some_and(|s| {
                     s.state == SendState::Claimed && s.lease.as_deref() == Some(lease_id.as_str())
                 }) && m.lease_usable(&lease_id);
-                assert_eq!(got.is_ok(), ok, "{op:?}: {got:?}");
+                assert_eq!(got.as_ref().is_ok_and(|g| *g), ok, "{op:?}: {got:?}");
                 if ok {
                     let now = m.now;
                     let s = m.sends.get_mut(&id).unwrap();
@@ -378,15 +482,27 @@ impl Run {
             }
             Op::Accept { op, receipt } => {
                 let Some(id) = m.target(op) else { return };
-                let got =
-                    self.ledger
-                        .as_mut()
-                        .unwrap()
-                        .accept(&id, &model_receipt(receipt), "model");
-                let owner = m.receipt_owner(receipt).cloned();
+                // The page names the send's own conversation; for a new chat a fresh one,
+                // never one another send is in flight in (that would be another chat).
+                let conv = m
+                    .sends
+                    .get(&id)
+                    .and_then(|s| s.conv.clone())
+                    .unwrap_or_else(|| format!("new-{}", receipt % 2));
+                let named = m.sends.get(&id).is_some_and(|s| s.conv.is_some());
+                if !named && m.conv_busy(&conv, Some(&id)) {
+                    return;
+                }
+                let got = self.ledger.as_mut().unwrap().accept(
+                    &id,
+                    &model_receipt(&conv, receipt),
+                    "model",
+                );
+                let owner = m.receipt_owner(&conv, receipt).cloned();
+                let this = (conv.clone(), receipt);
                 let (ok, moves) = match m.sends.get(&id) {
                     None => (false, false),
-                    Some(s) if s.receipt.is_some() => (s.receipt == Some(receipt), false),
+                    Some(s) if s.receipt.is_some() => (s.receipt.as_ref() == Some(&this), false),
                     Some(s) if s.dispatched_at.is_none() => (false, false),
                     Some(_) if owner.is_some() => (false, false),
                     Some(s) => {
@@ -399,7 +515,7 @@ impl Run {
                     let now = m.now;
                     let s = m.sends.get_mut(&id).unwrap();
                     s.go(SendState::Accepted);
-                    s.receipt = Some(receipt);
+                    s.receipt = Some(this);
                     s.observed_at = Some(now);
                 }
             }
@@ -471,11 +587,12 @@ impl Run {
                         SendState::Abandoned
                     };
                     let text = m.sends[&id].text.clone();
+                    let conv = m.sends[&id].conv.clone();
                     m.sends.get_mut(&id).unwrap().go(to);
                     match (d, resolved.resent_as) {
                         (Decision::Resend, Some(new)) => {
                             assert_eq!(new.resend_of.as_deref(), Some(id.as_str()));
-                            m.queued(new.op_id, text);
+                            m.queued(new.op_id, text, conv);
                         }
                         (Decision::Resend, None) => panic!("a resend queues a new operation"),
                         (_, extra) => assert!(extra.is_none()),
@@ -616,48 +733,50 @@ impl Run {
             );
         }
         // No receipt on two sends, and the model agrees on who owns which.
-        let receipts: Vec<(String, String)> = conn
-            .prepare("SELECT op_id, user_message_id FROM receipts")
+        let receipts: Vec<(String, String, String)> = conn
+            .prepare("SELECT op_id, conversation_id, user_message_id FROM receipts")
             .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .unwrap()
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         let mut owners = BTreeMap::new();
-        for (id, msg) in &receipts {
+        for (id, conv, msg) in &receipts {
             assert!(
-                owners.insert(msg.clone(), id.clone()).is_none(),
-                "receipt {msg} on two sends"
+                owners
+                    .insert((conv.clone(), msg.clone()), id.clone())
+                    .is_none(),
+                "receipt {conv}/{msg} on two sends"
             );
             assert_eq!(
                 self.model.sends[id]
                     .receipt
-                    .map(|r| format!("user-{r}"))
-                    .as_deref(),
-                Some(msg.as_str())
+                    .as_ref()
+                    .map(|(c, r)| (c.clone(), format!("user-{r}"))),
+                Some((conv.clone(), msg.clone()))
             );
         }
-        // At most one in flight.
-        let in_flight: i64 = conn
-            .query_row("SELECT count(*) FROM sends_in_flight", [], |r| r.get(0))
-            .unwrap();
-        // At most one in flight. One exception, by design: a send reobserved from
-        // uncertain becomes accepted (awaiting its answer) even if another send was handed
-        // out meanwhile; the reobservation grants nothing, so no claim follows it.
-        let reobserved = self
+        // Never two in flight in one conversation or one tab; never more than the cap.
+        // One exception, by design: a send reobserved from uncertain becomes accepted
+        // (awaiting its answer) even if another send was handed out meanwhile; the
+        // reobservation grants nothing, so no claim follows it. It is left out here.
+        let reobserved: Vec<&String> = self
             .model
             .sends
-            .values()
-            .filter(|s| {
+            .iter()
+            .filter(|(_, s)| {
                 s.in_flight()
                     && s.history
                         .windows(2)
                         .any(|w| w == [SendState::Uncertain, SendState::Accepted])
             })
-            .count() as i64;
-        assert!(
-            in_flight - reobserved <= 1,
-            "after {op:?}: {in_flight} sends in flight ({reobserved} reobserved)"
+            .map(|(id, _)| id)
+            .collect();
+        let places = in_flight_places(conn, &reobserved);
+        assert_never_two_in_flight_in_one_conversation_or_tab_nor_past_the_cap(
+            &places,
+            self.model.cap,
+            op,
         );
         assert_eq!(ledger.status().unwrap().gate_closed, self.model.gate_closed);
         assert_eq!(
@@ -665,6 +784,50 @@ impl Run {
             self.model.limit_holds(),
             "after {op:?}: the limit gate holds exactly when the model's does"
         );
+    }
+}
+
+/// Each send in flight but `skip`: (op id, tab, conversation), as the ledger's own view
+/// `in_flight_places` says.
+fn in_flight_places(
+    conn: &rusqlite::Connection,
+    skip: &[&String],
+) -> Vec<(String, Option<String>, Option<String>)> {
+    conn.prepare("SELECT op_id, tab_id, conversation_id FROM in_flight_places")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<Vec<(String, Option<String>, Option<String>)>>>()
+        .unwrap()
+        .into_iter()
+        .filter(|(id, _, _)| !skip.contains(&id))
+        .collect()
+}
+
+/// The invariant of issue 27's parallel conversations.
+fn assert_never_two_in_flight_in_one_conversation_or_tab_nor_past_the_cap(
+    places: &[(String, Option<String>, Option<String>)],
+    cap: usize,
+    op: &Op,
+) {
+    assert!(
+        places.len() <= cap,
+        "after {op:?}: {} sends in flight, max_in_flight is {cap}: {places:?}",
+        places.len()
+    );
+    let mut convs = BTreeMap::new();
+    let mut tabs = BTreeMap::new();
+    for (id, tab, conv) in places {
+        if let Some(c) = conv {
+            if let Some(other) = convs.insert(c.clone(), id.clone()) {
+                panic!("after {op:?}: {other} and {id} both in flight in conversation {c}");
+            }
+        }
+        if let Some(t) = tab {
+            if let Some(other) = tabs.insert(t.clone(), id.clone()) {
+                panic!("after {op:?}: {other} and {id} both in flight in tab {t}");
+            }
+        }
     }
 }
 
@@ -677,9 +840,10 @@ proptest! {
 
     #[test]
     fn ledger_matches_the_reference_model_and_keeps_every_custody_invariant(
+        cap in 1..4u32,
         ops in prop::collection::vec(op_strategy(), 16..96)
     ) {
-        let mut run = Run::new();
+        let mut run = Run::new(cap);
         for op in &ops {
             run.step(op);
         }

@@ -251,12 +251,55 @@ def test_what_the_tab_cannot_honour_is_refused_with_an_openai_error_and_nothing_
 def test_a_system_message_is_not_typed_and_is_named_in_a_header(owner, sdk, player):
     th = player.in_thread(player.answer_next, ANSWER, model=MODEL)
     raw = sdk.chat.completions.with_raw_response.create(
-        model="gpt-4o", temperature=0.2,
+        model="chatgpt-tab", temperature=0.2,
         messages=[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Only this is typed."}])
     th.join(30)
     assert th.box["value"]["text"] == "Only this is typed."
     ignored = raw.headers["x-sendledger-ignored"]
-    assert "system_messages=1" in ignored and "temperature" in ignored and "model" in ignored
+    assert "system_messages=1" in ignored and "temperature" in ignored
+    assert "model" not in ignored, "the model is honoured: chatgpt-tab asks for none"
+
+
+def test_a_model_name_is_the_pages_slug_and_a_page_that_used_another_says_so_in_a_header(owner, sdk, player):
+    th = player.in_thread(player.answer_next, ANSWER, model=MODEL)
+    raw = sdk.chat.completions.with_raw_response.create(
+        model="gpt-5-2-thinking", metadata={"new_chat": "true"},
+        messages=[{"role": "user", "content": "Which model answers?"}])
+    done = raw.parse()
+    th.join(30)
+    assert th.box["error"] is None, th.box["error"]
+    op = raw.headers["x-sendledger-operation-id"]
+    d = owner.get(f"/v1/sends/{op}")["destination"]
+    assert (d["kind"], d["model"], d["chosen_by"]) == ("new_chat", "gpt-5-2-thinking", "send"), d
+    assert done.model == MODEL, "the model is the page's slug, not the one asked"
+    said = raw.headers["x-sendledger-destination-mismatch"]
+    assert "gpt-5-2-thinking" in said and "auto" in said, said
+    assert player.grants == 1, "sent once, never resent"
+
+
+def test_a_model_the_tab_cannot_show_is_never_clicked_and_the_sdk_is_told_what_it_showed(owner, sdk, player):
+    caller, result = None, {}
+
+    def call():
+        try:
+            result["value"] = sdk.chat.completions.create(
+                model="gpt-5-2-thinking", messages=[{"role": "user", "content": "Think hard."}])
+        except Exception as e:  # noqa: BLE001 - asserted below
+            result["error"] = e
+    caller = threading.Thread(target=call, daemon=True)
+    caller.start()
+    send = player.next()
+    status, body, _ = player.call("/v1/ext/dispatch", {
+        "lease_id": player.lease_id, "op_id": send["op_id"],
+        "confirmed": {"conversation_id": None, "model": "gpt-5-instant"}})
+    assert body.get("granted") is not True, body
+    caller.join(30)
+    e = result["error"]
+    assert isinstance(e, openai.UnprocessableEntityError), e
+    assert e.body["code"] == "send_rejected"
+    assert "gpt-5-instant" in e.body["message"] and "gpt-5-2-thinking" in e.body["message"]
+    assert e.response.headers["x-should-retry"] == "false"
+    assert player.grants == 0, "nothing clicked"
 
 
 def test_a_named_key_on_a_route_it_does_not_open_is_told_the_route_not_a_bad_key(owner, key):

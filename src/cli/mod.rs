@@ -12,6 +12,7 @@ mod destination;
 mod gate;
 pub mod inspect;
 mod keys;
+mod max_in_flight;
 mod mcp;
 mod output;
 mod sends;
@@ -68,6 +69,9 @@ pub enum Command {
     /// The default destination of a send that names none (until set: a new chat).
     #[command(subcommand)]
     Destination(destination::DestinationCommand),
+    /// How many sends may be in flight at once, each in its own conversation and tab
+    /// (`max_in_flight` in config.json, 1 to 8; 1 until set). Without N: prints it.
+    MaxInFlight(max_in_flight::MaxInFlightArgs),
     /// The profile at a glance: gate, epoch, counts, owner, default destination.
     Status,
     /// Checks the ledger's integrity, file permissions and owner.
@@ -118,6 +122,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Tool(t) => tool::run(profile, json, t),
         Command::Keys(k) => keys::run(profile, json, k),
         Command::Destination(c) => destination::run(profile, json, c),
+        Command::MaxInFlight(a) => max_in_flight::run(profile, json, a),
         Command::Status => status::status(profile, json),
         Command::Doctor => status::doctor(profile, json),
         Command::Salvage => status::salvage(profile, json),

@@ -4,6 +4,7 @@
 use super::epochs::{self, Lease, TabBinding};
 use super::error::{LedgerError, Result};
 use super::handle::Ledger;
+use super::in_flight;
 use super::leases;
 use super::page_destination::{self, PageDestination};
 use super::record::{Receipt, Send};
@@ -57,8 +58,21 @@ impl Ledger {
         self.write(|tx, _| epochs::get_lease(tx, lease_id))
     }
 
-    /// Claims the next send for `lease_id`; `None` while another send is in flight or
-    /// nothing is queued. Errors: `EpochStopped`, `UnknownLease`, `NotGranted` (lease ended).
+    /// Sets how many sends may be in flight at once (the owner at start, from
+    /// `max_in_flight` in `config.json`; kept in the ledger so its triggers and read-only
+    /// readers see it). Errors: `Invalid` outside 1 to [`MAX_IN_FLIGHT`].
+    pub fn set_max_in_flight(&mut self, max: u32) -> Result<()> {
+        self.write(|tx, _| in_flight::set_cap(tx, max))
+    }
+
+    /// How many sends may be in flight at once.
+    pub fn max_in_flight(&self) -> Result<u32> {
+        Ok(in_flight::cap(&self.conn)?)
+    }
+
+    /// Claims the next send for `lease_id`; `None` while the cap's number of sends are in
+    /// flight, another is in flight in its conversation or in its tab, or nothing fits.
+    /// Errors: `EpochStopped`, `UnknownLease`, `NotGranted` (lease ended).
     pub fn claim_next(&mut self, lease_id: &str) -> Result<Option<Send>> {
         self.write(|tx, now| sends::claim_next(tx, lease_id, now))
     }

@@ -85,6 +85,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0012_trigger_codes.sql",
         sql: include_str!("../../migrations/0012_trigger_codes.sql"),
     },
+    Migration {
+        version: 13,
+        name: "0013_one_in_flight_per_conversation.sql",
+        sql: include_str!("../../migrations/0013_one_in_flight_per_conversation.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

@@ -25,8 +25,12 @@ pub struct Status {
     pub lease_epochs: Vec<String>,
     /// Number of sends per state (every state listed, zeros included).
     pub counts: BTreeMap<SendState, i64>,
-    /// The send holding the one-at-a-time slot, if any.
+    /// The oldest send in flight, if any.
     pub in_flight: Option<String>,
+    /// How many sends may be in flight at once (`max_in_flight`, 1 to 8): at most one in a
+    /// conversation and one in a tab.
+    #[serde(default = "one")]
+    pub max_in_flight: u32,
     /// Stopped epochs on record.
     pub stopped_epochs: i64,
     /// Tool-call receipts retained (not archived), out of 1,000.
@@ -41,6 +45,10 @@ pub struct Status {
     pub waiting: Option<Waiting>,
     /// [`Status::waiting`] as the sentence a person reads (local times).
     pub waiting_sentence: Option<String>,
+}
+
+fn one() -> u32 {
+    1
 }
 
 pub(crate) fn status(conn: &Connection, now: Millis) -> rusqlite::Result<Status> {
@@ -69,6 +77,7 @@ pub(crate) fn status(conn: &Connection, now: Millis) -> rusqlite::Result<Status>
         lease_epochs,
         counts,
         in_flight: in_flight(conn)?,
+        max_in_flight: super::in_flight::cap(conn)?,
         stopped_epochs: conn.query_row("SELECT count(*) FROM stopped_epochs", [], |r| r.get(0))?,
         tool_receipts_retained: conn.query_row(
             "SELECT count(*) FROM tool_calls WHERE archived_at IS NULL",

@@ -21,9 +21,7 @@ pub struct PageDestination {
     pub observed_at: crate::clock::Millis,
 }
 
-/// The prefix of the timeline note written when the page's request is not the send's
-/// destination.
-pub const MISMATCH_NOTE: &str = "destination_mismatch";
+pub use crate::destination::MISMATCH_NOTE;
 
 /// Why the page's request (`conversation`, `model`) is not `d`; `None` when it is.
 fn mismatch(d: &Destination, conversation: Option<&str>, model: Option<&str>) -> Option<String> {

@@ -161,8 +161,8 @@ pub(crate) fn events_since(
     rows.collect()
 }
 
-/// The send that holds the profile's one browser-send slot (the `sends_in_flight` view,
-/// which the `sends_one_in_flight` trigger reads too).
+/// The oldest send in flight (the `sends_in_flight` view, which the claim's triggers read
+/// too; where each is: `in_flight_places`).
 pub(crate) fn in_flight(conn: &Connection) -> rusqlite::Result<Option<String>> {
     conn.prepare_cached("SELECT op_id FROM sends_in_flight ORDER BY seq LIMIT 1")?
         .query_row([], |r| r.get(0))

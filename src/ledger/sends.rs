@@ -5,6 +5,7 @@
 use super::destinations;
 use super::epochs::{self, Lease};
 use super::error::{LedgerError, Result};
+use super::in_flight;
 use super::read;
 use super::record::{EvidenceKind, Receipt, Send};
 use super::state::SendState;
@@ -342,22 +343,15 @@ pub(crate) fn queue(
     Ok((send, true))
 }
 
-/// Claims the oldest queued send that fits `lease_id`, unless another send holds the
-/// profile's one-at-a-time slot. `Ok(None)`: nothing to do now.
+/// Claims the oldest queued send `lease_id` may take now (`in_flight::next_for`: never
+/// two in flight in one conversation or one tab, never more than the profile's cap), unless
+/// the usage-limit gate holds. `Ok(None)`: nothing to do now.
 pub(crate) fn claim_next(tx: &Transaction, lease_id: &str, now: Millis) -> Result<Option<Send>> {
     let lease = epochs::usable_lease(tx, lease_id)?;
-    if read::in_flight(tx)?.is_some() || super::limit_gate::get(tx)?.holds_at(now) {
+    if super::limit_gate::get(tx)?.holds_at(now) {
         return Ok(None);
     }
-    let next: Option<String> = read::cached_row(
-        tx,
-        "SELECT op_id FROM sends WHERE state = 'queued' \
-             AND (conversation_id IS NULL OR conversation_id = ?1) \
-             AND epoch NOT IN (SELECT epoch FROM stopped_epochs) ORDER BY seq LIMIT 1",
-        [lease.binding.conversation_id.as_deref()],
-        |r| r.get(0),
-    )
-    .optional()?;
+    let next = in_flight::next_for(tx, &lease)?;
     let Some(op_id) = next else { return Ok(None) };
     let send = write_returning(
         tx,
@@ -389,6 +383,14 @@ pub(crate) fn move_claims_to(tx: &Transaction, lease: &Lease, now: Millis) -> Re
         )?
         .collect::<rusqlite::Result<_>>()?;
     for op_id in &moved {
+        if let Some(busy) = busy_for_move(tx, lease, op_id)? {
+            let why = format!(
+                "the tab leased again showing conversation {}, where send {busy} is in flight; nothing was clicked (queue it again if it is still wanted)",
+                lease.binding.conversation_id.as_deref().unwrap_or_default()
+            );
+            fail(tx, op_id, &why, "owner", now)?;
+            continue;
+        }
         exec(
             tx,
             "UPDATE sends SET lease_id = ?1, claimed_at = ?2 WHERE op_id = ?3",
@@ -402,6 +404,17 @@ pub(crate) fn move_claims_to(tx: &Transaction, lease: &Lease, now: Millis) -> Re
         note(tx, &send, "extension", (&why, None), now)?;
     }
     Ok(moved)
+}
+
+/// The send in flight in the conversation a claim naming none would take on under
+/// `lease` (the one its tab now shows), other than the claim itself: the claim cannot move
+/// there (never two in flight in one conversation).
+fn busy_for_move(tx: &Transaction, lease: &Lease, op_id: &str) -> Result<Option<String>> {
+    let named = load(tx, op_id)?.conversation_id;
+    let Some(c) = named.or_else(|| lease.binding.conversation_id.clone()) else {
+        return Ok(None);
+    };
+    Ok(in_flight::in_conversation(tx, &c, Some(op_id))?)
 }
 
 /// The answer to a grant ask.

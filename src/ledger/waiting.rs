@@ -2,6 +2,7 @@
 //! for one queued send (`show`, the window's row) — from the first second, read from the
 //! ledger alone, so a read-only reader says the same as the owner.
 
+use super::in_flight;
 use super::limit_gate;
 use super::local_time::local_time;
 use super::read;
@@ -25,9 +26,20 @@ pub enum Waiting {
         /// The page's own message.
         message: Option<String>,
     },
-    /// Another send holds the one-at-a-time slot.
+    /// Another send is in flight in the conversation this one goes to (one at a time in
+    /// a conversation).
     InFlight {
         /// That send.
+        op_id: String,
+    },
+    /// As many sends are in flight as the profile's `max_in_flight` lets go at once.
+    AtCap {
+        /// The cap (`max_in_flight`).
+        max: u32,
+    },
+    /// Every leased tab that could take this send has a send of its own in flight.
+    TabsBusy {
+        /// The oldest send in flight.
         op_id: String,
     },
     /// No tab is leased, and a chatgpt.com tab said why it cannot take a send.
@@ -53,7 +65,9 @@ impl Waiting {
         match self {
             Waiting::Stopped => "stopped",
             Waiting::UsageLimit { .. } => "usage limit",
-            Waiting::InFlight { .. } => "sending",
+            Waiting::InFlight { .. } | Waiting::AtCap { .. } | Waiting::TabsBusy { .. } => {
+                "sending"
+            }
             Waiting::TabCannotTakeSends { .. } => "tab can't send",
             Waiting::NoTab => "no tab",
             Waiting::NoTabForConversation { .. } => "no tab for its chat",
@@ -74,9 +88,15 @@ impl Waiting {
             Waiting::UsageLimit { until_ms: None, .. } => {
                 "ChatGPT usage limit: the page named no reset time; sending resumes when a person resumes (`sendledger resume --by WHO`)".into()
             }
-            Waiting::InFlight { op_id } => {
-                format!("waiting for send {op_id}, which holds the one in-flight slot")
-            }
+            Waiting::InFlight { op_id } => format!(
+                "waiting for send {op_id}, in flight in the same conversation (one send at a time in a conversation)"
+            ),
+            Waiting::AtCap { max } => format!(
+                "waiting: {max} of {max} sends are in flight, as many as max_in_flight lets go at once (raise it in the window's settings or config.json)"
+            ),
+            Waiting::TabsBusy { op_id } => format!(
+                "waiting: every leased tab that can take it has a send in flight (oldest {op_id}); open another chatgpt.com tab, or wait"
+            ),
             Waiting::TabCannotTakeSends { tab_id, reason } => {
                 format!("no chatgpt.com tab can take a send: tab {tab_id}: {reason}")
             }
@@ -134,8 +154,14 @@ pub(crate) fn for_send(
     if let Some(w) = for_profile(conn, now)? {
         return Ok(Some(w));
     }
-    if let Some(op_id) = read::in_flight(conn)? {
-        return Ok(Some(Waiting::InFlight { op_id }));
+    if let Some(c) = &send.conversation_id {
+        if let Some(op_id) = in_flight::in_conversation(conn, c, None)? {
+            return Ok(Some(Waiting::InFlight { op_id }));
+        }
+    }
+    let max = in_flight::cap(conn)?;
+    if in_flight::count(conn)? >= max {
+        return Ok(Some(Waiting::AtCap { max }));
     }
     if let Some(c) = &send.conversation_id {
         let leased = leased_conversations(conn)?;
@@ -145,5 +171,23 @@ pub(crate) fn for_send(
             }));
         }
     }
-    Ok(None)
+    Ok(tabs_busy(conn, send)?.map(|op_id| Waiting::TabsBusy { op_id }))
+}
+
+/// The oldest send in flight when every leased tab that fits `send` (shows its
+/// conversation, or any tab for a send naming none) has a send in flight, or shows a
+/// conversation another send is in flight in.
+fn tabs_busy(conn: &Connection, send: &Send) -> rusqlite::Result<Option<String>> {
+    let free: bool = conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM leases l WHERE l.ended_at IS NULL \
+               AND (?1 IS NULL OR l.conversation_id = ?1) \
+               AND NOT EXISTS (SELECT 1 FROM in_flight_places p WHERE p.tab_id = l.tab_id \
+                   OR p.conversation_id = COALESCE(?1, l.conversation_id)))",
+        )?
+        .query_row([send.conversation_id.as_deref()], |r| r.get(0))?;
+    if free {
+        return Ok(None);
+    }
+    read::in_flight(conn)
 }

@@ -24,11 +24,29 @@ pub struct SendMessageArgs {
     /// most 65,536 bytes; CR LF becomes LF).
     #[schemars(length(min = 1))]
     pub text: String,
-    /// The ChatGPT conversation to send into (a `conversation_id` from an earlier result).
-    /// Omit it to send into whichever ChatGPT tab sendledger is connected to.
+    /// The ChatGPT conversation to send into: a `conversation_id` from an earlier result,
+    /// or its chatgpt.com URL. Give at most one of conversation_id, project_id and
+    /// new_chat; give none to send where the user chose in sendledger (a new chat until
+    /// they choose).
     #[serde(default)]
-    #[schemars(length(min = 1, max = 128))]
+    #[schemars(length(min = 1, max = 512))]
     pub conversation_id: Option<String>,
+    /// A new chat inside this ChatGPT Project (its `g-p-…` id or chatgpt.com URL).
+    #[serde(default)]
+    #[schemars(length(min = 5, max = 512))]
+    pub project_id: Option<String>,
+    /// true: a new chat.
+    #[serde(default)]
+    pub new_chat: bool,
+    /// The ChatGPT page's model slug to answer with (e.g. gpt-5-2-thinking). The tab
+    /// must show it; if it cannot, nothing is sent and the result says what it showed.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 64))]
+    pub model: Option<String>,
+    /// The thinking effort the page must show (as the page names it), like model.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 64))]
+    pub effort: Option<String>,
     /// A key you choose for this message (1 to 120 letters, digits or . _ : -). Calling
     /// again with the same key and text returns the same send and never sends twice,
     /// also after sendledger restarts. Give one whenever you may call again.

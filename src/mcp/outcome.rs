@@ -66,6 +66,11 @@ pub struct SendOutcome {
     /// The chat conversation it went into (or was meant for).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conversation_id: Option<String>,
+    /// Set when ChatGPT's own request went somewhere else than the send asked (another
+    /// conversation, another model): the sentence saying where. It was sent once and is
+    /// never sent again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination_mismatch: Option<String>,
     /// What happened and what to do next, in one or two sentences.
     pub message: String,
     /// True only when the message certainly never reached the chat, so sending it again
@@ -124,6 +129,29 @@ pub fn classify(state: &str, answer_given_up: bool, why: Option<&str>) -> (Statu
     (status, message, v.retry_safe)
 }
 
+/// The `destination_mismatch: …` note on a send's timeline, if the page's request did not
+/// go where the send was meant to go.
+pub fn mismatch_in(timeline: &[EventSeen]) -> Option<String> {
+    timeline.iter().find_map(|e| {
+        e.evidence
+            .as_deref()
+            .filter(|w| w.starts_with(crate::destination::MISMATCH_NOTE))
+            .map(str::to_string)
+    })
+}
+
+/// Adds the mismatch, in words, to `o` (its field and its message).
+pub fn with_mismatch(mut o: SendOutcome, timeline: &[EventSeen]) -> SendOutcome {
+    if let Some(m) = mismatch_in(timeline) {
+        o.message = format!(
+            "{} ChatGPT's own request did not go where this send asked ({m}). It was sent once; do not send it again — tell the user.",
+            o.message
+        );
+        o.destination_mismatch = Some(m);
+    }
+    o
+}
+
 fn timeline_of(events: &[EventSeen]) -> Vec<TimelineEntry> {
     events
         .iter()
@@ -157,6 +185,7 @@ pub fn of_send(send: &SendSeen, timeline: Option<&[EventSeen]>) -> SendOutcome {
         send_id: send.op_id.clone(),
         answer,
         conversation_id,
+        destination_mismatch: None,
         message,
         retry_safe,
         state,
@@ -172,6 +201,7 @@ pub fn lost(op_id: &str, detail: &str) -> SendOutcome {
         send_id: op_id.to_string(),
         answer: None,
         conversation_id: None,
+        destination_mismatch: None,
         message: format!(
             "sendledger did not answer ({detail}): the send may or may not be recorded as {op_id}. Do not call send_message again without this idempotency_key: call get_send with send_id {op_id} once sendledger answers (the same id never sends twice)."
         ),

@@ -61,7 +61,10 @@ impl Tools {
             Ok(c) => c,
             Err(e) => return Ok(refusal::bad_input(&e)),
         };
-        let body = json!({ "op_id": op_id, "text": a.text, "conversation_id": a.conversation_id });
+        let body = json!({
+            "op_id": op_id, "text": a.text, "conversation_id": a.conversation_id,
+            "project_id": a.project_id, "new_chat": a.new_chat, "model": a.model, "effort": a.effort,
+        });
         let queued: QueuedSeen = match self.link.post("/v1/sends".into(), &body).await {
             Ok(v) => v,
             Err(ClientError::Lost(detail)) => {

@@ -35,7 +35,10 @@ impl Settled {
     /// The outcome, with the timeline when `with_timeline`. An interrupted wait keeps
     /// the last known status and says that the owner stopped answering.
     pub fn outcome(&self, with_timeline: bool) -> SendOutcome {
-        let mut o = outcome::of_send(&self.send, with_timeline.then_some(&self.timeline[..]));
+        let mut o = outcome::with_mismatch(
+            outcome::of_send(&self.send, with_timeline.then_some(&self.timeline[..])),
+            &self.timeline,
+        );
         if self.interrupted.is_some() && o.is_pending() {
             o.message = format!(
                 "sendledger stopped answering while this send was {}. Do not send it again: call get_send with send_id once sendledger runs again (if it restarted after the click, the send is uncertain and the user decides).",

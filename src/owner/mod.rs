@@ -12,8 +12,8 @@ pub mod sweep;
 use crate::bridge::{self, pairing::PairingCode, BridgeState};
 use crate::clock::Clock;
 use crate::ledger::{Bounds, Event, Ledger, LedgerError, RecoveryReport, Writer};
-use crate::profile::discovery;
 use crate::profile::Profile;
+use crate::profile::{discovery, in_flight_cap};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::sync::{broadcast, watch};
@@ -71,6 +71,28 @@ pub struct Owner {
     profile: Profile,
 }
 
+/// Reads `max_in_flight` (a bad value refuses the start before anything is written, the
+/// ledger included), pins a new profile's port when `pin_port`, then takes the profile,
+/// opens and recovers the ledger and writes the cap into it.
+async fn open_ledger(
+    profile: &Profile,
+    clock: Arc<dyn Clock>,
+    pin_port: bool,
+) -> Result<(Ledger, RecoveryReport), OwnerError> {
+    let max_in_flight = in_flight_cap::read(profile).map_err(OwnerError::Config)?;
+    if pin_port {
+        discovery::pin_new_profile_port(profile).map_err(OwnerError::Config)?;
+    }
+    let profile = profile.clone();
+    Ok(tokio::task::spawn_blocking(move || {
+        let (mut ledger, recovered) = Ledger::open(&profile, clock)?;
+        ledger.set_max_in_flight(max_in_flight)?;
+        Ok::<_, LedgerError>((ledger, recovered))
+    })
+    .await
+    .expect("opening the ledger panicked")?)
+}
+
 impl Owner {
     /// Takes the profile, recovers, binds the bridge on 127.0.0.1 and writes `bridge.json`
     /// and `client.token` (0600). Errors name what to do (profile owned: the pid; port in use).
@@ -79,15 +101,7 @@ impl Owner {
         let open_files = bridge::connections::raise_open_file_limit();
         let profile = cfg.profile.clone();
         let clock = cfg.clock.clone();
-        if cfg.port.is_none() {
-            discovery::pin_new_profile_port(&profile).map_err(OwnerError::Config)?;
-        }
-        let (ledger, recovered) = {
-            let profile = profile.clone();
-            tokio::task::spawn_blocking(move || Ledger::open(&profile, clock))
-                .await
-                .expect("opening the ledger panicked")?
-        };
+        let (ledger, recovered) = open_ledger(&profile, clock, cfg.port.is_none()).await?;
         let ledger = Writer::new(ledger)?;
         let port = match cfg.port {
             Some(p) => p,

@@ -10,7 +10,8 @@ use std::net::SocketAddr;
 pub const BRIDGE_FILE: &str = "bridge.json";
 /// The client-scope bearer token.
 pub const CLIENT_TOKEN_FILE: &str = "client.token";
-/// Profile settings: `{"port": 27615, "default_destination": {"new_chat": true}}`.
+/// Profile settings: `{"port": 27615, "default_destination": {"new_chat": true},
+/// "max_in_flight": 1}`.
 pub const CONFIG_FILE: &str = "config.json";
 
 /// Default bridge port of a profile made by this version: below Linux's range for
@@ -40,6 +41,9 @@ struct Config {
     /// Read by the ledger at queue time (`crate::destination::read_default`).
     #[serde(default, rename = "default_destination")]
     _default_destination: Option<serde_json::Value>,
+    /// Read by the owner at start (`super::in_flight_cap::read`).
+    #[serde(default, rename = "max_in_flight")]
+    _max_in_flight: Option<serde_json::Value>,
 }
 
 /// The port set in `config.json`: `Ok(None)` when the file or the key is absent; an error

@@ -6,6 +6,7 @@
 
 pub mod discovery;
 mod identity;
+pub mod in_flight_cap;
 mod owner_lock;
 mod reserve;
 pub mod settings;

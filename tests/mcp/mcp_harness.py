@@ -190,9 +190,14 @@ class Player:
         assert status == 200, f"next: {status} {body}"
         return body["send"]
 
-    def dispatch(self, lease, op_id):
-        """Asks for the grant; records a click when granted (the extension clicks then)."""
-        status, body = self.call("POST", "/v1/ext/dispatch", {"lease_id": lease, "op_id": op_id})
+    def dispatch(self, lease, op_id, confirmed=None):
+        """Asks for the grant, with what the tab shows (`confirmed`: its conversation or
+        None for a new chat, Project, model, effort) when given; records a click when
+        granted (the extension clicks then)."""
+        ask = {"lease_id": lease, "op_id": op_id}
+        if confirmed is not None:
+            ask["confirmed"] = confirmed
+        status, body = self.call("POST", "/v1/ext/dispatch", ask)
         if status == 200 and body.get("granted") is True:
             self.granted.append(op_id)
         return status, body
@@ -212,18 +217,19 @@ class Player:
             assert status == 200, f"observation {obs['kind']}: {status} {body}"
         return conv
 
-    def take_and_click(self, lease, wait_ms=20_000):
+    def take_and_click(self, lease, wait_ms=20_000, confirmed=None):
         """Takes the next send and is granted the click; returns the send (or None)."""
         send = self.next(lease, wait_ms)
         if send is None:
             return None
-        status, body = self.dispatch(lease, send["op_id"])
+        status, body = self.dispatch(lease, send["op_id"], confirmed)
         assert status == 200 and body["granted"] is True, f"dispatch: {status} {body}"
         return send
 
-    def play_one(self, lease, answer_text, wait_ms=20_000):
-        """Takes, clicks and answers one send; returns it (None when none came)."""
-        send = self.take_and_click(lease, wait_ms)
+    def play_one(self, lease, answer_text, wait_ms=20_000, confirmed=None):
+        """Takes, clicks and answers one send; returns it (None when none came). The
+        page's request names a new chat and the model `auto`."""
+        send = self.take_and_click(lease, wait_ms, confirmed)
         if send is not None:
             self.answer(lease, send, answer_text)
         return send

@@ -434,3 +434,50 @@ def _mcp_pids(profile: Path) -> list[int]:
         if str(profile).encode() in argv and b"mcp" in argv:
             out.append(int(proc.name))
     return out
+
+
+# --- where a send goes (issue 27) ---------------------------------------------------------
+
+def test_send_message_arguments_name_the_destination_and_two_places_are_refused(serve):
+    async def body():
+        async with mcp_client(serve.profile) as client:
+            r = ok(await call(client, "send_message", text="Into that chat.",
+                              idempotency_key="dest-1", wait_seconds=0,
+                              conversation_id="https://chatgpt.com/c/conv-mcp",
+                              model="gpt-5-2-thinking", effort="extended"))
+            assert r["status"] == "pending", r
+            d = serve.show(r["send_id"])["destination"]
+            assert (d["kind"], d["conversation_id"], d["model"], d["effort"], d["chosen_by"]) == \
+                ("conversation", "conv-mcp", "gpt-5-2-thinking", "extended", "send"), d
+            p = ok(await call(client, "send_message", text="Into a Project.",
+                              idempotency_key="dest-2", wait_seconds=0, project_id="g-p-0123abcd"))
+            assert serve.show(p["send_id"])["destination"]["project_id"] == "g-p-0123abcd"
+            said = error_text(await call(client, "send_message", text="Two places.",
+                                         idempotency_key="dest-3", wait_seconds=0,
+                                         conversation_id="conv-mcp", new_chat=True))
+            assert "one place" in said, said
+    run(body)
+    assert sorted(s["op_id"] for s in serve.sends()) == ["mcp-dest-1", "mcp-dest-2"], \
+        "the refused one wrote nothing"
+
+
+def test_a_page_that_answered_with_another_model_is_said_in_words_and_never_sent_again(serve, player):
+    lease = player.lease()
+    shows = {"conversation_id": None, "model": "gpt-5-2-thinking"}
+    page = in_background(lambda: player.play_one(lease, "An answer.", confirmed=shows))
+
+    async def body():
+        async with mcp_client(serve.profile) as client:
+            r = ok(await call(client, "send_message", text="Which model answers?",
+                              idempotency_key="model-1", new_chat=True,
+                              model="gpt-5-2-thinking", wait_seconds=30))
+            assert r["status"] == "completed", r
+            why = r["destination_mismatch"]
+            assert "auto" in why and "gpt-5-2-thinking" in why, why
+            assert "did not go where this send asked" in r["message"], r["message"]
+            assert r["retry_safe"] is False
+            looked = ok(await call(client, "get_send", send_id=r["send_id"]))
+            assert looked["destination_mismatch"] == why
+    run(body)
+    assert page.result()["op_id"] == "mcp-model-1"
+    assert player.granted == ["mcp-model-1"], "clicked once, never resent"

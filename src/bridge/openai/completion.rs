@@ -25,6 +25,44 @@ pub(crate) const IGNORED_HEADER: &str = "x-sendledger-ignored";
 /// Header saying whether the request attached to an existing send (`true`) or queued one.
 pub(crate) const ATTACHED_HEADER: &str = "x-sendledger-attached";
 
+/// Header saying, in words, that the page's own request did not go where the send was
+/// meant to go (another conversation, another model): the `destination_mismatch` note.
+pub(crate) const MISMATCH_HEADER: &str = "x-sendledger-destination-mismatch";
+/// Key of the same sentence in a Responses object's `metadata`.
+pub(crate) const MISMATCH_METADATA: &str = "sendledger_destination_mismatch";
+
+/// The `destination_mismatch` sentence of send `op_id`, when the page's request after the
+/// click was not its destination (it went out once; it is never resent).
+pub(crate) async fn mismatch_of(st: &BridgeState, op_id: &str) -> Option<String> {
+    let id = op_id.to_string();
+    st.ledger()
+        .call(move |l| l.page_destination(&id))
+        .await
+        .ok()
+        .flatten()
+        .and_then(|p| p.mismatch)
+}
+
+/// Sets [`MISMATCH_HEADER`] to `mismatch` in printable ASCII (a header's alphabet).
+pub(crate) fn mismatch_header(h: &mut HeaderMap, mismatch: Option<&str>) {
+    let Some(m) = mismatch else { return };
+    let ascii: String = m
+        .replace('…', "...")
+        .replace(['—', '–'], "-")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_graphic() || c == ' ' {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect();
+    if let Ok(v) = HeaderValue::from_str(&ascii) {
+        h.insert(MISMATCH_HEADER, v);
+    }
+}
+
 /// The `id` of every answer about send `op_id`.
 pub(crate) fn completion_id(op_id: &str) -> String {
     format!("chatcmpl-{op_id}")
@@ -173,9 +211,16 @@ pub(crate) async fn answered(
 }
 
 /// Waits for the send to settle and answers a `chat.completion` or a no-retry error.
+/// A completed answer's `model` is the page's slug; when the page's request was not the
+/// send's destination, [`MISMATCH_HEADER`] says so.
 async fn settle(st: &BridgeState, admitted: &Admitted) -> Response {
     match answered(st, &admitted.op_id).await {
-        Ok((send, text, model)) => Json(completion(&send, &text, &model)).into_response(),
+        Ok((send, text, model)) => {
+            let mut res = Json(completion(&send, &text, &model)).into_response();
+            let mismatch = mismatch_of(st, &send.op_id).await;
+            mismatch_header(res.headers_mut(), mismatch.as_deref());
+            res
+        }
         Err(e) => e.into_response(),
     }
 }

@@ -12,6 +12,7 @@
 
 use super::auth::Caller;
 use super::error::OpenAiError;
+use super::request::Place;
 use crate::bridge::error::ApiError;
 use crate::bridge::BridgeState;
 use crate::ledger::{DoorQueue, LedgerError, QueueRequest};
@@ -53,6 +54,9 @@ pub(crate) struct Ask {
     /// The conversation it names, if any (resolved, e.g. from `previous_response_id`,
     /// before it is admitted).
     pub conversation_id: Option<String>,
+    /// The rest of where it goes ([`super::request::place`]): a Project's new chat or a
+    /// new chat, and the page's model slug and effort it asks for.
+    pub place: Place,
     /// SHA-256 (hex) of what the request carries that makes it this message: the door's
     /// name and its history (`messages`, or `input` and `instructions`), as JSON with
     /// sorted keys. Not the fields the tab does not honour (model, sampling, `stream`,
@@ -62,13 +66,24 @@ pub(crate) struct Ask {
 }
 
 impl Ask {
-    /// SHA-256 (hex) of the request's identity: its history and the conversation it
-    /// resolves to (the same words for another conversation are another message).
+    /// SHA-256 (hex) of the request's identity: its history and the place it resolves
+    /// to — conversation, Project or new chat (the same words for another place are another
+    /// message). Not the model or effort: a framework that falls back to another model
+    /// asks for the same message, and attaches to the send it repeats.
     pub(crate) fn identity_sha256(&self) -> String {
         let mut h = Sha256::new();
         h.update(self.history_sha256.as_bytes());
         h.update([0u8]);
         h.update(self.conversation_id.as_deref().unwrap_or("").as_bytes());
+        // Asks that name no Project and no new chat hash as before this field existed, so
+        // a retry across an upgrade still attaches.
+        if let Some(p) = &self.place.project_id {
+            h.update(b"\0project\0");
+            h.update(p.as_bytes());
+        }
+        if self.place.new_chat {
+            h.update(b"\0new_chat");
+        }
         format!("{:x}", h.finalize())
     }
 }
@@ -89,7 +104,10 @@ pub(crate) async fn admit(
             ),
             text: req.text.clone(),
             conversation_id: req.conversation_id.clone(),
-            ..Default::default()
+            project_id: req.place.project_id.clone(),
+            new_chat: req.place.new_chat,
+            model: req.place.model.clone(),
+            effort: req.place.effort.clone(),
         },
         client: caller.identity(),
         actor: format!("openai:{}", caller.client()),

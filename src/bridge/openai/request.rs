@@ -2,7 +2,9 @@
 //! the last user message's text. Everything else is either refused (what the tab cannot
 //! honour as asked: images, audio, tools, several choices, a structured format, a last
 //! message that is not the user's) or named in the `x-sendledger-ignored` answer header
-//! (system messages, sampling parameters, the model name): nothing is dropped silently.
+//! (system messages, sampling parameters): nothing is dropped silently. Where the send
+//! goes is read by [`place`]: the conversation, a Project or a new chat, and the model
+//! (any name but [`MODEL_ID`] is the page's slug, which the tab must confirm).
 //! Earlier messages are not typed again: the tab holds its own context.
 
 use super::custody::Ask;
@@ -13,7 +15,8 @@ use sha2::{Digest, Sha256};
 
 /// Messages a request may carry at most.
 pub(crate) const MAX_MESSAGES: usize = 10_000;
-/// The one model id the door lists (the tab answers with whatever the page selected).
+/// The one model id the door lists: a request naming it (or no model) asks for no model —
+/// the default destination's, if it names one; any other name is the page's model slug.
 pub(crate) const MODEL_ID: &str = "chatgpt-tab";
 /// Header naming the conversation to send into (else `metadata.conversation_id`).
 pub(crate) const CONVERSATION_HEADER: &str = "x-sendledger-conversation";
@@ -151,6 +154,7 @@ pub(crate) fn parse(bytes: &[u8], headers: &HeaderMap) -> Result<ChatRequest, Op
         ask: Ask {
             text,
             conversation_id: conversation(body, headers)?,
+            place: place(body)?,
             history_sha256: json_sha256(
                 &serde_json::json!({ "door": "chat", "messages": messages }),
             ),
@@ -278,17 +282,10 @@ pub(crate) fn message_text(
     }
 }
 
-/// The fields of `body` the tab does not honour (the model unless it is the tab's, and
-/// every field not in `read`), for `x-sendledger-ignored`.
+/// The fields of `body` the tab does not honour (every field not in `read`), for
+/// `x-sendledger-ignored`.
 pub(crate) fn ignored_fields(body: &Map<String, Value>, read: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
-    if body
-        .get("model")
-        .and_then(Value::as_str)
-        .is_some_and(|m| m != MODEL_ID)
-    {
-        out.push("model".to_string());
-    }
     for (k, v) in body {
         if v.is_null() || read.contains(&k.as_str()) {
             continue;
@@ -347,4 +344,64 @@ pub(crate) fn conversation(
         )),
         (a, b) => Ok(a.or(b)),
     }
+}
+
+/// Where a request asks its send to go, besides the conversation ([`conversation`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// `metadata.project_id`: a new chat inside this ChatGPT Project (`g-p-…` or its URL).
+    pub project_id: Option<String>,
+    /// `metadata.new_chat` `"true"`: a new chat.
+    pub new_chat: bool,
+    /// `model` unless it is [`MODEL_ID`]: the page's model slug the tab must confirm.
+    pub model: Option<String>,
+    /// `metadata.effort`: the thinking effort the page must show.
+    pub effort: Option<String>,
+}
+
+/// A string in `metadata` (OpenAI's metadata values are strings). Errors: 400
+/// `invalid_type` naming it.
+fn metadata_str(
+    body: &Map<String, Value>,
+    key: &'static str,
+) -> Result<Option<String>, OpenAiError> {
+    match body.get("metadata").and_then(|m| m.get(key)) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(bad(
+            "invalid_type",
+            "metadata",
+            format!("metadata.{key} must be a string"),
+        )),
+    }
+}
+
+/// Reads [`Place`] from a body: `metadata.project_id`, `metadata.new_chat` (`"true"` or
+/// `"false"`; a JSON boolean too), `metadata.effort`, and `model`. The ledger checks them
+/// when it admits the send (one place at most, the bounds). Errors: 400 `invalid_type`.
+pub(crate) fn place(body: &Map<String, Value>) -> Result<Place, OpenAiError> {
+    let new_chat = match body.get("metadata").and_then(|m| m.get("new_chat")) {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) if s == "true" || s == "false" => s == "true",
+        Some(_) => {
+            return Err(bad(
+                "invalid_type",
+                "metadata",
+                "metadata.new_chat must be \"true\" or \"false\"",
+            ))
+        }
+    };
+    let model = match body.get("model") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(m)) if m == MODEL_ID => None,
+        Some(Value::String(m)) => Some(m.clone()),
+        Some(_) => return Err(bad("invalid_type", "model", "model must be a string")),
+    };
+    Ok(Place {
+        project_id: metadata_str(body, "project_id")?,
+        new_chat,
+        model,
+        effort: metadata_str(body, "effort")?,
+    })
 }

@@ -12,7 +12,9 @@ mod request;
 mod stream;
 
 use super::auth::Caller;
-use super::completion::{answered, door_headers, model_of, settled_failure, too_large};
+use super::completion::{
+    answered, door_headers, mismatch_header, mismatch_of, model_of, settled_failure, too_large,
+};
 use super::custody::{self, Admitted};
 use super::error::OpenAiError;
 use super::outcome::{self, Outcome};
@@ -25,7 +27,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use object::{object, op_id_of, Stand};
+use object::{object, op_id_of, with_mismatch, Stand};
 use request::ResponsesRequest;
 
 /// `POST /v1/responses`.
@@ -57,7 +59,11 @@ pub(crate) async fn create(
     } else {
         match answered(&st, &admitted.op_id).await {
             Ok((send, text, model)) => {
-                Json(object(&send, Stand::Completed(&text), &model, false)).into_response()
+                let mismatch = mismatch_of(&st, &send.op_id).await;
+                let body = object(&send, Stand::Completed(&text), &model, false);
+                let mut res = Json(with_mismatch(body, mismatch.as_deref())).into_response();
+                mismatch_header(res.headers_mut(), mismatch.as_deref());
+                res
             }
             Err(e) => e.into_response(),
         }
@@ -124,7 +130,8 @@ async fn current(st: &BridgeState, op_id: &str, background: bool) -> Response {
         Outcome::Answered { text } => object(&send, Stand::Completed(&text), &model, background),
         Outcome::Failed(e) => object(&send, Stand::Failed(&e), &model, background),
     };
-    Json(body).into_response()
+    let mismatch = mismatch_of(st, op_id).await;
+    Json(with_mismatch(body, mismatch.as_deref())).into_response()
 }
 
 fn not_found(id: &str) -> OpenAiError {

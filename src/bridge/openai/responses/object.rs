@@ -57,6 +57,16 @@ pub(crate) fn output_text(text: &str) -> Value {
     json!({ "type": "output_text", "text": text, "annotations": [], "logprobs": [] })
 }
 
+/// `object` with the `destination_mismatch` sentence in its `metadata`
+/// (`sendledger_destination_mismatch`), when there is one: the page's request did not go
+/// where the send was meant to go.
+pub(crate) fn with_mismatch(mut object: Value, mismatch: Option<&str>) -> Value {
+    if let Some(m) = mismatch {
+        object["metadata"] = json!({ super::super::completion::MISMATCH_METADATA: m });
+    }
+    object
+}
+
 /// The response object of `send` standing at `stand`, with the page's `model` slug.
 pub(crate) fn object(send: &Send, stand: Stand, model: &str, background: bool) -> Value {
     let (status, output, error) = match stand {

@@ -13,7 +13,7 @@
 use super::super::custody::Ask;
 use super::super::error::OpenAiError;
 use super::super::request::{
-    bad, conversation, flag, ignored_fields, json_object, json_sha256, message_text,
+    bad, conversation, flag, ignored_fields, json_object, json_sha256, message_text, place,
     refuse_unhonourable, MAX_MESSAGES,
 };
 use axum::http::HeaderMap;
@@ -41,6 +41,7 @@ const READ: &[&str] = &[
     "stream",
     "background",
     "previous_response_id",
+    "conversation",
     "metadata",
     "tools",
     "tool_choice",
@@ -75,7 +76,8 @@ pub(crate) fn parse(bytes: &[u8], headers: &HeaderMap) -> Result<ResponsesReques
     Ok(ResponsesRequest {
         ask: Ask {
             text,
-            conversation_id: conversation(body, headers)?,
+            conversation_id: responses_conversation(body, headers)?,
+            place: place(body)?,
             history_sha256: json_sha256(&serde_json::json!({
                 "door": "responses",
                 "input": body.get("input"),
@@ -87,6 +89,40 @@ pub(crate) fn parse(bytes: &[u8], headers: &HeaderMap) -> Result<ResponsesReques
         previous,
         ignored: ignored_fields(body, READ),
     })
+}
+
+/// The conversation: the chat door's ([`conversation`]), or the Responses API's
+/// `conversation` parameter (a ChatGPT conversation id or URL, as a string or `{"id"}`).
+/// Errors: 400 `invalid_type`; `conflicting_conversation` when they differ.
+fn responses_conversation(
+    body: &Map<String, Value>,
+    headers: &HeaderMap,
+) -> Result<Option<String>, OpenAiError> {
+    let named = conversation(body, headers)?;
+    let param = match body.get("conversation") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_str()
+                .or_else(|| v.get("id").and_then(Value::as_str))
+                .filter(|s| !s.is_empty())
+                .ok_or_else(|| {
+                    bad(
+                        "invalid_type",
+                        "conversation",
+                        "conversation must be a ChatGPT conversation id or URL, or {\"id\": …}",
+                    )
+                })?
+                .to_string(),
+        ),
+    };
+    match (named, param) {
+        (Some(a), Some(b)) if a != b => Err(bad(
+            "conflicting_conversation",
+            "conversation",
+            "conversation and metadata.conversation_id (or the x-sendledger-conversation header) name different conversations: give one",
+        )),
+        (a, b) => Ok(a.or(b)),
+    }
 }
 
 fn input_text(input: Option<&Value>) -> Result<String, OpenAiError> {

@@ -9,12 +9,12 @@
 //! an `error` event whose `error` object the SDKs raise. A comment line every 15 s keeps
 //! idle connections open.
 
-use super::super::completion::{door_headers, model_of};
+use super::super::completion::{door_headers, mismatch_of, model_of};
 use super::super::custody::Admitted;
 use super::super::error::OpenAiError;
 use super::super::outcome::Outcome;
 use super::super::wait::{Step, Waiter};
-use super::object::{message_item, object, output_text, Stand};
+use super::object::{message_item, object, output_text, with_mismatch, Stand};
 use crate::bridge::BridgeState;
 use crate::ledger::LedgerRead;
 use crate::ledger::{LedgerError, Send, SendState};
@@ -129,7 +129,9 @@ async fn produce(
                     Some(&model).filter(|m| *m != "unknown").map(|m| m.as_str()),
                 )
                 .await;
-                close_message(&mut out, &send, &text, &model, background).await;
+                let mismatch = mismatch_of(&st, &op_id).await;
+                let said = (model.as_str(), mismatch.as_deref());
+                close_message(&mut out, &send, &text, said, background).await;
                 return;
             }
             Step::Settled(Outcome::Failed(e), row) => {
@@ -186,7 +188,15 @@ async fn delta(out: &mut Emitter, op_id: &str, piece: &str) -> bool {
     .await
 }
 
-async fn close_message(out: &mut Emitter, send: &Send, text: &str, model: &str, background: bool) {
+/// Ends the message and the response; `(model, mismatch)`: the page's slug, and the
+/// `destination_mismatch` sentence put into the completed response's `metadata`.
+async fn close_message(
+    out: &mut Emitter,
+    send: &Send,
+    text: &str,
+    (model, mismatch): (&str, Option<&str>),
+    background: bool,
+) {
     let item_id = format!("msg_{}", send.op_id);
     let at = json!({ "item_id": item_id, "output_index": 0, "content_index": 0 });
     let mut done = at.clone();
@@ -205,7 +215,7 @@ async fn close_message(out: &mut Emitter, send: &Send, text: &str, model: &str, 
         && out
             .emit(
                 "response.completed",
-                json!({ "response": object(send, Stand::Completed(text), model, background) }),
+                json!({ "response": with_mismatch(object(send, Stand::Completed(text), model, background), mismatch) }),
             )
             .await;
 }

@@ -1,0 +1,98 @@
+//! Sends in flight (migration 0012): never two in one conversation or in one tab, and
+//! never more than the profile's cap (`max_in_flight`, 1 to [`MAX_IN_FLIGHT`]) at once.
+//!
+//! A send in flight is claimed, dispatched, or accepted with its answer awaited (the
+//! `sends_in_flight` view). Its conversation is the one it names; else the one the page
+//! named since (its receipt, or the page's request after the click); else the one its
+//! lease's tab showed (view `in_flight_places`). So a new chat whose conversation the page
+//! has named is that conversation: a send naming it waits. The claim
+//! (`sends::claim_next`) asks these questions; triggers `sends_one_in_flight_per_conversation`
+//! and `sends_in_flight_capped` re-check them in SQL at the claim's time.
+
+use super::epochs::Lease;
+use super::error::{LedgerError, Result};
+use super::read::cached_row;
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+
+pub use crate::profile::in_flight_cap::MAX_IN_FLIGHT;
+
+/// The cap the owner last wrote (1 before any owner of this version started).
+pub(crate) fn cap(conn: &Connection) -> rusqlite::Result<u32> {
+    cached_row(
+        conn,
+        "SELECT max_in_flight FROM in_flight_cap WHERE id = 1",
+        [],
+        |r| r.get(0),
+    )
+}
+
+/// Writes the cap (the owner at start, from `config.json`). Errors: `Invalid` outside
+/// 1 to [`MAX_IN_FLIGHT`].
+pub(crate) fn set_cap(tx: &Transaction, max: u32) -> Result<()> {
+    if !(1..=MAX_IN_FLIGHT).contains(&max) {
+        return Err(LedgerError::Invalid(format!(
+            "max_in_flight must be 1 to {MAX_IN_FLIGHT}, not {max}"
+        )));
+    }
+    tx.execute(
+        "UPDATE in_flight_cap SET max_in_flight = ?1 WHERE id = 1",
+        [max],
+    )?;
+    Ok(())
+}
+
+/// How many sends are in flight.
+pub(crate) fn count(conn: &Connection) -> rusqlite::Result<u32> {
+    cached_row(conn, "SELECT count(*) FROM sends_in_flight", [], |r| {
+        r.get(0)
+    })
+}
+
+/// The send in flight in `tab_id`, if any.
+pub(crate) fn in_tab(conn: &Connection, tab_id: &str) -> rusqlite::Result<Option<String>> {
+    cached_row(
+        conn,
+        "SELECT op_id FROM in_flight_places WHERE tab_id = ?1 ORDER BY seq LIMIT 1",
+        [tab_id],
+        |r| r.get(0),
+    )
+    .optional()
+}
+
+/// The send in flight in `conversation_id`, other than `except` (an op id), if any.
+pub(crate) fn in_conversation(
+    conn: &Connection,
+    conversation_id: &str,
+    except: Option<&str>,
+) -> rusqlite::Result<Option<String>> {
+    cached_row(
+        conn,
+        "SELECT op_id FROM in_flight_places WHERE conversation_id = ?1 AND op_id IS NOT ?2 \
+         ORDER BY seq LIMIT 1",
+        params![conversation_id, except],
+        |r| r.get(0),
+    )
+    .optional()
+}
+
+/// The oldest queued send `lease` may claim now: one naming no conversation or the one
+/// its tab shows, under an epoch not stopped, whose conversation — the one it names,
+/// else the tab's — has no send in flight. `None` too while the tab has a send in flight
+/// or the cap's number of sends are in flight.
+pub(crate) fn next_for(tx: &Transaction, lease: &Lease) -> rusqlite::Result<Option<String>> {
+    if count(tx)? >= cap(tx)? || in_tab(tx, &lease.binding.tab_id)?.is_some() {
+        return Ok(None);
+    }
+    cached_row(
+        tx,
+        "SELECT s.op_id FROM sends s WHERE s.state = 'queued' \
+             AND (s.conversation_id IS NULL OR s.conversation_id = ?1) \
+             AND s.epoch NOT IN (SELECT epoch FROM stopped_epochs) \
+             AND NOT EXISTS (SELECT 1 FROM in_flight_places p \
+                 WHERE p.conversation_id = COALESCE(s.conversation_id, ?1)) \
+         ORDER BY s.seq LIMIT 1",
+        [lease.binding.conversation_id.as_deref()],
+        |r| r.get(0),
+    )
+    .optional()
+}

@@ -1,0 +1,200 @@
+//! Parallel conversations under the real owner (issue 27): `max_in_flight` from the
+//! profile's config.json, two sends in flight at once in two conversations, a SIGKILL
+//! with both in flight, and a bad setting refused at start with the ledger unchanged.
+
+#[path = "support/bridge.rs"]
+mod harness;
+
+use harness::*;
+use serde_json::{json, Value};
+use std::path::Path;
+
+fn set_config(profile: &Path, config: &Value) {
+    std::fs::create_dir_all(profile).unwrap();
+    std::fs::write(profile.join("config.json"), config.to_string()).unwrap();
+}
+
+/// A lease for `tab`, which shows `conversation`.
+fn lease_in(ext: &Extension, tab: &str, conversation: &str) -> String {
+    let a = ext.http.post(
+        "/v1/ext/lease",
+        &json!({ "tab_id": tab, "conversation_id": conversation }),
+    );
+    assert_eq!(a.status, 200, "lease {tab}: {}", a.body);
+    a.body["lease_id"].as_str().unwrap().to_string()
+}
+
+/// Queues `op` for `conversation`.
+fn queue_to(client: &Http, op: &str, conversation: &str) {
+    let a = client.post(
+        "/v1/sends",
+        &json!({ "op_id": op, "text": format!("text of {op}"), "conversation_id": conversation }),
+    );
+    assert!(a.status == 200 || a.status == 201, "{}", a.body);
+}
+
+/// The grant, the tab confirming it shows `conversation`.
+fn grant(ext: &Extension, lease: &str, op: &str, conversation: &str) -> Answer {
+    ext.http.post(
+        "/v1/ext/dispatch",
+        &json!({ "lease_id": lease, "op_id": op,
+                 "confirmed": { "conversation_id": conversation } }),
+    )
+}
+
+/// Two tabs in conv-a and conv-b, with a-1 and b-1 granted at once and a-2 waiting.
+fn two_in_flight(serve: &Serve) -> (Extension, String, String) {
+    let client = serve.client();
+    let ext = serve.pair();
+    let a = lease_in(&ext, "tab-a", "conv-a");
+    let b = lease_in(&ext, "tab-b", "conv-b");
+    queue_to(&client, "a-1", "conv-a");
+    queue_to(&client, "a-2", "conv-a");
+    queue_to(&client, "b-1", "conv-b");
+    assert_eq!(ext.next(&a, 5_000).expect("a claims")["op_id"], "a-1");
+    assert_eq!(ext.next(&b, 5_000).expect("b claims")["op_id"], "b-1");
+    assert_eq!(grant(&ext, &a, "a-1", "conv-a").body["granted"], true);
+    assert_eq!(grant(&ext, &b, "b-1", "conv-b").body["granted"], true);
+    (ext, a, b)
+}
+
+#[test]
+fn two_tabs_in_two_conversations_have_a_send_in_flight_each_under_max_in_flight_two() {
+    let (_tmp, profile) = profile_dir();
+    set_config(&profile, &json!({ "max_in_flight": 2 }));
+    let serve = Serve::start(&profile, &[]);
+    let (ext, a, _b) = two_in_flight(&serve);
+    let client = serve.client();
+    assert_eq!(client.state("a-1"), "dispatched");
+    assert_eq!(client.state("b-1"), "dispatched");
+    let second = lease_in(&ext, "tab-a2", "conv-a");
+    assert!(
+        ext.next(&second, 300).is_none(),
+        "a-2 waits: a-1 is in flight in conv-a"
+    );
+    assert!(ext.next(&a, 300).is_none(), "tab-a is busy with a-1");
+    let status = client.get("/v1/status");
+    assert_eq!(status.body["status"]["max_in_flight"], 2, "{}", status.body);
+}
+
+#[test]
+fn sigkill_with_two_sends_in_flight_leaves_both_uncertain_and_hands_neither_out_again() {
+    let (_tmp, profile) = profile_dir();
+    set_config(&profile, &json!({ "max_in_flight": 2 }));
+    let serve = Serve::start(&profile, &[]);
+    let (old_ext, a, b) = two_in_flight(&serve);
+    serve.kill();
+
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    for op in ["a-1", "b-1"] {
+        assert_eq!(client.state(op), "uncertain", "{op} may have gone out");
+    }
+    assert_eq!(
+        client.state("a-2"),
+        "rejected",
+        "queued: it never left the host"
+    );
+    let ext = serve.extension(&old_ext);
+    for (lease, op, c) in [(&a, "a-1", "conv-a"), (&b, "b-1", "conv-b")] {
+        let late = grant(&ext, lease, op, c);
+        assert!(late.status == 409 || late.status == 410, "{}", late.body);
+    }
+    let a = lease_in(&ext, "tab-a", "conv-a");
+    let b = lease_in(&ext, "tab-b", "conv-b");
+    assert!(ext.next(&a, 300).is_none(), "a-1 is never handed out again");
+    assert!(ext.next(&b, 300).is_none(), "b-1 is never handed out again");
+    for op in ["a-1", "b-1"] {
+        assert_eq!(client.state(op), "uncertain", "only a person resolves {op}");
+    }
+}
+
+#[test]
+fn stop_fences_both_tabs_with_two_sends_claimed() {
+    let (_tmp, profile) = profile_dir();
+    set_config(&profile, &json!({ "max_in_flight": 2 }));
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let ext = serve.pair();
+    let a = lease_in(&ext, "tab-a", "conv-a");
+    let b = lease_in(&ext, "tab-b", "conv-b");
+    queue_to(&client, "a-1", "conv-a");
+    queue_to(&client, "b-1", "conv-b");
+    assert!(ext.next(&a, 5_000).is_some());
+    assert!(ext.next(&b, 5_000).is_some());
+    let stop = client.post("/v1/stop", &json!({ "by": "alice" }));
+    assert_eq!(stop.status, 200, "{}", stop.body);
+    for (lease, op, c) in [(&a, "a-1", "conv-a"), (&b, "b-1", "conv-b")] {
+        assert_eq!(client.state(op), "stopped");
+        let refused = grant(&ext, lease, op, c);
+        assert_ne!(refused.body["granted"], true, "{}", refused.body);
+    }
+}
+
+#[test]
+fn a_bad_max_in_flight_refuses_the_start_with_a_sentence_and_leaves_the_ledger_unchanged() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    serve
+        .client()
+        .queue("kept", "queued before the bad setting");
+    serve.kill();
+    let files = |p: &Path| {
+        let wal = p.join(format!("{}-wal", sendledger::profile::LEDGER_FILE));
+        (
+            std::fs::read(ledger_file(p)).unwrap(),
+            std::fs::read(wal).ok(),
+        )
+    };
+    let before = files(&profile);
+    for bad in [json!(0), json!(9), json!("two"), json!(1.5)] {
+        set_config(&profile, &json!({ "max_in_flight": bad }));
+        let failed = Serve::try_start(&profile, &["--port", "0"])
+            .err()
+            .expect("refused");
+        assert!(
+            failed.stderr.contains("max_in_flight") && failed.stderr.contains("from 1 to 8"),
+            "{bad}: {}",
+            failed.stderr
+        );
+        assert!(
+            before == files(&profile),
+            "{bad}: the ledger is unchanged (not even recovered)"
+        );
+    }
+    set_config(&profile, &json!({ "max_in_flight": 2 }));
+    let serve = Serve::start(&profile, &[]);
+    assert_eq!(
+        serve.client().state("kept"),
+        "rejected",
+        "recovered only now"
+    );
+}
+
+#[test]
+fn max_in_flight_set_with_the_cli_is_followed_by_the_running_owner() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let ext = serve.pair();
+    let a = lease_in(&ext, "tab-a", "conv-a");
+    let b = lease_in(&ext, "tab-b", "conv-b");
+    queue_to(&client, "a-1", "conv-a");
+    queue_to(&client, "b-1", "conv-b");
+    assert_eq!(ext.next(&a, 5_000).expect("a claims")["op_id"], "a-1");
+    assert!(ext.next(&b, 300).is_none(), "max_in_flight is 1 until set");
+    for bad in ["0", "9"] {
+        let out = cli(&profile, &["max-in-flight", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("from 1 to 8"), "{said}");
+    }
+    let (code, set) = cli_json(&profile, &["max-in-flight", "2"]);
+    assert_eq!((code, &set["max_in_flight"]), (0, &json!(2)), "{set}");
+    assert_eq!(
+        ext.next(&b, 10_000).expect("the owner follows config.json")["op_id"],
+        "b-1"
+    );
+    let (_, shown) = cli_json(&profile, &["max-in-flight"]);
+    assert_eq!(shown["max_in_flight"], 2);
+}

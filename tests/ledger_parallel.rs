@@ -1,0 +1,269 @@
+//! Parallel conversations (issue 27): one send in flight per conversation and per tab,
+//! never more than the profile's `max_in_flight`; Stop fences every tab at once.
+
+mod support;
+
+use sendledger::destination::Confirmation;
+use sendledger::ledger::LedgerRead as _;
+use sendledger::ledger::{
+    Grant, Ledger, LedgerError, QueueRequest, Receipt, SendState, TabBinding,
+};
+use support::*;
+
+/// A tab showing `conversation` (`None`: a new chat).
+fn tab_in(id: &str, conversation: Option<&str>) -> TabBinding {
+    TabBinding {
+        conversation_id: conversation.map(str::to_string),
+        ..tab(id)
+    }
+}
+
+/// A send for `conversation` (`None`: the default destination, a new chat).
+fn send_to(op: &str, conversation: Option<&str>) -> QueueRequest {
+    QueueRequest {
+        conversation_id: conversation.map(str::to_string),
+        ..request(op, &format!("text of {op}"))
+    }
+}
+
+fn claimed(ledger: &mut Ledger, lease: &str) -> Option<String> {
+    ledger.claim_next(lease).unwrap().map(|s| s.op_id)
+}
+
+/// The grant, the tab confirming it shows `conversation`.
+fn grant(ledger: &mut Ledger, op: &str, lease: &str, conversation: Option<&str>) {
+    let shows = Confirmation {
+        conversation_id: conversation.map(str::to_string),
+        ..Confirmation::default()
+    };
+    let got = ledger.dispatch_confirmed(op, lease, Some(&shows)).unwrap();
+    assert!(matches!(got, Grant::Granted(_)), "{got:?}");
+}
+
+fn with_cap(fx: &Fixture, cap: u32) -> Ledger {
+    let mut ledger = fx.open();
+    ledger.set_max_in_flight(cap).unwrap();
+    ledger
+}
+
+#[test]
+fn two_sends_in_two_conversations_go_out_at_once_under_a_cap_of_two_never_two_in_one() {
+    let fx = Fixture::new();
+    let mut ledger = with_cap(&fx, 2);
+    let a = ledger
+        .lease(&tab_in("tab-a", Some("conv-a")))
+        .unwrap()
+        .lease_id;
+    let a2 = ledger
+        .lease(&tab_in("tab-a2", Some("conv-a")))
+        .unwrap()
+        .lease_id;
+    let b = ledger
+        .lease(&tab_in("tab-b", Some("conv-b")))
+        .unwrap()
+        .lease_id;
+    for (op, c) in [("a-1", "conv-a"), ("a-2", "conv-a"), ("b-1", "conv-b")] {
+        ledger.queue(&send_to(op, Some(c)), "test").unwrap();
+    }
+    assert_eq!(claimed(&mut ledger, &a).as_deref(), Some("a-1"));
+    assert_eq!(
+        claimed(&mut ledger, &a2),
+        None,
+        "a second tab in conversation A waits: a-1 is in flight there"
+    );
+    assert_eq!(claimed(&mut ledger, &b).as_deref(), Some("b-1"));
+    grant(&mut ledger, "a-1", &a, Some("conv-a"));
+    grant(&mut ledger, "b-1", &b, Some("conv-b"));
+    assert_eq!(ledger.status().unwrap().counts[&SendState::Dispatched], 2);
+    assert!(matches!(
+        ledger.waiting(&ledger.get("a-2").unwrap().unwrap()).unwrap(),
+        Some(sendledger::ledger::Waiting::InFlight { op_id }) if op_id == "a-1"
+    ));
+    ledger.accept("a-1", &receipt("a-1"), "extension").unwrap();
+    ledger
+        .complete("a-1", "done", "answer", "extension")
+        .unwrap();
+    assert_eq!(claimed(&mut ledger, &a2).as_deref(), Some("a-2"));
+}
+
+#[test]
+fn the_cap_holds_a_third_send_back_whatever_conversation_it_is_for() {
+    let fx = Fixture::new();
+    let mut ledger = with_cap(&fx, 2);
+    let leases: Vec<String> = ["a", "b", "c"]
+        .iter()
+        .map(|c| {
+            let conv = format!("conv-{c}");
+            ledger
+                .queue(&send_to(&format!("op-{c}"), Some(&conv)), "t")
+                .unwrap();
+            ledger
+                .lease(&tab_in(&format!("tab-{c}"), Some(&conv)))
+                .unwrap()
+                .lease_id
+        })
+        .collect();
+    assert!(claimed(&mut ledger, &leases[0]).is_some());
+    assert!(claimed(&mut ledger, &leases[1]).is_some());
+    assert_eq!(claimed(&mut ledger, &leases[2]), None, "2 of 2 in flight");
+    let waiting = ledger
+        .waiting(&ledger.get("op-c").unwrap().unwrap())
+        .unwrap();
+    assert_eq!(waiting, Some(sendledger::ledger::Waiting::AtCap { max: 2 }));
+}
+
+#[test]
+fn a_tab_takes_one_send_at_a_time_even_for_two_new_chats() {
+    let fx = Fixture::new();
+    let mut ledger = with_cap(&fx, 3);
+    let t = ledger.lease(&tab_in("tab-new", None)).unwrap().lease_id;
+    ledger.queue(&send_to("new-1", None), "t").unwrap();
+    ledger.queue(&send_to("new-2", None), "t").unwrap();
+    assert_eq!(claimed(&mut ledger, &t).as_deref(), Some("new-1"));
+    grant(&mut ledger, "new-1", &t, None);
+    assert_eq!(
+        claimed(&mut ledger, &t),
+        None,
+        "the tab is busy with new-1 until its answer"
+    );
+    let other = ledger.lease(&tab_in("tab-other", None)).unwrap().lease_id;
+    assert_eq!(
+        claimed(&mut ledger, &other).as_deref(),
+        Some("new-2"),
+        "two new chats are two conversations"
+    );
+}
+
+#[test]
+fn a_send_naming_the_conversation_a_new_chat_became_waits_while_that_new_chat_is_in_flight() {
+    let fx = Fixture::new();
+    let mut ledger = with_cap(&fx, 2);
+    let t = ledger.lease(&tab_in("tab-new", None)).unwrap().lease_id;
+    ledger.queue(&send_to("first", None), "t").unwrap();
+    assert_eq!(claimed(&mut ledger, &t).as_deref(), Some("first"));
+    grant(&mut ledger, "first", &t, None);
+    let named = Receipt {
+        conversation_id: "conv-made".into(),
+        user_message_id: "user-first".into(),
+        turn_id: "turn-first".into(),
+    };
+    ledger.accept("first", &named, "extension").unwrap();
+    // The next send continues the new chat, from another tab that shows it.
+    ledger
+        .queue(&send_to("next", Some("conv-made")), "t")
+        .unwrap();
+    let u = ledger
+        .lease(&tab_in("tab-made", Some("conv-made")))
+        .unwrap()
+        .lease_id;
+    assert_eq!(
+        claimed(&mut ledger, &u),
+        None,
+        "the page named the new chat conv-made: 'first' is in flight there"
+    );
+    let err = try_raw(
+        ledger.raw_connection(),
+        "UPDATE sends SET state = 'claimed', lease_id = ?1 WHERE op_id = 'next'",
+        [&u],
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("one browser send at a time in a conversation"),
+        "{err}"
+    );
+    ledger
+        .complete("first", "answer", "answer", "extension")
+        .unwrap();
+    assert_eq!(claimed(&mut ledger, &u).as_deref(), Some("next"));
+}
+
+#[test]
+fn a_new_chat_claimed_by_a_tab_that_shows_a_conversation_counts_as_in_it() {
+    let fx = Fixture::new();
+    let mut ledger = with_cap(&fx, 2);
+    let a = ledger
+        .lease(&tab_in("tab-a", Some("conv-a")))
+        .unwrap()
+        .lease_id;
+    ledger.queue(&send_to("new", None), "t").unwrap();
+    assert_eq!(claimed(&mut ledger, &a).as_deref(), Some("new"));
+    ledger
+        .queue(&send_to("for-a", Some("conv-a")), "t")
+        .unwrap();
+    let a2 = ledger
+        .lease(&tab_in("tab-a2", Some("conv-a")))
+        .unwrap()
+        .lease_id;
+    assert_eq!(
+        claimed(&mut ledger, &a2),
+        None,
+        "a tab that types where it stands would put 'new' into conv-a"
+    );
+}
+
+#[test]
+fn a_claim_never_moves_into_a_conversation_another_send_is_in_flight_in() {
+    let fx = Fixture::new();
+    let mut ledger = with_cap(&fx, 2);
+    let n = ledger.lease(&tab_in("tab-n", None)).unwrap().lease_id;
+    ledger.queue(&send_to("new", None), "t").unwrap();
+    assert_eq!(claimed(&mut ledger, &n).as_deref(), Some("new"));
+    let b = ledger
+        .lease(&tab_in("tab-b", Some("conv-b")))
+        .unwrap()
+        .lease_id;
+    ledger
+        .queue(&send_to("for-b", Some("conv-b")), "t")
+        .unwrap();
+    assert_eq!(claimed(&mut ledger, &b).as_deref(), Some("for-b"));
+    // The new-chat tab now shows conv-b (a person moved it): its claim cannot follow.
+    ledger.lease(&tab_in("tab-n", Some("conv-b"))).unwrap();
+    let moved = ledger.get("new").unwrap().unwrap();
+    assert_eq!(moved.state, SendState::Rejected, "{moved:?}");
+    assert!(
+        moved
+            .evidence
+            .as_deref()
+            .unwrap_or_default()
+            .contains("for-b is in flight"),
+        "{moved:?}"
+    );
+}
+
+#[test]
+fn stop_fences_every_tab_at_once_with_two_sends_in_flight() {
+    let fx = Fixture::new();
+    let mut ledger = with_cap(&fx, 2);
+    let a = ledger
+        .lease(&tab_in("tab-a", Some("conv-a")))
+        .unwrap()
+        .lease_id;
+    let b = ledger
+        .lease(&tab_in("tab-b", Some("conv-b")))
+        .unwrap()
+        .lease_id;
+    ledger.queue(&send_to("a-1", Some("conv-a")), "t").unwrap();
+    ledger.queue(&send_to("b-1", Some("conv-b")), "t").unwrap();
+    assert!(claimed(&mut ledger, &a).is_some());
+    assert!(claimed(&mut ledger, &b).is_some());
+    ledger.stop("alice").unwrap();
+    for (op, lease) in [("a-1", &a), ("b-1", &b)] {
+        assert_eq!(state_of(&ledger, op), SendState::Stopped);
+        let refused = ledger.dispatch(op, lease);
+        assert!(refused.is_err(), "{refused:?}");
+    }
+}
+
+#[test]
+fn max_in_flight_outside_one_to_eight_is_refused_and_the_cap_unchanged() {
+    let fx = Fixture::new();
+    let mut ledger = with_cap(&fx, 3);
+    for bad in [0, 9] {
+        assert!(matches!(
+            ledger.set_max_in_flight(bad),
+            Err(LedgerError::Invalid(_))
+        ));
+    }
+    assert_eq!(ledger.max_in_flight().unwrap(), 3);
+    assert_eq!(ledger.status().unwrap().max_in_flight, 3);
+}
