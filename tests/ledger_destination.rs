@@ -390,3 +390,78 @@ fn a_copy_of_a_send_that_took_the_default_is_granted_as_the_first_would_have_bee
         .unwrap();
     assert!(matches!(granted, Grant::Granted(_)), "{granted:?}");
 }
+
+/// Leases `tab_id` showing `shown`; returns the lease id.
+fn lease_on(ledger: &mut Ledger, tab_id: &str, shown: Option<&str>) -> String {
+    let mut binding = tab(tab_id);
+    binding.conversation_id = shown.map(str::to_string);
+    ledger.lease(&binding).unwrap().lease_id
+}
+
+#[test]
+fn a_send_for_a_conversation_no_tab_shows_is_taken_by_a_tab_that_goes_there() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    ledger
+        .queue(&to("op-b", Some(CONV_B), None), "test")
+        .unwrap();
+    let on_a = lease_on(&mut ledger, "tab-1", Some(CONV_A));
+    let send = ledger.claim_next(&on_a).unwrap();
+    assert_eq!(
+        send.map(|s| s.op_id).as_deref(),
+        Some("op-b"),
+        "no tab shows B: the tab on A takes it (and navigates there before typing)"
+    );
+    // The tab arrives at B and leases again: the claim moves with it, nothing clicked.
+    let on_b = lease_on(&mut ledger, "tab-1", Some(CONV_B));
+    let send = ledger.get("op-b").unwrap().unwrap();
+    assert_eq!(send.state, SendState::Claimed);
+    assert_eq!(send.lease_id.as_deref(), Some(on_b.as_str()));
+    let grant = ledger
+        .dispatch_confirmed("op-b", &on_b, Some(&seen(Some(CONV_B), None)))
+        .unwrap();
+    assert!(matches!(grant, Grant::Granted(_)), "{grant:?}");
+}
+
+#[test]
+fn a_send_for_a_conversation_another_tab_shows_is_left_to_that_tab() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let on_b = lease_on(&mut ledger, "tab-2", Some(CONV_B));
+    ledger
+        .queue(&to("op-b", Some(CONV_B), None), "test")
+        .unwrap();
+    let on_a = lease_on(&mut ledger, "tab-1", Some(CONV_A));
+    assert!(ledger.claim_next(&on_a).unwrap().is_none(), "tab 2 shows B");
+    let send = ledger.claim_next(&on_b).unwrap().expect("tab 2 takes it");
+    assert_eq!(send.op_id, "op-b");
+}
+
+#[test]
+fn a_tab_that_arrives_somewhere_else_than_the_claimed_conversation_rejects_it_unclicked() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    ledger
+        .queue(&to("op-b", Some(CONV_B), None), "test")
+        .unwrap();
+    let on_a = lease_on(&mut ledger, "tab-1", Some(CONV_A));
+    ledger.claim_next(&on_a).unwrap().expect("claimed");
+    // The person opened their own chat in the tab while it was on its way to B.
+    const MINE: &str = "6a1f0c2e-0000-4000-8000-00000000000c";
+    lease_on(&mut ledger, "tab-1", Some(MINE));
+    let send = ledger.get("op-b").unwrap().unwrap();
+    assert_eq!(
+        send.state,
+        SendState::Rejected,
+        "never typed into the person's chat"
+    );
+    assert_eq!(dispatch_events(ledger.raw_connection(), "op-b"), 0);
+    assert!(
+        send.evidence
+            .as_deref()
+            .unwrap_or("")
+            .contains("nothing was clicked"),
+        "{:?}",
+        send.evidence
+    );
+}

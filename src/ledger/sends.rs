@@ -342,8 +342,12 @@ pub(crate) fn queue(
     Ok((send, true))
 }
 
-/// Claims the oldest queued send that fits `lease_id`, unless another send holds the
-/// profile's one-at-a-time slot. `Ok(None)`: nothing to do now.
+/// Claims the oldest queued send `lease_id` may take, unless another send holds the
+/// profile's one-at-a-time slot. `Ok(None)`: nothing to do now. A lease takes a send that
+/// names no conversation, or names the one its tab shows, or names one no live lease shows
+/// (the extension then brings its tab there before anything is typed: docs/extension.md,
+/// "The tab goes to the destination"); a send for a conversation another live tab shows is
+/// left to that tab.
 pub(crate) fn claim_next(tx: &Transaction, lease_id: &str, now: Millis) -> Result<Option<Send>> {
     let lease = epochs::usable_lease(tx, lease_id)?;
     if read::in_flight(tx)?.is_some() || super::limit_gate::get(tx)?.holds_at(now) {
@@ -351,10 +355,12 @@ pub(crate) fn claim_next(tx: &Transaction, lease_id: &str, now: Millis) -> Resul
     }
     let next: Option<String> = read::cached_row(
         tx,
-        "SELECT op_id FROM sends WHERE state = 'queued' \
-             AND (conversation_id IS NULL OR conversation_id = ?1) \
+        "SELECT op_id FROM sends s WHERE state = 'queued' \
+             AND (s.conversation_id IS NULL OR s.conversation_id = ?1 \
+                  OR NOT EXISTS (SELECT 1 FROM leases l WHERE l.ended_at IS NULL \
+                                 AND l.generation = ?2 AND l.conversation_id = s.conversation_id)) \
              AND epoch NOT IN (SELECT epoch FROM stopped_epochs) ORDER BY seq LIMIT 1",
-        [lease.binding.conversation_id.as_deref()],
+        params![lease.binding.conversation_id.as_deref(), lease.generation],
         |r| r.get(0),
     )
     .optional()?;
