@@ -5,7 +5,7 @@
 //
 // Chromium stops an idle service worker at any time: nothing lives only in memory.
 //   chrome.storage.local   {bridge: "127.0.0.1:27615", token}          (survives restarts)
-//   chrome.storage.session {connection, leases, last_error, snapshot, outcomes, observed}  (this browser session)
+//   chrome.storage.session {connection, leases, last_error, snapshot, outcomes, observed, trip:<tab id>}  (this browser session)
 // Long-polls are bounded (≤ 25 s) and re-issued by the content script that asked; a request
 // whose answer was lost with a stopped worker is reported to the caller as lost.
 
@@ -208,6 +208,18 @@ const handlers = {
     if (m.reason) await noteError(m.reason);
     return bridgeRequest('POST', '/v1/ext/tab-report', body);
   },
+  // A tab's trip to a send's destination (docs/extension.md, "The tab goes to the
+  // destination"): the page that leaves is gone when the next one asks, so the worker keeps,
+  // per tab, the op id it went for. `trip` answers whether this tab went for `op_id`.
+  async setTrip(tabId, m) {
+    await session.set({ [`trip:${tabId}`]: { op_id: String(m.op_id), at: Date.now() } });
+    return { ok: true, status: 200, body: {} };
+  },
+  async trip(tabId, m) {
+    const key = `trip:${tabId}`;
+    const { [key]: trip } = await session.get(key);
+    return { ok: true, status: 200, body: { went: !!trip && trip.op_id === String(m.op_id) } };
+  },
   async forgetLease(tabId, m) {
     await forgetLeaseIf(tabId, m.lease_id);
     return { ok: true };
@@ -252,7 +264,7 @@ chrome.runtime.onInstalled.addListener(async () => {
   for (const tab of tabs) {
     const target = { tabId: tab.id };
     chrome.scripting.executeScript({ target, files: ['page-observer.js'], world: 'MAIN' }).catch(() => {});
-    chrome.scripting.executeScript({ target, files: ['selectors.js', 'content.js'] }).catch(() => {});
+    chrome.scripting.executeScript({ target, files: ['selectors.js', 'navigate.js', 'picker.js', 'content.js'] }).catch(() => {});
   }
 });
 

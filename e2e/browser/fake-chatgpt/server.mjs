@@ -19,6 +19,10 @@
 //        carry another conversation's turn (its completion first).
 //        hold "answer": the stream opens (ids, the user message echo, the answer's first
 //        words) and waits; hold "response": the POST gets no response at all until released.
+//        picker "top"|"advanced"|"none" (every model in the menu; thinking models under
+//        Advanced → Model / Effort; an account with no picker), surface "chat"|"work",
+//        picker_drift "<slug>" (the page switches its model when the composer first holds text)
+//        — the request's `model` and `thinking_effort` follow the picker; `?model=<slug>` starts it
 //   POST /__test/release  releases every held answer → {released: n}
 //   POST /__test/reset    zeroes the counts, releases holds, keeps conversations
 //
@@ -42,6 +46,8 @@ const VENDOR = new Set([
   'orderedmap',
   'w3c-keyname',
 ]);
+/** The name part of a Project's address (`/g/g-p-<id>-<name>/…`), the project's own words. */
+const PROJECT_NAME = 'custody-notes';
 const IMPORTS = {
   'prosemirror-model': '/__fake/vendor/prosemirror-model/dist/index.js',
   'prosemirror-state': '/__fake/vendor/prosemirror-state/dist/index.js',
@@ -95,7 +101,7 @@ function page(config) {
 
 /** Starts the fake. Returns `{port, origin, close()}`. */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single' };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false };
   const config = { ...DEFAULTS };
   const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, requests: [] });
   let state = counts();
@@ -154,6 +160,9 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     const conv = conversation(turn.conversationId);
+    const mode = body.conversation_mode || {};
+    if (turn.isNewChat && mode.kind === 'gizmo_interaction') conv.project = mode.gizmo_id;
+    Object.assign(state.requests[state.requests.length - 1], { model: body.model, effort: body.thinking_effort || null, project: conv.project || null });
     let answer;
     try {
       if (config.error && format !== 'legacy') {
@@ -215,16 +224,33 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     conv.messages.push(...formats.turnMessages(turn, s.answer));
   }
 
+  /**
+   * The page's addresses: a new chat `/`, a conversation `/c/<id>`, the transient
+   * `/c/WEB:<request id>`, a Project's new-chat page `/g/g-p-<id>-<name>/project` and its
+   * conversations `/g/g-p-<id>-<name>/c/<id>`, and another product surface (`/codex`).
+   */
+  const pagePath = (p) =>
+    p === '/' || p === '/codex' || /^(\/g\/g-p-[0-9a-f]+(-[A-Za-z0-9-]*)?)?\/(c\/([0-9a-f-]{36}|WEB:[0-9a-f-]{36})|project)$/.test(p);
+
+  /** A Project's conversation opened by its short address goes to its Project's address. */
+  function servePage(res, p) {
+    const short = p.match(/^\/c\/([0-9a-f-]{36})$/);
+    const conv = short && conversations.get(short[1]);
+    if (conv && conv.project) {
+      res.writeHead(302, { location: `/g/${conv.project}-${PROJECT_NAME}/c/${conv.id}` });
+      return res.end();
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    return res.end(page(config));
+  }
+
   async function route(req, res) {
     const url = new URL(req.url, 'https://chatgpt.com');
     const p = url.pathname;
-    if (req.method === 'GET' && (p === '/' || /^\/c\/[0-9a-f-]{36}$/.test(p))) {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      return res.end(page(config));
-    }
-    if (req.method === 'GET' && p === '/__fake/app.js') {
+    if (req.method === 'GET' && pagePath(p)) return servePage(res, p);
+    if (req.method === 'GET' && (p === '/__fake/app.js' || p === '/__fake/places.js')) {
       res.writeHead(200, { 'content-type': 'text/javascript' });
-      return res.end(fs.readFileSync(path.join(here, 'app.js')));
+      return res.end(fs.readFileSync(path.join(here, p.slice('/__fake/'.length))));
     }
     const vendor = p.match(/^\/__fake\/vendor\/([a-z0-9-]+)\/((?:dist\/)?index\.js)$/);
     if (req.method === 'GET' && vendor && VENDOR.has(vendor[1])) {
