@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { doorScenarios } from './door-scenarios.mjs';
+import { destinationScenarios } from './destination-scenarios.mjs';
 import { startFake } from './fake-chatgpt/server.mjs';
 import { selfSignedCert } from './lib/cert.mjs';
 import { launch } from './lib/browser.mjs';
@@ -40,6 +41,7 @@ fs.mkdirSync(LOGS, { recursive: true });
 // Each scenario gets conversations of its own (the fake keeps conversations for its lifetime).
 let CONV_A;
 let CONV_B;
+let CONV_C;
 const newConversationId = () => {
   const u = randomUUID();
   return `${u.slice(0, 14)}8${u.slice(15)}`;
@@ -864,6 +866,7 @@ scenario('the_tab_works_within_2_s_of_the_owners_return_after_70_s_down', async 
 // ---------------------------------------------------------------- the OpenAI and MCP doors (issues 13, 14)
 
 doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversation: () => CONV_A });
+destinationScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversations: () => ({ a: CONV_A, b: CONV_B, c: CONV_C }) });
 
 /** Stops the extension's service worker through the DevTools protocol, as Chromium does when idle. */
 async function stopServiceWorker(w) {
@@ -1002,6 +1005,7 @@ async function main() {
     const w = new World(s.name);
     CONV_A = newConversationId();
     CONV_B = newConversationId();
+    CONV_C = newConversationId();
     const started = Date.now();
     await fakeCall('POST', '/__test/reset');
     try {

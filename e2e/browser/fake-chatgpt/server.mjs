@@ -22,7 +22,8 @@
 //        picker "top"|"advanced"|"none" (every model in the menu; thinking models under
 //        Advanced → Model / Effort; an account with no picker), surface "chat"|"work",
 //        picker_drift "<slug>" (the page switches its model when the composer first holds text)
-//        — the request's `model` and `thinking_effort` follow the picker; `?model=<slug>` starts it
+//        — the request's `model` and `thinking_effort` follow the picker; `?model=<slug>` starts it;
+//        hold_page "<path>": that page's GET waits for a release (a tab held on its way there)
 //   POST /__test/release  releases every held answer → {released: n}
 //   POST /__test/reset    zeroes the counts, releases holds, keeps conversations
 //
@@ -101,9 +102,9 @@ function page(config) {
 
 /** Starts the fake. Returns `{port, origin, close()}`. */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false };
   const config = { ...DEFAULTS };
-  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, requests: [] });
+  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, requests: [] });
   let state = counts();
   let holds = [];
   const conversations = new Map();
@@ -232,8 +233,16 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
   const pagePath = (p) =>
     p === '/' || p === '/codex' || /^(\/g\/g-p-[0-9a-f]+(-[A-Za-z0-9-]*)?)?\/(c\/([0-9a-f-]{36}|WEB:[0-9a-f-]{36})|project)$/.test(p);
 
-  /** A Project's conversation opened by its short address goes to its Project's address. */
-  function servePage(res, p) {
+  /**
+   * A Project's conversation opened by its short address goes to its Project's address.
+   * A page whose address is config `hold_page` is answered only at a release (a tab on
+   * its way somewhere; `held_pages` in the state counts them).
+   */
+  async function servePage(res, p) {
+    if (config.hold_page && p === config.hold_page) {
+      state.held_pages += 1;
+      await new Promise((resolve) => holds.push(resolve));
+    }
     const short = p.match(/^\/c\/([0-9a-f-]{36})$/);
     const conv = short && conversations.get(short[1]);
     if (conv && conv.project) {
