@@ -230,6 +230,10 @@ const handlers = {
 const popupHandlers = {
   status: () => status(),
   pair: (m) => pair(m),
+  // The profile's default destination: where a send naming no place goes (the popup's
+  // "send into this conversation" / "a new chat each time" / "this Project").
+  destination: () => bridgeRequest('GET', '/v1/ext/default-destination'),
+  setDestination: (m) => bridgeRequest('PUT', '/v1/ext/default-destination', m.named || {}),
   unpair: async () => {
     await local.remove('token');
     await session.set({ leases: {} });

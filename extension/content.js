@@ -619,6 +619,22 @@
     await ask('tabReport', { reason: null });
   }
 
+  /**
+   * Before asking for a send: a tab off the Chat surface waits for it (true: look again);
+   * a tab that moved to another conversation (a new chat got its id) drops its lease, so
+   * the loop binds it again — the new lease ends the old one and takes a claim that fits
+   * the conversation shown now.
+   */
+  async function offChatOrMoved() {
+    if (S.generating()) return false;
+    if (P.surface() !== 'chat') {
+      await offChat();
+      return true;
+    }
+    if (lease && lease.conversation_id !== S.conversationId()) lease = null;
+    return false;
+  }
+
   async function run() {
     await composerReady();
     watchGeneration();
@@ -633,15 +649,7 @@
       backoff = Math.min(backoff * 2, 30_000);
     };
     while (alive) {
-      if (P.surface() !== 'chat' && !S.generating()) {
-        await offChat();
-        continue;
-      }
-      if (lease && lease.conversation_id !== S.conversationId() && !S.generating()) {
-        // The tab moved to another conversation (a new chat got its id): bind it again. The
-        // new lease ends this one (and takes a claim that fits the conversation shown now).
-        lease = null;
-      }
+      if (await offChatOrMoved()) continue;
       if (!lease) {
         const r = await obtainLease();
         if (r.ok) {

@@ -990,6 +990,37 @@ scenario('the_popup_names_each_leased_tab_its_conversation_and_state_in_words', 
   await w.screenshot(popup, '.popup-leased');
 });
 
+scenario('the_popup_sets_the_default_destination_and_a_send_naming_none_goes_there', async (w) => {
+  await w.startOwner();
+  await w.startBrowser();
+  await w.pair();
+  const chat = await w.openChat(CONV_B);
+  const popup = await openPopup(w);
+  const words = () => popup.locator('#default-destination').innerText();
+  await waitFor(async () => (await words()) === 'a new chat', { what: 'the popup to show the default until one is set' });
+  await w.screenshot(popup, '.popup-destination-unset');
+  await popup.waitForSelector('#dest-conversation:not([disabled])');
+  await popup.click('#dest-conversation');
+  await waitFor(async () => (await words()) === `conversation ${CONV_B}`, { what: 'the popup to show the new default' });
+  assert.match(await popup.locator('#destination-result').innerText(), /^Saved: sends that name no place now go to conversation/);
+  await w.screenshot(popup, '.popup-destination-conversation');
+  const { body } = await w.owner.request('GET', '/v1/status');
+  assert.match(JSON.stringify(body), new RegExp(CONV_B), 'the owner says the default too');
+  const op = await w.queue('Naming no place.');
+  const sent = await w.until(op, 'completed', 30_000);
+  assert.equal(sent.destination.chosen_by, 'default');
+  assert.equal(sent.send.receipt.conversation_id, CONV_B, 'went into the conversation the person chose');
+  // A Project: the tab shows its new-chat page, the person chooses it.
+  await chat.goto('https://chatgpt.com/g/g-p-6a1f0c2e5b7d4c3a9e8f1a2b3c4d5e6f-custody-notes/project');
+  await popup.reload();
+  await popup.waitForSelector('#dest-project:not([disabled])');
+  await popup.click('#dest-project');
+  await waitFor(async () => (await words()) === 'a new chat in Project g-p-6a1f0c2e5b7d4c3a9e8f1a2b3c4d5e6f', { what: 'the Project default' });
+  await w.screenshot(popup, '.popup-destination-project');
+  await popup.click('#dest-new-chat');
+  await waitFor(async () => (await words()) === 'a new chat', { what: 'back to a new chat each time' });
+});
+
 // ---------------------------------------------------------------- runner
 
 async function main() {
