@@ -465,3 +465,43 @@ fn a_tab_that_arrives_somewhere_else_than_the_claimed_conversation_rejects_it_un
         send.evidence
     );
 }
+
+#[test]
+fn an_answer_from_another_model_than_asked_is_one_destination_mismatch_note_and_nothing_moves() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let req = to("op-m", Some(CONV_A), Some("gpt-5-2-thinking"));
+    let lease = claimed(&mut ledger, &req, Some(CONV_A));
+    let grant = ledger
+        .dispatch_confirmed(
+            "op-m",
+            &lease,
+            Some(&seen(Some(CONV_A), Some("gpt-5-2-thinking"))),
+        )
+        .unwrap();
+    assert!(matches!(grant, Grant::Granted(_)), "{grant:?}");
+    assert_eq!(
+        ledger
+            .note_answer_model("op-m", "gpt-5-2-thinking")
+            .unwrap(),
+        None,
+        "the model asked for"
+    );
+    let why = ledger
+        .note_answer_model("op-m", "gpt-5-instant")
+        .unwrap()
+        .expect("a note");
+    assert!(
+        why.starts_with("destination_mismatch: the page answered with model gpt-5-instant; the send asked for gpt-5-2-thinking"),
+        "{why}"
+    );
+    let before = dump(ledger.raw_connection());
+    assert_eq!(
+        ledger.note_answer_model("op-m", "gpt-5-instant").unwrap(),
+        None
+    );
+    assert_eq!(dump(ledger.raw_connection()), before, "written once");
+    let send = ledger.get("op-m").unwrap().unwrap();
+    assert_eq!(send.state, SendState::Dispatched, "nothing moves");
+    assert_eq!(dispatch_events(ledger.raw_connection(), "op-m"), 1);
+}

@@ -66,6 +66,22 @@ export function destinationScenarios({ scenario, ready, fakeState, fakeConfig, f
     assert.ok(page.url().endsWith(`/c/${send.receipt.conversation_id}`));
   });
 
+  scenario('the_page_answering_with_another_model_completes_once_with_the_destination_mismatch_shown', async (w) => {
+    const { a } = conversations();
+    await fakeConfig({ answer_model: 'gpt-5-instant' });
+    await ready(w, { conversations: [a] });
+    const op = await w.queue('Asked of a thinking model, answered by another.', { conversation_id: a, model: 'gpt-5-2-thinking' });
+    const view = await w.until(op, 'completed', 30_000);
+    const st = await fakeState();
+    assert.equal(st.posts, 1, 'one POST');
+    assert.equal(st.requests[0].model, 'gpt-5-2-thinking', 'the request asked for the model the send named');
+    const notes = view.timeline.filter((e) => (e.evidence || '').startsWith('destination_mismatch'));
+    assert.equal(notes.length, 1, JSON.stringify(view.timeline));
+    assert.match(notes[0].evidence, /the page answered with model gpt-5-instant; the send asked for gpt-5-2-thinking \(sent once; never resent\)/);
+    const shown = w.cli(['show', op]);
+    assert.match(shown, /destination_mismatch: the page answered with model gpt-5-instant/, '`show` prints it');
+  });
+
   scenario('a_model_the_picker_cannot_show_fails_before_dispatch_with_what_it_shows', async (w) => {
     const { a } = conversations();
     const [page] = await ready(w, { conversations: [a] });
@@ -171,5 +187,38 @@ export function destinationScenarios({ scenario, ready, fakeState, fakeConfig, f
     await page.reload();
     await w.until(op, 'completed', 30_000);
     assert.equal((await fakeState()).clicks, 1);
+  });
+}
+
+/**
+ * Figures, on demand (`SENDLEDGER_BENCH=1 node e2e/browser/run.mjs bench_`): queue → click
+ * for sends that must navigate — to the other of two conversations, into a Project's new
+ * chat, to a new chat with a model — `rounds` each, from the ledger's own timestamps
+ * (queued → dispatched; the click follows the grant in one `click()` call). Prints p50,
+ * min and max in ms; asserts nothing about time.
+ */
+export function destinationBench({ scenario, ready, conversations }) {
+  const rounds = Number(process.env.SENDLEDGER_BENCH_ROUNDS || 10);
+  const p50 = (xs) => [...xs].sort((x, y) => x - y)[Math.floor((xs.length - 1) / 2)];
+  scenario('bench_queue_to_click_for_sends_that_navigate', async (w) => {
+    const { a, b } = conversations();
+    await ready(w, { conversations: [a] });
+    const kinds = {
+      conversation: (i) => ({ conversation_id: i % 2 ? a : b }),
+      project: () => ({ project_id: PROJECT }),
+      'new chat with a model': () => ({ new_chat: true, model: 'gpt-5-2-thinking' }),
+    };
+    for (const [kind, place] of Object.entries(kinds)) {
+      const took = [];
+      for (let i = 0; i < rounds; i += 1) {
+        // From a conversation each time, so every send of the kind must navigate.
+        if (kind !== 'conversation') await w.until(await w.queue(`Back to A, ${i}.`, { conversation_id: a }), 'completed', 30_000);
+        const op = await w.queue(`Round ${i} for ${kind}.`, place(i));
+        const { timeline } = await w.until(op, 'completed', 30_000);
+        const at = (to) => timeline.find((e) => e.to === to).at;
+        took.push(at('dispatched') - timeline[0].at);
+      }
+      console.log(`     queue → click, ${kind}: p50 ${p50(took)} ms, min ${Math.min(...took)}, max ${Math.max(...took)} (${rounds} sends)`);
+    }
   });
 }

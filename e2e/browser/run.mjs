@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { doorScenarios } from './door-scenarios.mjs';
-import { destinationScenarios } from './destination-scenarios.mjs';
+import { destinationBench, destinationScenarios } from './destination-scenarios.mjs';
 import { startFake } from './fake-chatgpt/server.mjs';
 import { selfSignedCert } from './lib/cert.mjs';
 import { launch } from './lib/browser.mjs';
@@ -135,6 +135,11 @@ class World {
     if (!this.owner) return 0;
     const { body } = await this.owner.request('GET', '/v1/status');
     return body.status ? body.status.lease_epochs.length : 0;
+  }
+
+  /** Runs `sendledger --profile <this profile> ARGS…` and returns its standard output. */
+  cli(args) {
+    return execFileSync(SENDLEDGER, ['--profile', this.profile, ...args], { encoding: 'utf8' });
   }
 
   async queue(text, extra = {}) {
@@ -867,6 +872,7 @@ scenario('the_tab_works_within_2_s_of_the_owners_return_after_70_s_down', async 
 
 doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversation: () => CONV_A });
 destinationScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversations: () => ({ a: CONV_A, b: CONV_B, c: CONV_C }) });
+if (process.env.SENDLEDGER_BENCH === '1') destinationBench({ scenario, ready, conversations: () => ({ a: CONV_A, b: CONV_B }) });
 
 /** Stops the extension's service worker through the DevTools protocol, as Chromium does when idle. */
 async function stopServiceWorker(w) {
@@ -1004,8 +1010,7 @@ scenario('the_popup_sets_the_default_destination_and_a_send_naming_none_goes_the
   await waitFor(async () => (await words()) === `conversation ${CONV_B}`, { what: 'the popup to show the new default' });
   assert.match(await popup.locator('#destination-result').innerText(), /^Saved: sends that name no place now go to conversation/);
   await w.screenshot(popup, '.popup-destination-conversation');
-  const { body } = await w.owner.request('GET', '/v1/status');
-  assert.match(JSON.stringify(body), new RegExp(CONV_B), 'the owner says the default too');
+  assert.match(w.cli(['destination', 'show']), new RegExp(`default destination  conversation ${CONV_B}`), 'the profile holds it');
   const op = await w.queue('Naming no place.');
   const sent = await w.until(op, 'completed', 30_000);
   assert.equal(sent.destination.chosen_by, 'default');

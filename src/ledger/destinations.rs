@@ -152,6 +152,36 @@ pub(crate) fn record_page(
     })
 }
 
+/// The answer of `op_id` came from `model`: when the send asked for another model, a
+/// `destination_mismatch` note on its timeline, written once (a second answer reading
+/// changes nothing). Returns the note when it was written.
+pub(crate) fn answer_model(
+    tx: &rusqlite::Transaction,
+    op_id: &str,
+    model: &str,
+    now: crate::clock::Millis,
+) -> Result<Option<String>> {
+    let Some(asked) = get(tx, op_id)?.and_then(|d| d.model) else {
+        return Ok(None);
+    };
+    let model = bounded(Some(model), 64).unwrap_or_default();
+    if model == asked {
+        return Ok(None);
+    }
+    let why = format!(
+        "{MISMATCH_NOTE}: the page answered with model {model}; the send asked for {asked} (sent once; never resent)"
+    );
+    let written: bool = tx
+        .prepare_cached("SELECT EXISTS(SELECT 1 FROM events WHERE op_id = ?1 AND evidence = ?2)")?
+        .query_row(params![op_id, why], |r| r.get(0))?;
+    if written {
+        return Ok(None);
+    }
+    let send = super::sends::load(tx, op_id)?;
+    super::sends::note(tx, &send, "owner", (&why, None), now)?;
+    Ok(Some(why))
+}
+
 /// What the page's request for `op_id` showed, once observed.
 pub(crate) fn page_of(conn: &Connection, op_id: &str) -> Result<Option<PageDestination>> {
     Ok(conn

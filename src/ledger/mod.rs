@@ -495,6 +495,13 @@ impl Ledger {
         self.write(|tx, now| destinations::record_page(tx, op_id, (conversation, model), now))
     }
 
+    /// The page answered the send `op_id` with `model` (the answer's own `model_slug`): a
+    /// `destination_mismatch` note, once, when the send asked for another model. The send
+    /// keeps its state; nothing is resent. Returns the note when one was written.
+    pub fn note_answer_model(&mut self, op_id: &str, model: &str) -> Result<Option<String>> {
+        self.write(|tx, now| destinations::answer_model(tx, op_id, model, now))
+    }
+
     /// What the page's request for `op_id` named, once observed.
     pub fn page_destination(&self, op_id: &str) -> Result<Option<PageDestination>> {
         destinations::page_of(&self.conn, op_id)

@@ -1,8 +1,9 @@
 // The fake chatgpt.com's places and choices (issue 27): the model picker in two layouts
 // (every model in the top-level menu, or the thinking models under Advanced → Model /
-// Effort) or none at all, the page's `?model=<slug>` start, the Chat / Work surface switch,
-// and the Project a page belongs to. Structure as the extension recognises it: data-testid,
-// roles and aria attributes; the words are the project's own.
+// Effort) or none at all, the page's `?model=<slug>` start, and the Project a page belongs
+// to (the Chat / Work surface switch is rendered with the page: server.mjs). Structure as
+// the extension recognises it: data-testid, roles and aria attributes; the words are the
+// project's own.
 //
 // Test hooks (MAIN world, for the browser suite): `window.__fakePicker.set(slug, effort)`.
 
@@ -134,28 +135,10 @@ function mountPicker(header) {
   set(MODELS.some((m) => m.slug === asked) ? asked : 'auto', null);
 }
 
-function mountSurface(header) {
-  const list = document.createElement('div');
-  list.setAttribute('role', 'tablist');
-  list.dataset.testid = 'surface-switcher';
-  const surface = location.pathname === '/codex' ? 'codex' : config.surface;
-  for (const [name, label] of [['chat', 'Chat'], ['work', 'Work'], ['codex', 'Codex']]) {
-    const tab = document.createElement('button');
-    tab.type = 'button';
-    tab.setAttribute('role', 'tab');
-    tab.dataset.testid = `surface-${name}`;
-    tab.setAttribute('aria-selected', String(surface === name));
-    tab.textContent = label;
-    list.appendChild(tab);
-  }
-  header.appendChild(list);
-}
-
-/** Mounts the picker and the surface switch into the page's header. */
+/** Mounts the picker into the page's header (the surface switch comes with the page). */
 export async function mountPlaces() {
   config = { ...config, ...(await (await fetch('/__fake/config')).json()) };
   const header = document.querySelector('header');
-  mountSurface(header);
   mountPicker(header);
   const project = projectFromPath();
   if (project) {

@@ -23,7 +23,8 @@
 //        Advanced → Model / Effort; an account with no picker), surface "chat"|"work",
 //        picker_drift "<slug>" (the page switches its model when the composer first holds text)
 //        — the request's `model` and `thinking_effort` follow the picker; `?model=<slug>` starts it;
-//        hold_page "<path>": that page's GET waits for a release (a tab held on its way there)
+//        hold_page "<path>": that page's GET waits for a release (a tab held on its way there);
+//        answer_model "<slug>": the answer names that model, whatever the request asked for
 //   POST /__test/release  releases every held answer → {released: n}
 //   POST /__test/reset    zeroes the counts, releases holds, keeps conversations
 //
@@ -59,7 +60,18 @@ const IMPORTS = {
   'w3c-keyname': '/__fake/vendor/w3c-keyname/index.js',
 };
 
-function page(config) {
+/**
+ * The surface switch, rendered with the page (as the server renders chatgpt.com's shell):
+ * Chat, Work mode, or another product (Codex), the selected one `aria-selected`.
+ */
+function surfaceSwitch(surface) {
+  const tabs = [['chat', 'Chat'], ['work', 'Work'], ['codex', 'Codex']]
+    .map(([name, label]) => `<button type="button" role="tab" data-testid="surface-${name}" aria-selected="${surface === name}">${label}</button>`)
+    .join('');
+  return ` <span role="tablist" data-testid="surface-switcher">${tabs}</span>`;
+}
+
+function page(config, surface = config.surface) {
   // A page whose composer never appears (still loading, logged out, a changed layout).
   const editor = config.layout === 'no-composer' ? '<div id="login-wall">Log in to continue</div>' : '<div id="editor-mount"></div>';
   const send =
@@ -86,10 +98,15 @@ function page(config) {
   .ProseMirror p { margin: 0; }
   button { border-radius: 16px; border: 0; padding: 6px 14px; background: #0d0d0d; color: #fff; }
   button[disabled] { background: #bbb; }
+  [role="tab"] { background: #eee; color: #333; margin-left: 4px; }
+  [role="tab"][aria-selected="true"] { background: #0d0d0d; color: #fff; }
+  header { position: relative; }
+  [role="menu"] { position: absolute; z-index: 2; background: #fff; border: 1px solid #ccc; border-radius: 8px; padding: 4px; font-weight: 400; }
+  [role="menuitemradio"][aria-checked="true"]::after { content: " ✓"; }
 </style>
 <script type="importmap">${JSON.stringify({ imports: IMPORTS })}</script>
 </head><body>
-<header>ChatGPT <small>local test double — sendledger e2e</small></header>
+<header>ChatGPT <small>local test double — sendledger e2e</small>${surfaceSwitch(surface)}</header>
 <main><div id="thread"></div>
 <form data-type="unified-composer" id="composer-form">
   ${editor}
@@ -102,7 +119,7 @@ function page(config) {
 
 /** Starts the fake. Returns `{port, origin, close()}`. */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false };
   const config = { ...DEFAULTS };
   const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, requests: [] });
   let state = counts();
@@ -143,7 +160,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     state.posts += 1;
     const encodings = body.supported_encodings || [];
     const format = encodings.includes('v1') ? (config.format === 'handoff' ? 'handoff' : 'delta') : 'legacy';
-    const turn = formats.newTurn(body, format);
+    const turn = formats.newTurn(body, format, config.answer_model);
     const concurrent = active.size;
     state.requests.push({
       text: turn.text,
@@ -250,7 +267,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       return res.end();
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    return res.end(page(config));
+    return res.end(page(config, p === '/codex' ? 'codex' : config.surface));
   }
 
   async function route(req, res) {
