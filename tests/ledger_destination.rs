@@ -37,9 +37,7 @@ fn seen(conversation: Option<&str>, model: Option<&str>) -> Confirmation {
 /// Queues `req`, leases a tab showing `shown`, claims it; returns the lease.
 fn claimed(ledger: &mut Ledger, req: &QueueRequest, shown: Option<&str>) -> String {
     ledger.queue(req, "test").unwrap();
-    let mut binding = tab("tab-1");
-    binding.conversation_id = shown.map(str::to_string);
-    let lease = ledger.lease(&binding).unwrap().lease_id;
+    let lease = lease_on(ledger, "tab-1", shown);
     let send = ledger.claim_next(&lease).unwrap().expect("claimed");
     assert_eq!(&send.op_id, req.op_id.as_ref().unwrap());
     lease
@@ -202,13 +200,12 @@ fn the_grant_is_refused_and_the_send_rejected_when_the_tab_shows_another_destina
     let mut ledger = fx.open();
     let req = to("op-1", Some(CONV_A), Some("gpt-5-2-thinking"));
     let lease = claimed(&mut ledger, &req, Some(CONV_A));
-    let grant = ledger
-        .dispatch_confirmed(
-            "op-1",
-            &lease,
-            Some(&seen(Some(CONV_B), Some("gpt-5-2-thinking"))),
-        )
-        .unwrap();
+    let grant = grant_asked(
+        &mut ledger,
+        ("op-1", &lease),
+        Some(CONV_B),
+        "gpt-5-2-thinking",
+    );
     let Grant::Refused { send, reason } = grant else {
         panic!("granted for another conversation: {grant:?}")
     };
@@ -391,6 +388,18 @@ fn a_copy_of_a_send_that_took_the_default_is_granted_as_the_first_would_have_bee
     assert!(matches!(granted, Grant::Granted(_)), "{granted:?}");
 }
 
+/// The grant asked for `(op, lease)` by a tab showing `shown` with `model` in its picker.
+fn grant_asked(
+    ledger: &mut Ledger,
+    (op, lease): (&str, &str),
+    shown: Option<&str>,
+    model: &str,
+) -> Grant {
+    ledger
+        .dispatch_confirmed(op, lease, Some(&seen(shown, Some(model))))
+        .unwrap()
+}
+
 /// Leases `tab_id` showing `shown`; returns the lease id.
 fn lease_on(ledger: &mut Ledger, tab_id: &str, shown: Option<&str>) -> String {
     let mut binding = tab(tab_id);
@@ -472,13 +481,12 @@ fn an_answer_from_another_model_than_asked_is_one_destination_mismatch_note_and_
     let mut ledger = fx.open();
     let req = to("op-m", Some(CONV_A), Some("gpt-5-2-thinking"));
     let lease = claimed(&mut ledger, &req, Some(CONV_A));
-    let grant = ledger
-        .dispatch_confirmed(
-            "op-m",
-            &lease,
-            Some(&seen(Some(CONV_A), Some("gpt-5-2-thinking"))),
-        )
-        .unwrap();
+    let grant = grant_asked(
+        &mut ledger,
+        ("op-m", &lease),
+        Some(CONV_A),
+        "gpt-5-2-thinking",
+    );
     assert!(matches!(grant, Grant::Granted(_)), "{grant:?}");
     assert_eq!(
         ledger
