@@ -38,11 +38,6 @@ pub enum Waiting {
     },
     /// No chatgpt.com tab is leased at all.
     NoTab,
-    /// Tabs are leased, but none shows the conversation the send is for.
-    NoTabForConversation {
-        /// The conversation.
-        conversation_id: String,
-    },
 }
 
 /// A time of day in the machine's local time zone: `15:40`, or `Tue 15:40` when it is
@@ -72,7 +67,6 @@ impl Waiting {
             Waiting::InFlight { .. } => "sending",
             Waiting::TabCannotTakeSends { .. } => "tab can't send",
             Waiting::NoTab => "no tab",
-            Waiting::NoTabForConversation { .. } => "no tab for its chat",
         }
     }
 
@@ -97,9 +91,6 @@ impl Waiting {
                 format!("no chatgpt.com tab can take a send: tab {tab_id}: {reason}")
             }
             Waiting::NoTab => "no chatgpt.com tab is leased: open chatgpt.com in the browser where the sendledger extension is paired (`sendledger pair` gives a code)".into(),
-            Waiting::NoTabForConversation { conversation_id } => format!(
-                "no leased tab shows conversation {conversation_id}: open https://chatgpt.com/c/{conversation_id} in the browser with the extension"
-            ),
         }
     }
 }
@@ -153,13 +144,7 @@ pub(crate) fn for_send(
     if let Some(op_id) = read::in_flight(conn)? {
         return Ok(Some(Waiting::InFlight { op_id }));
     }
-    if let Some(c) = &send.conversation_id {
-        let leased = leased_conversations(conn)?;
-        if !leased.iter().any(|l| l.as_deref() == Some(c.as_str())) {
-            return Ok(Some(Waiting::NoTabForConversation {
-                conversation_id: c.clone(),
-            }));
-        }
-    }
+    // A send for a conversation no leased tab shows is not held back: a leased tab takes
+    // it and goes there (docs/extension.md, "The tab goes to the destination").
     Ok(None)
 }
