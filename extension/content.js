@@ -325,9 +325,9 @@
    * destination"): a full navigation, which ends this script. The claim stays with the
    * tab's lease until its next page leases again, which takes it (the owner moves a claim
    * that fits what the tab then shows, and rejects one that does not); the worker keeps
-   * the trip (`trips`, per tab) so the next page knows it went for this send. A tab that
-   * already went for it and shows something else types nothing. Returns only when the
-   * send was failed (or the page never left), having typed nothing.
+   * the trip (`trip:<tab id>` in session storage) so the next page knows it went for this
+   * send. A tab that already went for it and shows something else types nothing. Returns
+   * only when the send was failed (or the page never left), having typed nothing.
    */
   async function goTo(send, held, dest) {
     const trip = await ask('trip', { op_id: send.op_id });
