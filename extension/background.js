@@ -73,7 +73,9 @@ async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = tr
   } else {
     await noteConnection('connected');
   }
-  await noteError(`${path}: ${message}`);
+  // A lease that ended because its tab leased again (a navigation, a new chat's id) is
+  // routine — the tab's next page holds the new lease — and no problem to show a person.
+  if (code !== 'lease_ended') await noteError(`${path}: ${message}`);
   return { ok: false, status: response.status, code, message };
 }
 
@@ -152,7 +154,7 @@ const handlers = {
       workspace_id: m.workspace_id ?? null,
     };
     const r = await bridgeRequest('POST', '/v1/ext/lease', binding);
-    if (r.ok) await setLease(tabId, { lease_id: r.body.lease_id, epoch: r.body.epoch, conversation_id: binding.conversation_id, at: Date.now() });
+    if (r.ok) await setLease(tabId, { lease_id: r.body.lease_id, epoch: r.body.epoch, conversation_id: binding.conversation_id, project_id: binding.thread_id, at: Date.now() });
     return r;
   },
   async next(tabId, m) {

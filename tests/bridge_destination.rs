@@ -335,12 +335,19 @@ fn the_popup_sets_the_default_destination_and_a_refusal_writes_nothing() {
             "says why: {}",
             r.body
         );
-        assert_eq!(std::fs::read(&config).unwrap(), kept, "{bad}: nothing written");
+        assert_eq!(
+            std::fs::read(&config).unwrap(),
+            kept,
+            "{bad}: nothing written"
+        );
     }
     let r = serve.client().put(ROUTE, &json!({ "new_chat": true }));
     assert_eq!((r.status, r.code()), (403, "wrong_scope"), "{}", r.body);
     let send = serve.client().queue("op-d", "naming no place");
-    assert_eq!(send["conversation_id"], CONV_A, "the popup's choice: {send}");
+    assert_eq!(
+        send["conversation_id"], CONV_A,
+        "the popup's choice: {send}"
+    );
     let shown = serve.client().show("op-d");
     assert_eq!(shown["destination"]["chosen_by"], "default");
 }

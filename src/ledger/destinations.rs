@@ -154,7 +154,8 @@ pub(crate) fn record_page(
 
 /// The answer of `op_id` came from `model`: when the send asked for another model, a
 /// `destination_mismatch` note on its timeline, written once (a second answer reading
-/// changes nothing). Returns the note when it was written.
+/// changes nothing) — and not when the page's request already named another model (that
+/// mismatch is noted, once, from the request). Returns the note when it was written.
 pub(crate) fn answer_model(
     tx: &rusqlite::Transaction,
     op_id: &str,
@@ -165,7 +166,8 @@ pub(crate) fn answer_model(
         return Ok(None);
     };
     let model = bounded(Some(model), 64).unwrap_or_default();
-    if model == asked {
+    let noted = page_of(tx, op_id)?.is_some_and(|p| p.mismatch.is_some());
+    if model == asked || noted {
         return Ok(None);
     }
     let why = format!(
