@@ -49,12 +49,23 @@
       .filter((r) => r.name && r.name !== 'advanced' && r.name !== 'dropdown-button');
   }
 
-  /** Opens the picker and every submenu in it. False: it did not open. */
+  const menuOpen = () => !!document.querySelector(MENU);
+  /** Presses `el` as a primary pointer does (`pointerdown`). */
+  const press = (el) => el.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, cancelable: true, button: 0, pointerType: 'mouse', isPrimary: true }));
+
+  /**
+   * Opens the picker and every submenu in it. The button is pressed as a pointer would
+   * (menus built on Radix open on `pointerdown`, not on a click), then clicked if that
+   * opened nothing. False: it did not open.
+   */
   async function open() {
     const button = document.querySelector(BUTTON);
     if (!button) return false;
-    if (!document.querySelector(MENU)) button.click();
-    if (!(await until(() => !!document.querySelector(MENU), MENU_MS))) return false;
+    if (!menuOpen()) {
+      press(button);
+      if (!(await until(menuOpen, 300))) button.click();
+    }
+    if (!(await until(menuOpen, MENU_MS))) return false;
     for (let i = 0; i < 4; i += 1) {
       const trigger = document.querySelector(SUBMENU_TRIGGER);
       if (!trigger) break;
@@ -65,14 +76,14 @@
     return true;
   }
 
-  /** Closes the picker (Escape, then the button again if it stays open). */
+  /** Closes the picker (Escape, then the button pressed again if it stays open). */
   async function close() {
-    if (!document.querySelector(MENU)) return;
+    if (!menuOpen()) return;
     document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
-    if (await until(() => !document.querySelector(MENU), MENU_MS)) return;
+    if (await until(() => !menuOpen(), MENU_MS)) return;
     const button = document.querySelector(BUTTON);
-    if (button) button.click();
-    await until(() => !document.querySelector(MENU), MENU_MS);
+    if (button) press(button);
+    await until(() => !menuOpen(), MENU_MS);
   }
 
   /**

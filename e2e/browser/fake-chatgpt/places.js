@@ -126,7 +126,10 @@ function mountPicker(header) {
   b.setAttribute('aria-haspopup', 'menu');
   b.setAttribute('aria-expanded', 'false');
   b.append(document.createTextNode(''));
-  b.addEventListener('click', () => (menu ? closeMenu() : openMenu()));
+  // Like a Radix dropdown trigger: it opens on a primary-button pointerdown, not on a click.
+  b.addEventListener('pointerdown', (ev) => {
+    if (ev.button === 0) menu ? closeMenu() : openMenu();
+  });
   header.appendChild(b);
   document.addEventListener('keydown', (ev) => {
     if (ev.key === 'Escape') closeMenu();
