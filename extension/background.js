@@ -5,7 +5,7 @@
 //
 // Chromium stops an idle service worker at any time: nothing lives only in memory.
 //   chrome.storage.local   {bridge: "127.0.0.1:27615", token}          (survives restarts)
-//   chrome.storage.session {connection, leases, last_error, snapshot, outcomes, observed}  (this browser session)
+//   chrome.storage.session {connection, leases, last_error, snapshot, outcomes, observed, trip:<tab id>}  (this browser session)
 // Long-polls are bounded (≤ 25 s) and re-issued by the content script that asked; a request
 // whose answer was lost with a stopped worker is reported to the caller as lost.
 
@@ -73,7 +73,9 @@ async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = tr
   } else {
     await noteConnection('connected');
   }
-  await noteError(`${path}: ${message}`);
+  // A lease that ended because its tab leased again (a navigation, a new chat's id) is
+  // routine — the tab's next page holds the new lease — and no problem to show a person.
+  if (code !== 'lease_ended') await noteError(`${path}: ${message}`);
   return { ok: false, status: response.status, code, message };
 }
 
@@ -152,7 +154,7 @@ const handlers = {
       workspace_id: m.workspace_id ?? null,
     };
     const r = await bridgeRequest('POST', '/v1/ext/lease', binding);
-    if (r.ok) await setLease(tabId, { lease_id: r.body.lease_id, epoch: r.body.epoch, conversation_id: binding.conversation_id, at: Date.now() });
+    if (r.ok) await setLease(tabId, { lease_id: r.body.lease_id, epoch: r.body.epoch, conversation_id: binding.conversation_id, project_id: binding.thread_id, at: Date.now() });
     return r;
   },
   async next(tabId, m) {
@@ -208,6 +210,18 @@ const handlers = {
     if (m.reason) await noteError(m.reason);
     return bridgeRequest('POST', '/v1/ext/tab-report', body);
   },
+  // A tab's trip to a send's destination (docs/extension.md, "The tab goes to the
+  // destination"): the page that leaves is gone when the next one asks, so the worker keeps,
+  // per tab, the op id it went for. `trip` answers whether this tab went for `op_id`.
+  async setTrip(tabId, m) {
+    await session.set({ [`trip:${tabId}`]: { op_id: String(m.op_id), at: Date.now() } });
+    return { ok: true, status: 200, body: {} };
+  },
+  async trip(tabId, m) {
+    const key = `trip:${tabId}`;
+    const { [key]: trip } = await session.get(key);
+    return { ok: true, status: 200, body: { went: !!trip && trip.op_id === String(m.op_id) } };
+  },
   async forgetLease(tabId, m) {
     await forgetLeaseIf(tabId, m.lease_id);
     return { ok: true };
@@ -218,6 +232,10 @@ const handlers = {
 const popupHandlers = {
   status: () => status(),
   pair: (m) => pair(m),
+  // The profile's default destination: where a send naming no place goes (the popup's
+  // "send into this conversation" / "a new chat each time" / "this Project").
+  destination: () => bridgeRequest('GET', '/v1/ext/default-destination'),
+  setDestination: (m) => bridgeRequest('PUT', '/v1/ext/default-destination', m.named || {}),
   unpair: async () => {
     await local.remove('token');
     await session.set({ leases: {} });
@@ -252,7 +270,7 @@ chrome.runtime.onInstalled.addListener(async () => {
   for (const tab of tabs) {
     const target = { tabId: tab.id };
     chrome.scripting.executeScript({ target, files: ['page-observer.js'], world: 'MAIN' }).catch(() => {});
-    chrome.scripting.executeScript({ target, files: ['selectors.js', 'content.js'] }).catch(() => {});
+    chrome.scripting.executeScript({ target, files: ['selectors.js', 'navigate.js', 'picker.js', 'content.js'] }).catch(() => {});
   }
 });
 

@@ -17,6 +17,8 @@
 
 (() => {
   const S = window.sendledgerSelectors;
+  const P = window.sendledgerPlaces;
+  const picker = window.sendledgerPicker;
   const TAG = '__sendledger';
   const WAIT_MS = 25_000; // long-poll bound
   const SETTLE_MS = 3_000; // how long typing may take to show in the composer
@@ -27,11 +29,13 @@
   const RETRY_MS = 1_000; // while the owner is unreachable: a fixed, cheap loopback retry
   const COMPOSER_WAIT_MS = 20_000; // how long a tab may show no composer before it says so
   const STREAM_END_WAIT_MS = 10_000; // how long a page error waits for its stream's copy
+  const TRIP_MS = 20_000; // how long a tab may take to leave for a send's destination
+  const OUTBOX_DRAIN_MS = 10_000; // how long a leaving tab waits for its observations to go
 
   const SENTENCES = {
-    otherConversation: 'this tab shows a different conversation than the send is for: open that conversation in the leased tab',
-    otherPlace: 'this tab does not show the place the send is for (a new chat, or a new chat in its Project): open it in the leased tab; nothing was typed',
-    noPicker: 'the send names a model or effort, and this extension cannot read the page\'s model picker yet: nothing was typed',
+    notChat: (surface) => `this tab shows ChatGPT's ${surface === 'work' ? 'Work mode' : `${surface} surface`}, not Chat: it takes no send until it shows Chat again`,
+    tripFailed: (dest) => `the tab did not go to ${P.words(dest)} within ${TRIP_MS / 1000} s: nothing was typed`,
+    arrivedElsewhere: (dest) => `the tab was sent to ${P.words(dest)} but shows ${P.describe()} (someone opened another page in it, or the page sent it elsewhere): nothing was typed`,
     noComposer: 'composer not found: chatgpt.com layout changed',
     composerBusy: 'the composer is not empty: send or clear the draft in the ChatGPT tab, then queue again',
     generating: 'an answer is still being generated in the ChatGPT tab: wait for it to finish, then queue again',
@@ -297,30 +301,75 @@
     return document.execCommand('insertText', false, text);
   }
 
-  /** Whether the address shows the place `dest` names (a conversation is checked above). */
-  function placeShown(dest) {
-    const shown = S.shownPlace();
-    if (dest.kind === 'conversation') return shown.conversation_id === dest.conversation_id;
-    if (dest.kind === 'project') return !shown.conversation_id && shown.project_id === dest.project_id;
-    return !shown.conversation_id && !shown.project_id;
+  /** The send's destination; a send from before destinations were recorded: its conversation. */
+  const destinationOf = (send) =>
+    send.destination || (send.conversation_id ? { kind: 'conversation', conversation_id: send.conversation_id } : { kind: 'any' });
+
+  /** Whether the tab shows `dest` (a send from before destinations: any page of its conversation). */
+  const shows = (dest) => dest.kind === 'any' || P.shown(dest);
+
+  /**
+   * Checks that need no typing, on the page as it is: the composer there and empty, no
+   * answer being generated. Returns null, or the reason to fail before dispatch.
+   */
+  async function pageIdle() {
+    const composer = S.composer();
+    if (!composer) return SENTENCES.noComposer;
+    if (S.composerText(composer) !== '') return SENTENCES.composerBusy;
+    if (S.generating() && !(await until(() => !S.generating(), IDLE_MS))) return SENTENCES.generating;
+    return null;
+  }
+
+  /**
+   * The tab goes to the send's destination (docs/extension.md, "The tab goes to the
+   * destination"): a full navigation, which ends this script. The claim stays with the
+   * tab's lease until its next page leases again, which takes it (the owner moves a claim
+   * that fits what the tab then shows, and rejects one that does not); the worker keeps
+   * the trip (`trip:<tab id>` in session storage) so the next page knows it went for this
+   * send. A tab that already went for it and shows something else types nothing. Returns
+   * only when the send was failed (or the page never left), having typed nothing.
+   */
+  async function goTo(send, held, dest) {
+    const trip = await ask('trip', { op_id: send.op_id });
+    if (trip.ok && trip.body && trip.body.went) return failBefore(send, held, SENTENCES.arrivedElsewhere(dest));
+    const idle = await pageIdle(); // leaving would lose a draft or cut an answer
+    if (idle) return failBefore(send, held, idle, { snapshot: idle === SENTENCES.noComposer });
+    const drained = () => outbox.length === 0;
+    for (let waited = 0; !drained() && waited < OUTBOX_DRAIN_MS; waited += 100) await sleep(100);
+    const url = P.url(dest);
+    const kept = await ask('setTrip', { op_id: send.op_id, url });
+    if (!kept.ok) return failBefore(send, held, SENTENCES.tripFailed(dest));
+    await outcome(send, 'navigating', url.replace(/\/c\/[^/?]+/, '/c/<id>'));
+    location.assign(url);
+    await sleep(TRIP_MS); // the page unloads meanwhile; still here: it did not go
+    return failBefore(send, held, SENTENCES.tripFailed(dest));
+  }
+
+  /**
+   * What the picker shows, for the grant ask: read only when the send names a model or
+   * effort (null, null otherwise).
+   */
+  async function pickerShows(dest) {
+    if (!dest.model && !dest.effort) return { model: null, effort: null };
+    const now = await picker.read();
+    return { model: now.model || null, effort: now.effort || null };
   }
 
   /** One send, handed to the lease `held`. */
   async function handleSend(send, held) {
+    // 1. checks before typing: the place (going there if it must), the surface, the
+    // picker, the composer, no answer generating
+    const dest = destinationOf(send);
+    if (!shows(dest)) return goTo(send, held, dest);
+    if (P.surface() !== 'chat') return failBefore(send, held, SENTENCES.notChat(P.surface()));
+    if (dest.model || dest.effort) {
+      const chosen = await picker.choose(dest.model || null, dest.effort || null);
+      if (!chosen.ok) return failBefore(send, held, chosen.reason);
+    }
     const at = location.href;
-    // 1. checks before typing
-    if (send.conversation_id && send.conversation_id !== S.conversationId()) {
-      return failBefore(send, held, SENTENCES.otherConversation);
-    }
-    const dest = send.destination;
-    if (dest && !placeShown(dest)) return failBefore(send, held, SENTENCES.otherPlace);
-    if (dest && (dest.model || dest.effort)) return failBefore(send, held, SENTENCES.noPicker);
+    const idle = await pageIdle();
+    if (idle) return failBefore(send, held, idle, { snapshot: idle === SENTENCES.noComposer });
     let composer = S.composer();
-    if (!composer) return failBefore(send, held, SENTENCES.noComposer, { snapshot: true });
-    if (S.composerText(composer) !== '') return failBefore(send, held, SENTENCES.composerBusy);
-    if (S.generating() && !(await until(() => !S.generating(), IDLE_MS))) {
-      return failBefore(send, held, SENTENCES.generating);
-    }
     // 2. type
     if (!typeText(composer, send.text)) {
       clearComposer(composer);
@@ -356,9 +405,10 @@
     }
     // 4. the grant
     await outcome(send, 'asking_grant');
-    // What the tab shows now, for the owner to check against the send's destination in
-    // the transaction that grants (model and effort: no picker is read yet, so none).
-    const confirmed = { ...S.shownPlace(), model: null, effort: null };
+    // What the tab shows now — the address, and the picker when the send names a model or
+    // effort — for the owner to check against the send's destination in the transaction
+    // that grants.
+    const confirmed = { ...S.shownPlace(), ...(await pickerShows(dest)) };
     const r = await ask('dispatch', { lease_id: held.lease_id, op_id: send.op_id, confirmed });
     if (r.ok && r.body && r.body.granted === true) {
       // 5. the one click
@@ -566,6 +616,40 @@
     });
   }
 
+  /**
+   * A tab that is not on ChatGPT's Chat surface (Work mode, another product) takes no
+   * send: it gives up its lease, says so in its tab report (status, the window, a queued
+   * send's `show`), and waits until it shows Chat again.
+   */
+  async function offChat() {
+    const reason = SENTENCES.notChat(P.surface());
+    if (lease) {
+      const old = lease;
+      lease = null;
+      leaseEvents.dispatchEvent(new Event('released'));
+      await ask('release', { lease_id: old.lease_id, reason: 'the tab left the Chat surface' });
+    }
+    await ask('tabReport', { reason, path: S.layoutSnapshot(reason).path });
+    await until(() => P.surface() === 'chat' || !alive, Infinity);
+    await ask('tabReport', { reason: null });
+  }
+
+  /**
+   * Before asking for a send: a tab off the Chat surface waits for it (true: look again);
+   * a tab that moved to another conversation (a new chat got its id) drops its lease, so
+   * the loop binds it again — the new lease ends the old one and takes a claim that fits
+   * the conversation shown now.
+   */
+  async function offChatOrMoved() {
+    if (S.generating()) return false;
+    if (P.surface() !== 'chat') {
+      await offChat();
+      return true;
+    }
+    if (lease && lease.conversation_id !== S.conversationId()) lease = null;
+    return false;
+  }
+
   async function run() {
     await composerReady();
     watchGeneration();
@@ -580,11 +664,7 @@
       backoff = Math.min(backoff * 2, 30_000);
     };
     while (alive) {
-      if (lease && lease.conversation_id !== S.conversationId() && !S.generating()) {
-        // The tab moved to another conversation (a new chat got its id): bind it again. The
-        // new lease ends this one (and takes a claim that fits the conversation shown now).
-        lease = null;
-      }
+      if (await offChatOrMoved()) continue;
       if (!lease) {
         const r = await obtainLease();
         if (r.ok) {

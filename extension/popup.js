@@ -36,9 +36,11 @@ async function refresh() {
   for (const [tab, lease] of leases) {
     const tr = document.createElement('tr');
     tr.dataset.lease = lease.lease_id;
-    const conversation = lease.conversation_id ? short(lease.conversation_id, 13) : 'a new chat';
+    const inProject = (lease.project_id || '').startsWith('g-p-');
+    const newChat = inProject ? `a new chat in Project ${short(lease.project_id, 10)}` : 'a new chat';
+    const conversation = lease.conversation_id ? short(lease.conversation_id, 13) : newChat;
     const words = `leased: sends go out here (lease ${short(lease.lease_id, 8)}, epoch ${short(lease.epoch)})`;
-    for (const [text, title] of [[tab], [conversation, lease.conversation_id], ['leased', words]]) {
+    for (const [text, title] of [[tab], [conversation, lease.conversation_id || lease.project_id], ['leased', words]]) {
       const td = document.createElement('td');
       const code = document.createElement('code');
       code.textContent = text;

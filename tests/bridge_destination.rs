@@ -297,3 +297,57 @@ fn the_queue_window_names_each_sends_destination_in_words() {
         "the default until a person sets one"
     );
 }
+
+#[test]
+fn the_popup_sets_the_default_destination_and_a_refusal_writes_nothing() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    const ROUTE: &str = "/v1/ext/default-destination";
+    let r = ext.http.get(ROUTE);
+    assert_eq!(
+        (r.status, r.body["words"].as_str()),
+        (200, Some("a new chat")),
+        "until set: {}",
+        r.body
+    );
+    let url = format!("https://chatgpt.com/c/{CONV_A}");
+    let r = ext.http.put(ROUTE, &json!({ "conversation_id": url }));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["words"], format!("conversation {CONV_A}"));
+    let config = profile.join("config.json");
+    let kept = std::fs::read(&config).expect("config.json written");
+    for bad in [
+        json!({ "project_id": "g-x-123" }),
+        json!({ "new_chat": true, "conversation_id": CONV_B }),
+        json!({ "conversation_id": "https://chatgpt.com/c/WEB:6a1f0c2e" }),
+        json!({ "somewhere": "else" }),
+    ] {
+        let r = ext.http.put(ROUTE, &bad);
+        assert!(
+            r.status == 400 || r.status == 422,
+            "{bad} refused: {} {}",
+            r.status,
+            r.body
+        );
+        assert!(
+            r.body["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "says why: {}",
+            r.body
+        );
+        assert_eq!(
+            std::fs::read(&config).unwrap(),
+            kept,
+            "{bad}: nothing written"
+        );
+    }
+    let r = serve.client().put(ROUTE, &json!({ "new_chat": true }));
+    assert_eq!((r.status, r.code()), (403, "wrong_scope"), "{}", r.body);
+    let send = serve.client().queue("op-d", "naming no place");
+    assert_eq!(
+        send["conversation_id"], CONV_A,
+        "the popup's choice: {send}"
+    );
+    let shown = serve.client().show("op-d");
+    assert_eq!(shown["destination"]["chosen_by"], "default");
+}

@@ -38,9 +38,7 @@ fn seen(conversation: Option<&str>, model: Option<&str>) -> Confirmation {
 /// Queues `req`, leases a tab showing `shown`, claims it; returns the lease.
 fn claimed(ledger: &mut Ledger, req: &QueueRequest, shown: Option<&str>) -> String {
     ledger.queue(req, "test").unwrap();
-    let mut binding = tab("tab-1");
-    binding.conversation_id = shown.map(str::to_string);
-    let lease = ledger.lease(&binding).unwrap().lease_id;
+    let lease = lease_on(ledger, "tab-1", shown);
     let send = ledger.claim_next(&lease).unwrap().expect("claimed");
     assert_eq!(&send.op_id, req.op_id.as_ref().unwrap());
     lease
@@ -203,13 +201,12 @@ fn the_grant_is_refused_and_the_send_rejected_when_the_tab_shows_another_destina
     let mut ledger = fx.open();
     let req = to("op-1", Some(CONV_A), Some("gpt-5-2-thinking"));
     let lease = claimed(&mut ledger, &req, Some(CONV_A));
-    let grant = ledger
-        .dispatch_confirmed(
-            "op-1",
-            &lease,
-            Some(&seen(Some(CONV_B), Some("gpt-5-2-thinking"))),
-        )
-        .unwrap();
+    let grant = grant_asked(
+        &mut ledger,
+        ("op-1", &lease),
+        Some(CONV_B),
+        "gpt-5-2-thinking",
+    );
     let Grant::Refused { send, reason } = grant else {
         panic!("granted for another conversation: {grant:?}")
     };
@@ -390,4 +387,130 @@ fn a_copy_of_a_send_that_took_the_default_is_granted_as_the_first_would_have_bee
         .dispatch_confirmed(&copy.op_id, &lease, None)
         .unwrap();
     assert!(matches!(granted, Grant::Granted(_)), "{granted:?}");
+}
+
+/// The grant asked for `(op, lease)` by a tab showing `shown` with `model` in its picker.
+fn grant_asked(
+    ledger: &mut Ledger,
+    (op, lease): (&str, &str),
+    shown: Option<&str>,
+    model: &str,
+) -> Grant {
+    ledger
+        .dispatch_confirmed(op, lease, Some(&seen(shown, Some(model))))
+        .unwrap()
+}
+
+/// Leases `tab_id` showing `shown`; returns the lease id.
+fn lease_on(ledger: &mut Ledger, tab_id: &str, shown: Option<&str>) -> String {
+    let mut binding = tab(tab_id);
+    binding.conversation_id = shown.map(str::to_string);
+    ledger.lease(&binding).unwrap().lease_id
+}
+
+#[test]
+fn a_send_for_a_conversation_no_tab_shows_is_taken_by_a_tab_that_goes_there() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    ledger
+        .queue(&to("op-b", Some(CONV_B), None), "test")
+        .unwrap();
+    let on_a = lease_on(&mut ledger, "tab-1", Some(CONV_A));
+    let send = ledger.claim_next(&on_a).unwrap();
+    assert_eq!(
+        send.map(|s| s.op_id).as_deref(),
+        Some("op-b"),
+        "no tab shows B: the tab on A takes it (and navigates there before typing)"
+    );
+    // The tab arrives at B and leases again: the claim moves with it, nothing clicked.
+    let on_b = lease_on(&mut ledger, "tab-1", Some(CONV_B));
+    let send = ledger.get("op-b").unwrap().unwrap();
+    assert_eq!(send.state, SendState::Claimed);
+    assert_eq!(send.lease_id.as_deref(), Some(on_b.as_str()));
+    let grant = ledger
+        .dispatch_confirmed("op-b", &on_b, Some(&seen(Some(CONV_B), None)))
+        .unwrap();
+    assert!(matches!(grant, Grant::Granted(_)), "{grant:?}");
+}
+
+#[test]
+fn a_send_for_a_conversation_another_tab_shows_is_left_to_that_tab() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let on_b = lease_on(&mut ledger, "tab-2", Some(CONV_B));
+    ledger
+        .queue(&to("op-b", Some(CONV_B), None), "test")
+        .unwrap();
+    let on_a = lease_on(&mut ledger, "tab-1", Some(CONV_A));
+    assert!(ledger.claim_next(&on_a).unwrap().is_none(), "tab 2 shows B");
+    let send = ledger.claim_next(&on_b).unwrap().expect("tab 2 takes it");
+    assert_eq!(send.op_id, "op-b");
+}
+
+#[test]
+fn a_tab_that_arrives_somewhere_else_than_the_claimed_conversation_rejects_it_unclicked() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    ledger
+        .queue(&to("op-b", Some(CONV_B), None), "test")
+        .unwrap();
+    let on_a = lease_on(&mut ledger, "tab-1", Some(CONV_A));
+    ledger.claim_next(&on_a).unwrap().expect("claimed");
+    // The person opened their own chat in the tab while it was on its way to B.
+    const MINE: &str = "6a1f0c2e-0000-4000-8000-00000000000c";
+    lease_on(&mut ledger, "tab-1", Some(MINE));
+    let send = ledger.get("op-b").unwrap().unwrap();
+    assert_eq!(
+        send.state,
+        SendState::Rejected,
+        "never typed into the person's chat"
+    );
+    assert_eq!(dispatch_events(ledger.raw_connection(), "op-b"), 0);
+    assert!(
+        send.evidence
+            .as_deref()
+            .unwrap_or("")
+            .contains("nothing was clicked"),
+        "{:?}",
+        send.evidence
+    );
+}
+
+#[test]
+fn an_answer_from_another_model_than_asked_is_one_destination_mismatch_note_and_nothing_moves() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let req = to("op-m", Some(CONV_A), Some("gpt-5-2-thinking"));
+    let lease = claimed(&mut ledger, &req, Some(CONV_A));
+    let grant = grant_asked(
+        &mut ledger,
+        ("op-m", &lease),
+        Some(CONV_A),
+        "gpt-5-2-thinking",
+    );
+    assert!(matches!(grant, Grant::Granted(_)), "{grant:?}");
+    assert_eq!(
+        ledger
+            .note_answer_model("op-m", "gpt-5-2-thinking")
+            .unwrap(),
+        None,
+        "the model asked for"
+    );
+    let why = ledger
+        .note_answer_model("op-m", "gpt-5-instant")
+        .unwrap()
+        .expect("a note");
+    assert!(
+        why.starts_with("destination_mismatch: the page answered with model gpt-5-instant; the send asked for gpt-5-2-thinking"),
+        "{why}"
+    );
+    let before = dump(ledger.raw_connection());
+    assert_eq!(
+        ledger.note_answer_model("op-m", "gpt-5-instant").unwrap(),
+        None
+    );
+    assert_eq!(dump(ledger.raw_connection()), before, "written once");
+    let send = ledger.get("op-m").unwrap().unwrap();
+    assert_eq!(send.state, SendState::Dispatched, "nothing moves");
+    assert_eq!(dispatch_events(ledger.raw_connection(), "op-m"), 1);
 }

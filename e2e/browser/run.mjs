@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { doorScenarios } from './door-scenarios.mjs';
+import { destinationBench, destinationScenarios } from './destination-scenarios.mjs';
 import { startFake } from './fake-chatgpt/server.mjs';
 import { selfSignedCert } from './lib/cert.mjs';
 import { launch } from './lib/browser.mjs';
@@ -40,6 +41,7 @@ fs.mkdirSync(LOGS, { recursive: true });
 // Each scenario gets conversations of its own (the fake keeps conversations for its lifetime).
 let CONV_A;
 let CONV_B;
+let CONV_C;
 const newConversationId = () => {
   const u = randomUUID();
   return `${u.slice(0, 14)}8${u.slice(15)}`;
@@ -133,6 +135,11 @@ class World {
     if (!this.owner) return 0;
     const { body } = await this.owner.request('GET', '/v1/status');
     return body.status ? body.status.lease_epochs.length : 0;
+  }
+
+  /** Runs `sendledger --profile <this profile> ARGS…` and returns its standard output. */
+  cli(args) {
+    return execFileSync(SENDLEDGER, ['--profile', this.profile, ...args], { encoding: 'utf8' });
   }
 
   async queue(text, extra = {}) {
@@ -864,6 +871,8 @@ scenario('the_tab_works_within_2_s_of_the_owners_return_after_70_s_down', async 
 // ---------------------------------------------------------------- the OpenAI and MCP doors (issues 13, 14)
 
 doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversation: () => CONV_A });
+destinationScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversations: () => ({ a: CONV_A, b: CONV_B, c: CONV_C }) });
+if (process.env.SENDLEDGER_BENCH === '1') destinationBench({ scenario, ready, conversations: () => ({ a: CONV_A, b: CONV_B }) });
 
 /** Stops the extension's service worker through the DevTools protocol, as Chromium does when idle. */
 async function stopServiceWorker(w) {
@@ -987,6 +996,36 @@ scenario('the_popup_names_each_leased_tab_its_conversation_and_state_in_words', 
   await w.screenshot(popup, '.popup-leased');
 });
 
+scenario('the_popup_sets_the_default_destination_and_a_send_naming_none_goes_there', async (w) => {
+  await w.startOwner();
+  await w.startBrowser();
+  await w.pair();
+  const chat = await w.openChat(CONV_B);
+  const popup = await openPopup(w);
+  const words = () => popup.locator('#default-destination').innerText();
+  await waitFor(async () => (await words()) === 'a new chat', { what: 'the popup to show the default until one is set' });
+  await w.screenshot(popup, '.popup-destination-unset');
+  await popup.waitForSelector('#dest-conversation:not([disabled])');
+  await popup.click('#dest-conversation');
+  await waitFor(async () => (await words()) === `conversation ${CONV_B}`, { what: 'the popup to show the new default' });
+  assert.match(await popup.locator('#destination-result').innerText(), /^Saved: sends that name no place now go to conversation/);
+  await w.screenshot(popup, '.popup-destination-conversation');
+  assert.match(w.cli(['destination', 'show']), new RegExp(`default destination  conversation ${CONV_B}`), 'the profile holds it');
+  const op = await w.queue('Naming no place.');
+  const sent = await w.until(op, 'completed', 30_000);
+  assert.equal(sent.destination.chosen_by, 'default');
+  assert.equal(sent.send.receipt.conversation_id, CONV_B, 'went into the conversation the person chose');
+  // A Project: the tab shows its new-chat page, the person chooses it.
+  await chat.goto('https://chatgpt.com/g/g-p-6a1f0c2e5b7d4c3a9e8f1a2b3c4d5e6f-custody-notes/project');
+  await popup.reload();
+  await popup.waitForSelector('#dest-project:not([disabled])');
+  await popup.click('#dest-project');
+  await waitFor(async () => (await words()) === 'a new chat in Project g-p-6a1f0c2e5b7d4c3a9e8f1a2b3c4d5e6f', { what: 'the Project default' });
+  await w.screenshot(popup, '.popup-destination-project');
+  await popup.click('#dest-new-chat');
+  await waitFor(async () => (await words()) === 'a new chat', { what: 'back to a new chat each time' });
+});
+
 // ---------------------------------------------------------------- runner
 
 async function main() {
@@ -1002,6 +1041,7 @@ async function main() {
     const w = new World(s.name);
     CONV_A = newConversationId();
     CONV_B = newConversationId();
+    CONV_C = newConversationId();
     const started = Date.now();
     await fakeCall('POST', '/__test/reset');
     try {

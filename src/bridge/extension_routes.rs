@@ -42,6 +42,37 @@ pub(super) fn routes() -> Router<BridgeState> {
         .route("/v1/ext/remote-stops/{op_id}", post(remote_stop_phase))
         .route("/v1/ext/release", post(release))
         .route("/v1/ext/tab-report", post(tab_report))
+        .route(
+            "/v1/ext/default-destination",
+            get(default_destination).put(set_default_destination),
+        )
+}
+
+/// The profile's default destination, where a send naming none goes (the popup shows it).
+async fn default_destination(State(st): State<BridgeState>) -> Answer {
+    let d = crate::destination::read_default(st.profile().dir())
+        .map_err(|e| ApiError::new(StatusCode::CONFLICT, ErrorCode::Invalid, e))?;
+    Ok(Json(
+        json!({ "default_destination": d, "words": d.words() }),
+    ))
+}
+
+/// Sets the default destination from the popup (the fields of a send's place: at most one
+/// of `conversation_id`, `project_id`, `new_chat`, plus `model`, `effort`). A refusal
+/// writes nothing and says why. Queued sends keep the destination they recorded.
+async fn set_default_destination(
+    State(st): State<BridgeState>,
+    Body(named): Body<crate::destination::Named>,
+) -> Answer {
+    let d = crate::profile::default_destination::set(st.profile(), &named)
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::Invalid, e))?;
+    tracing::info!(
+        place = d.kind.as_str(),
+        "the extension's popup set the default destination"
+    );
+    Ok(Json(
+        json!({ "default_destination": d, "words": d.words() }),
+    ))
 }
 
 #[derive(Deserialize)]

@@ -62,6 +62,11 @@ struct Inner {
 pub struct BridgeState(Arc<Inner>);
 
 impl BridgeState {
+    /// The profile this owner serves.
+    pub(crate) fn profile(&self) -> &Profile {
+        &self.0.profile
+    }
+
     /// Writes a fresh `client.token` (0600) and loads the paired extension, if any.
     pub fn new(
         profile: Profile,

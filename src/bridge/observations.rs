@@ -473,6 +473,7 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
                     .call(move |l| {
                         if let Some(model) = model {
                             l.door_note_model(&id, &model)?;
+                            l.note_answer_model(&id, &model)?;
                         }
                         l.complete(&id, &m, &text, "extension")
                     })

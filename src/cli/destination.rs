@@ -71,25 +71,5 @@ fn set(profile: &crate::profile::Profile, a: SetArgs) -> Result<Destination, Cli
         model: a.model,
         effort: a.effort,
     };
-    let d = named
-        .resolve(&Destination::new_chat())
-        .map_err(CliError::Usage)?;
-    let path = profile
-        .file("config.json")
-        .map_err(|e| CliError::Usage(e.to_string()))?;
-    let old = match std::fs::read_to_string(&path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => {
-            return Err(CliError::Usage(format!(
-                "cannot read {}: {e}",
-                path.display()
-            )))
-        }
-    };
-    let text = destination::with_default(old.as_deref(), &d).map_err(CliError::Usage)?;
-    profile
-        .write_private("config.json", text.as_bytes())
-        .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))?;
-    destination::read_default(profile.dir()).map_err(CliError::Usage)
+    crate::profile::default_destination::set(profile, &named).map_err(CliError::Usage)
 }

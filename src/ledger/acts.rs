@@ -115,6 +115,13 @@ impl Ledger {
         self.write(|tx, now| page_destination::record_page(tx, op_id, (conversation, model), now))
     }
 
+    /// The page answered the send `op_id` with `model` (the answer's own `model_slug`): a
+    /// `destination_mismatch` note, once, when the send asked for another model. The send
+    /// keeps its state; nothing is resent. Returns the note when one was written.
+    pub fn note_answer_model(&mut self, op_id: &str, model: &str) -> Result<Option<String>> {
+        self.write(|tx, now| page_destination::answer_model(tx, op_id, model, now))
+    }
+
     /// A failure the caller witnessed: claimed → rejected, dispatched → uncertain.
     pub fn fail(&mut self, op_id: &str, reason: &str, actor: &str) -> Result<Send> {
         self.write(|tx, now| sends::fail(tx, op_id, reason, actor, now))

@@ -75,10 +75,11 @@ pub(crate) fn in_conversation(
     .optional()
 }
 
-/// The oldest queued send `lease` may claim now: one naming no conversation or the one
-/// its tab shows, under an epoch not stopped, whose conversation — the one it names,
-/// else the tab's — has no send in flight. `None` too while the tab has a send in flight
-/// or the cap's number of sends are in flight.
+/// The oldest queued send `lease` may claim now: one naming no conversation, the one its
+/// tab shows, or one no live lease shows (the tab goes there first); under an epoch not
+/// stopped; whose conversation — the one it names, else the tab's — has no send in flight.
+/// A send for a conversation another live tab shows is left to that tab. `None` too while
+/// the tab has a send in flight or the cap's number of sends are in flight.
 pub(crate) fn next_for(tx: &Transaction, lease: &Lease) -> rusqlite::Result<Option<String>> {
     if count(tx)? >= cap(tx)? || in_tab(tx, &lease.binding.tab_id)?.is_some() {
         return Ok(None);
@@ -86,12 +87,14 @@ pub(crate) fn next_for(tx: &Transaction, lease: &Lease) -> rusqlite::Result<Opti
     cached_row(
         tx,
         "SELECT s.op_id FROM sends s WHERE s.state = 'queued' \
-             AND (s.conversation_id IS NULL OR s.conversation_id = ?1) \
+             AND (s.conversation_id IS NULL OR s.conversation_id = ?1 \
+                  OR NOT EXISTS (SELECT 1 FROM leases l WHERE l.ended_at IS NULL \
+                                 AND l.generation = ?2 AND l.conversation_id = s.conversation_id)) \
              AND s.epoch NOT IN (SELECT epoch FROM stopped_epochs) \
              AND NOT EXISTS (SELECT 1 FROM in_flight_places p \
                  WHERE p.conversation_id = COALESCE(s.conversation_id, ?1)) \
          ORDER BY s.seq LIMIT 1",
-        [lease.binding.conversation_id.as_deref()],
+        params![lease.binding.conversation_id.as_deref(), lease.generation],
         |r| r.get(0),
     )
     .optional()

@@ -84,6 +84,38 @@ pub(crate) fn record_page(
     })
 }
 
+/// The answer of `op_id` came from `model`: when the send asked for another model, a
+/// `destination_mismatch` note on its timeline, written once (a second answer reading
+/// changes nothing) — and not when the page's request already named another model (that
+/// mismatch is noted, once, from the request). Returns the note when it was written.
+pub(crate) fn answer_model(
+    tx: &rusqlite::Transaction,
+    op_id: &str,
+    model: &str,
+    now: crate::clock::Millis,
+) -> Result<Option<String>> {
+    let Some(asked) = get(tx, op_id)?.and_then(|d| d.model) else {
+        return Ok(None);
+    };
+    let model = bounded(Some(model), 64).unwrap_or_default();
+    let noted = page_of(tx, op_id)?.is_some_and(|p| p.mismatch.is_some());
+    if model == asked || noted {
+        return Ok(None);
+    }
+    let why = format!(
+        "{MISMATCH_NOTE}: the page answered with model {model}; the send asked for {asked} (sent once; never resent)"
+    );
+    let written: bool = tx
+        .prepare_cached("SELECT EXISTS(SELECT 1 FROM events WHERE op_id = ?1 AND evidence = ?2)")?
+        .query_row(params![op_id, why], |r| r.get(0))?;
+    if written {
+        return Ok(None);
+    }
+    let send = sends::load(tx, op_id)?;
+    sends::note(tx, &send, "owner", (&why, None), now)?;
+    Ok(Some(why))
+}
+
 /// What the page's request for `op_id` showed, once observed.
 pub(crate) fn page_of(conn: &Connection, op_id: &str) -> Result<Option<PageDestination>> {
     Ok(conn

@@ -344,8 +344,10 @@ pub(crate) fn queue(
 }
 
 /// Claims the oldest queued send `lease_id` may take now (`in_flight::next_for`: never
-/// two in flight in one conversation or one tab, never more than the profile's cap), unless
-/// the usage-limit gate holds. `Ok(None)`: nothing to do now.
+/// two in flight in one conversation or one tab, never more than the profile's cap; a send
+/// for a conversation no live tab shows is taken by any lease, whose tab goes there before
+/// anything is typed — docs/extension.md, "The tab goes to the destination"), unless the
+/// usage-limit gate holds. `Ok(None)`: nothing to do now.
 pub(crate) fn claim_next(tx: &Transaction, lease_id: &str, now: Millis) -> Result<Option<Send>> {
     let lease = epochs::usable_lease(tx, lease_id)?;
     if super::limit_gate::get(tx)?.holds_at(now) {

@@ -51,11 +51,6 @@ pub enum Waiting {
     },
     /// No chatgpt.com tab is leased at all.
     NoTab,
-    /// Tabs are leased, but none shows the conversation the send is for.
-    NoTabForConversation {
-        /// The conversation.
-        conversation_id: String,
-    },
 }
 
 impl Waiting {
@@ -70,7 +65,6 @@ impl Waiting {
             }
             Waiting::TabCannotTakeSends { .. } => "tab can't send",
             Waiting::NoTab => "no tab",
-            Waiting::NoTabForConversation { .. } => "no tab for its chat",
         }
     }
 
@@ -101,9 +95,6 @@ impl Waiting {
                 format!("no chatgpt.com tab can take a send: tab {tab_id}: {reason}")
             }
             Waiting::NoTab => "no chatgpt.com tab is leased: open chatgpt.com in the browser where the sendledger extension is paired (`sendledger pair` gives a code)".into(),
-            Waiting::NoTabForConversation { conversation_id } => format!(
-                "no leased tab shows conversation {conversation_id}: open https://chatgpt.com/c/{conversation_id} in the browser with the extension"
-            ),
         }
     }
 }
@@ -163,25 +154,20 @@ pub(crate) fn for_send(
     if in_flight::count(conn)? >= max {
         return Ok(Some(Waiting::AtCap { max }));
     }
-    if let Some(c) = &send.conversation_id {
-        let leased = leased_conversations(conn)?;
-        if !leased.iter().any(|l| l.as_deref() == Some(c.as_str())) {
-            return Ok(Some(Waiting::NoTabForConversation {
-                conversation_id: c.clone(),
-            }));
-        }
-    }
+    // A send for a conversation no leased tab shows is not held back: a leased tab takes
+    // it and goes there (docs/extension.md, "The tab goes to the destination").
     Ok(tabs_busy(conn, send)?.map(|op_id| Waiting::TabsBusy { op_id }))
 }
 
 /// The oldest send in flight when every leased tab that fits `send` (shows its
-/// conversation, or any tab for a send naming none) has a send in flight, or shows a
-/// conversation another send is in flight in.
+/// conversation; any tab for a send naming none, or naming one no leased tab shows) has a
+/// send in flight, or shows a conversation another send is in flight in.
 fn tabs_busy(conn: &Connection, send: &Send) -> rusqlite::Result<Option<String>> {
     let free: bool = conn
         .prepare_cached(
             "SELECT EXISTS (SELECT 1 FROM leases l WHERE l.ended_at IS NULL \
-               AND (?1 IS NULL OR l.conversation_id = ?1) \
+               AND (?1 IS NULL OR l.conversation_id = ?1 OR NOT EXISTS (SELECT 1 FROM leases o \
+                    WHERE o.ended_at IS NULL AND o.conversation_id = ?1)) \
                AND NOT EXISTS (SELECT 1 FROM in_flight_places p WHERE p.tab_id = l.tab_id \
                    OR p.conversation_id = COALESCE(?1, l.conversation_id)))",
         )?

@@ -366,6 +366,11 @@ impl Http {
         Self::answer(self.request("POST", path).send_json(body))
     }
 
+    /// `PUT path` with a JSON body.
+    pub fn put(&self, path: &str, body: &Value) -> Answer {
+        Self::answer(self.request("PUT", path).send_json(body))
+    }
+
     /// `POST /v1/sends`; panics unless it was queued (201) or already was (200).
     pub fn queue(&self, op_id: &str, text: &str) -> Value {
         let a = self.post("/v1/sends", &json!({ "op_id": op_id, "text": text }));

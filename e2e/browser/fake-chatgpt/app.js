@@ -8,6 +8,7 @@ import { Schema } from 'prosemirror-model';
 import { EditorState, TextSelection } from 'prosemirror-state';
 import { EditorView } from 'prosemirror-view';
 import { keymap } from 'prosemirror-keymap';
+import { chosen, composerChanged, mountPlaces, projectFromPath } from '/__fake/places.js';
 
 const schema = new Schema({
   nodes: {
@@ -47,6 +48,7 @@ const view = new EditorView($('#editor-mount'), {
   dispatchTransaction(tr) {
     view.updateState(view.state.apply(tr));
     refreshButtons();
+    composerChanged(composerText(view.state.doc) === '');
   },
 });
 
@@ -209,7 +211,7 @@ async function submit(kind) {
       },
     ],
     parent_message_id: leafId || 'client-created-root',
-    model: 'auto',
+    model: chosen().model,
     client_prepare_state: 'none',
     timezone_offset_min: 0,
     timezone: 'UTC',
@@ -222,6 +224,14 @@ async function submit(kind) {
     force_parallel_switch: 'auto',
   };
   if (currentConversation) body.conversation_id = currentConversation;
+  if (chosen().effort) body.thinking_effort = chosen().effort;
+  const project = projectFromPath();
+  if (project) body.conversation_mode = { kind: 'gizmo_interaction', gizmo_id: project };
+  // Right after a submit, a new chat shows the transient /c/WEB:<request id> route until
+  // the server names the conversation.
+  const projectPath = location.pathname.match(/^\/g\/[^/]+/);
+  const base = projectPath ? projectPath[0] : '';
+  if (!currentConversation) history.pushState({}, '', `${base}/c/WEB:${crypto.randomUUID()}`);
   clearComposer();
   generating = true;
   refreshButtons();
@@ -296,7 +306,7 @@ async function submit(kind) {
     refreshButtons();
     if (!currentConversation && conversationId) {
       currentConversation = conversationId;
-      history.pushState({}, '', `/c/${conversationId}`);
+      history.pushState({}, '', `${base}/c/${conversationId}`);
     }
   }
 }
@@ -337,6 +347,6 @@ async function loadConversation() {
 }
 
 refreshButtons();
-await Promise.all([openUserSocket(), loadConversation()]);
+await Promise.all([openUserSocket(), loadConversation(), mountPlaces()]);
 document.documentElement.dataset.fakeReady = 'true';
 view.focus();

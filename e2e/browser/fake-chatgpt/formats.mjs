@@ -27,10 +27,13 @@ export function answerPieces(text, format) {
  * Everything one turn needs: ids the server generates, and the user message as the
  * page sent it.
  */
-export function newTurn(body, format) {
+export function newTurn(body, format, answerModel = null) {
   const user = body.messages[0];
   return {
     format,
+    // The model that answers: the one the request names, the fake's own for `auto`, or
+    // another one (config `answer_model`: the server answered with another model).
+    answerModel: answerModel || (body.model && body.model !== 'auto' ? body.model : 'sendledger-test-double'),
     isNewChat: !body.conversation_id,
     conversationId: body.conversation_id || conversationId(),
     systemId: randomUUID(),
@@ -102,7 +105,7 @@ function assistantMessage(t, { text, done, legacy }) {
     citations: [],
     content_references: [],
     message_type: 'next',
-    model_slug: 'sendledger-test-double',
+    model_slug: t.answerModel,
     default_model_slug: 'auto',
     parent_id: t.user.id,
   };
@@ -163,7 +166,7 @@ function ste(t) {
       tool_name: null,
       tool_invoked: false,
       is_first_turn: t.isNewChat,
-      model_slug: 'sendledger-test-double',
+      model_slug: t.answerModel,
       message_id: t.assistantId,
       request_id: t.requestId,
       turn_exchange_id: t.turnExchangeId,

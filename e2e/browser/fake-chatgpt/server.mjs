@@ -19,6 +19,12 @@
 //        carry another conversation's turn (its completion first).
 //        hold "answer": the stream opens (ids, the user message echo, the answer's first
 //        words) and waits; hold "response": the POST gets no response at all until released.
+//        picker "top"|"advanced"|"none" (every model in the menu; thinking models under
+//        Advanced → Model / Effort; an account with no picker), surface "chat"|"work",
+//        picker_drift "<slug>" (the page switches its model when the composer first holds text)
+//        — the request's `model` and `thinking_effort` follow the picker; `?model=<slug>` starts it;
+//        hold_page "<path>": that page's GET waits for a release (a tab held on its way there);
+//        answer_model "<slug>": the answer names that model, whatever the request asked for
 //   POST /__test/release  releases every held answer → {released: n}
 //   POST /__test/reset    zeroes the counts, releases holds, keeps conversations
 //
@@ -42,6 +48,8 @@ const VENDOR = new Set([
   'orderedmap',
   'w3c-keyname',
 ]);
+/** The name part of a Project's address (`/g/g-p-<id>-<name>/…`), the project's own words. */
+const PROJECT_NAME = 'custody-notes';
 const IMPORTS = {
   'prosemirror-model': '/__fake/vendor/prosemirror-model/dist/index.js',
   'prosemirror-state': '/__fake/vendor/prosemirror-state/dist/index.js',
@@ -52,7 +60,18 @@ const IMPORTS = {
   'w3c-keyname': '/__fake/vendor/w3c-keyname/index.js',
 };
 
-function page(config) {
+/**
+ * The surface switch, rendered with the page (as the server renders chatgpt.com's shell):
+ * Chat, Work mode, or another product (Codex), the selected one `aria-selected`.
+ */
+function surfaceSwitch(surface) {
+  const tabs = [['chat', 'Chat'], ['work', 'Work'], ['codex', 'Codex']]
+    .map(([name, label]) => `<button type="button" role="tab" data-testid="surface-${name}" aria-selected="${surface === name}">${label}</button>`)
+    .join('');
+  return ` <span role="tablist" data-testid="surface-switcher">${tabs}</span>`;
+}
+
+function page(config, surface = config.surface) {
   // A page whose composer never appears (still loading, logged out, a changed layout).
   const editor = config.layout === 'no-composer' ? '<div id="login-wall">Log in to continue</div>' : '<div id="editor-mount"></div>';
   const send =
@@ -79,10 +98,15 @@ function page(config) {
   .ProseMirror p { margin: 0; }
   button { border-radius: 16px; border: 0; padding: 6px 14px; background: #0d0d0d; color: #fff; }
   button[disabled] { background: #bbb; }
+  [role="tab"] { background: #eee; color: #333; margin-left: 4px; }
+  [role="tab"][aria-selected="true"] { background: #0d0d0d; color: #fff; }
+  header { position: relative; }
+  [role="menu"] { position: absolute; z-index: 2; background: #fff; border: 1px solid #ccc; border-radius: 8px; padding: 4px; font-weight: 400; }
+  [role="menuitemradio"][aria-checked="true"]::after { content: " ✓"; }
 </style>
 <script type="importmap">${JSON.stringify({ imports: IMPORTS })}</script>
 </head><body>
-<header>ChatGPT <small>local test double — sendledger e2e</small></header>
+<header>ChatGPT <small>local test double — sendledger e2e</small>${surfaceSwitch(surface)}</header>
 <main><div id="thread"></div>
 <form data-type="unified-composer" id="composer-form">
   ${editor}
@@ -95,9 +119,9 @@ function page(config) {
 
 /** Starts the fake. Returns `{port, origin, close()}`. */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single' };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false };
   const config = { ...DEFAULTS };
-  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, requests: [] });
+  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, requests: [] });
   let state = counts();
   let holds = [];
   const conversations = new Map();
@@ -136,7 +160,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     state.posts += 1;
     const encodings = body.supported_encodings || [];
     const format = encodings.includes('v1') ? (config.format === 'handoff' ? 'handoff' : 'delta') : 'legacy';
-    const turn = formats.newTurn(body, format);
+    const turn = formats.newTurn(body, format, config.answer_model);
     const concurrent = active.size;
     state.requests.push({
       text: turn.text,
@@ -154,6 +178,9 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     const conv = conversation(turn.conversationId);
+    const mode = body.conversation_mode || {};
+    if (turn.isNewChat && mode.kind === 'gizmo_interaction') conv.project = mode.gizmo_id;
+    Object.assign(state.requests[state.requests.length - 1], { model: body.model, effort: body.thinking_effort || null, project: conv.project || null });
     let answer;
     try {
       if (config.error && format !== 'legacy') {
@@ -215,16 +242,41 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     conv.messages.push(...formats.turnMessages(turn, s.answer));
   }
 
+  /**
+   * The page's addresses: a new chat `/`, a conversation `/c/<id>`, the transient
+   * `/c/WEB:<request id>`, a Project's new-chat page `/g/g-p-<id>-<name>/project` and its
+   * conversations `/g/g-p-<id>-<name>/c/<id>`, and another product surface (`/codex`).
+   */
+  const pagePath = (p) =>
+    p === '/' || p === '/codex' || /^(\/g\/g-p-[0-9a-f]+(-[A-Za-z0-9-]*)?)?\/(c\/([0-9a-f-]{36}|WEB:[0-9a-f-]{36})|project)$/.test(p);
+
+  /**
+   * A Project's conversation opened by its short address goes to its Project's address.
+   * A page whose address is config `hold_page` is answered only at a release (a tab on
+   * its way somewhere; `held_pages` in the state counts them).
+   */
+  async function servePage(res, p) {
+    if (config.hold_page && p === config.hold_page) {
+      state.held_pages += 1;
+      await new Promise((resolve) => holds.push(resolve));
+    }
+    const short = p.match(/^\/c\/([0-9a-f-]{36})$/);
+    const conv = short && conversations.get(short[1]);
+    if (conv && conv.project) {
+      res.writeHead(302, { location: `/g/${conv.project}-${PROJECT_NAME}/c/${conv.id}` });
+      return res.end();
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    return res.end(page(config, p === '/codex' ? 'codex' : config.surface));
+  }
+
   async function route(req, res) {
     const url = new URL(req.url, 'https://chatgpt.com');
     const p = url.pathname;
-    if (req.method === 'GET' && (p === '/' || /^\/c\/[0-9a-f-]{36}$/.test(p))) {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      return res.end(page(config));
-    }
-    if (req.method === 'GET' && p === '/__fake/app.js') {
+    if (req.method === 'GET' && pagePath(p)) return servePage(res, p);
+    if (req.method === 'GET' && (p === '/__fake/app.js' || p === '/__fake/places.js')) {
       res.writeHead(200, { 'content-type': 'text/javascript' });
-      return res.end(fs.readFileSync(path.join(here, 'app.js')));
+      return res.end(fs.readFileSync(path.join(here, p.slice('/__fake/'.length))));
     }
     const vendor = p.match(/^\/__fake\/vendor\/([a-z0-9-]+)\/((?:dist\/)?index\.js)$/);
     if (req.method === 'GET' && vendor && VENDOR.has(vendor[1])) {
