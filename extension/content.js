@@ -42,6 +42,7 @@
     grantLost: 'the answer to the dispatch request was lost (the extension restarted): the send button was not clicked',
     pageChanged: 'the page changed while the send was being typed: nothing was sent',
     moved: 'the tab moved to another conversation before the send was typed: nothing was sent',
+    dialog: (words) => `the page shows a dialog ("${words}"): close it in the ChatGPT tab, then queue again; nothing was typed`,
     composerNeverAppeared: `composer not found after ${COMPOSER_WAIT_MS / 1000} s: chatgpt.com layout changed, the page has not loaded, or you are logged out (reload the tab and log in; if it stays, the extension's selectors need an update)`,
   };
 
@@ -315,6 +316,7 @@
     const dest = send.destination;
     if (dest && !placeShown(dest)) return failBefore(send, held, SENTENCES.otherPlace);
     if (dest && (dest.model || dest.effort)) return failBefore(send, held, SENTENCES.noPicker);
+    if (S.blockingDialog()) return failBefore(send, held, SENTENCES.dialog(S.dialogText(S.blockingDialog())));
     let composer = S.composer();
     if (!composer) return failBefore(send, held, SENTENCES.noComposer, { snapshot: true });
     if (S.composerText(composer) !== '') return failBefore(send, held, SENTENCES.composerBusy);

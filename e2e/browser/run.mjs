@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { doorScenarios } from './door-scenarios.mjs';
+import { stateScenarios } from './state-scenarios.mjs';
 import { startFake } from './fake-chatgpt/server.mjs';
 import { selfSignedCert } from './lib/cert.mjs';
 import { launch } from './lib/browser.mjs';
@@ -864,6 +865,7 @@ scenario('the_tab_works_within_2_s_of_the_owners_return_after_70_s_down', async 
 // ---------------------------------------------------------------- the OpenAI and MCP doors (issues 13, 14)
 
 doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversation: () => CONV_A });
+stateScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
 
 /** Stops the extension's service worker through the DevTools protocol, as Chromium does when idle. */
 async function stopServiceWorker(w) {

@@ -80,6 +80,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0011_send_destinations.sql",
         sql: include_str!("../../migrations/0011_send_destinations.sql"),
     },
+    Migration {
+        version: 12,
+        name: "0012_refused_request_page_error.sql",
+        sql: include_str!("../../migrations/0012_refused_request_page_error.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

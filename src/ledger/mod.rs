@@ -428,6 +428,20 @@ impl Ledger {
         self.write(|tx, now| sends::page_error(tx, op_id, error, actor, now))
     }
 
+    /// The server refused the page's conversation request for the dispatched send
+    /// (HTTP `status`): dispatched → page_error with the page's words as evidence; a hold
+    /// closes the limit gate — one transaction. Repeating it is a no-op. Errors:
+    /// `WrongState`, `Invalid`.
+    pub fn refused(
+        &mut self,
+        op_id: &str,
+        status: u16,
+        error: &PageError,
+        actor: &str,
+    ) -> Result<Send> {
+        self.write(|tx, now| sends::refused(tx, op_id, (status, error), actor, now))
+    }
+
     /// The limit gate as stored (see [`LimitGate::holds_at`]).
     pub fn limit_gate(&self) -> Result<LimitGate> {
         Ok(limit_gate::get(&self.conn)?)

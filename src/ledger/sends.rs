@@ -653,6 +653,36 @@ pub(crate) fn page_error(
     load(tx, op_id)
 }
 
+/// dispatched → page_error (terminal): the server refused the page's conversation request
+/// for this send (HTTP `status`, see `provider::chatgpt::refused_request`), so the message
+/// was not taken; evidence the page's words. A hold closes the limit gate in the same
+/// transaction. Already page_error: returned as it is.
+pub(crate) fn refused(
+    tx: &Transaction,
+    op_id: &str,
+    (status, error): (u16, &PageError),
+    actor: &str,
+    now: Millis,
+) -> Result<Send> {
+    validate_note("the page's answer", &error.message)?;
+    let send = load(tx, op_id)?;
+    if send.state == SendState::PageError {
+        return Ok(send);
+    }
+    if send.state != SendState::Dispatched {
+        return Err(wrong(&send, "ended by a refused request"));
+    }
+    let evidence = format!(
+        "the server refused the page's conversation request (HTTP {status}), so the message was not taken: {}",
+        error.message
+    );
+    transition(tx, op_id, SendState::PageError, actor, Some(&evidence), now)?;
+    if let Some(hold) = error.limit {
+        super::limit_gate::close(tx, hold.until_ms, &error.message, op_id, now)?;
+    }
+    load(tx, op_id)
+}
+
 /// A person's decision on an uncertain send.
 pub(crate) fn resolve(
     tx: &Transaction,

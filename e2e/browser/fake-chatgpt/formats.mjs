@@ -102,7 +102,7 @@ function assistantMessage(t, { text, done, legacy }) {
     citations: [],
     content_references: [],
     message_type: 'next',
-    model_slug: 'sendledger-test-double',
+    model_slug: t.modelSlug || 'sendledger-test-double',
     default_model_slug: 'auto',
     parent_id: t.user.id,
   };
