@@ -54,7 +54,7 @@ export function stateScenarios({ scenario, ready, fakeState, fakeConfig, convers
     const rejected = await w.until(second, 'rejected');
     assert.equal(
       rejected.send.evidence,
-      `the page shows a dialog ("${WORDS.de.too_many_title}: ${WORDS.de.too_many_requests}"): close it in the ChatGPT tab, then queue again; nothing was typed`,
+      `failed before dispatch: the page shows a dialog ("${WORDS.de.too_many_title}: ${WORDS.de.too_many_requests}"): close it in the ChatGPT tab, then queue again; nothing was typed`,
     );
     assert.deepEqual(await counted(fakeState), { clicks: 1, posts: 1, retry_clicks: 0 });
     await w.screenshot(page, '.dialog');
