@@ -24,6 +24,7 @@ enum Op {
     Accept { op: u8, receipt: u8 },
     Complete { op: u8 },
     PageError { op: u8, limit: u8 },
+    Refused { op: u8, limit: u8 },
     Resolve { op: u8, decision: u8 },
     Stop,
     Resume,
@@ -53,6 +54,7 @@ fn op_strategy() -> impl Strategy<Value = Op> {
         4 => (target(), 0..4u8).prop_map(|(op, receipt)| Op::Accept { op, receipt }),
         3 => target().prop_map(|op| Op::Complete { op }),
         2 => (target(), 0..3u8).prop_map(|(op, limit)| Op::PageError { op, limit }),
+        2 => (target(), 0..3u8).prop_map(|(op, limit)| Op::Refused { op, limit }),
         2 => (target(), 0..3u8).prop_map(|(op, decision)| Op::Resolve { op, decision }),
         1 => Just(Op::Stop),
         2 => Just(Op::Resume),
@@ -441,6 +443,31 @@ impl Run {
                     "{op:?}: {got:?}"
                 );
                 if state == Some(SendState::Accepted) {
+                    m.sends.get_mut(&id).unwrap().go(SendState::PageError);
+                    if until.is_some() {
+                        m.limit = until;
+                    }
+                }
+            }
+            Op::Refused { op, limit } => {
+                let Some(id) = m.target(op) else { return };
+                let until = [None, Some(Some(m.now + 60_000)), Some(None)][limit as usize];
+                let error = sendledger::ledger::PageError {
+                    message: "Too many requests.".into(),
+                    limit: until.map(|until_ms| sendledger::ledger::LimitHold { until_ms }),
+                };
+                let got = self
+                    .ledger
+                    .as_mut()
+                    .unwrap()
+                    .refused(&id, 429, &error, "model");
+                let state = m.sends.get(&id).map(|s| s.state);
+                assert_eq!(
+                    got.is_ok(),
+                    matches!(state, Some(SendState::Dispatched | SendState::PageError)),
+                    "{op:?}: {got:?}"
+                );
+                if state == Some(SendState::Dispatched) {
                     m.sends.get_mut(&id).unwrap().go(SendState::PageError);
                     if until.is_some() {
                         m.limit = until;
