@@ -188,8 +188,8 @@ fn a_403_unusual_activity_ends_the_send_and_holds_the_gate_until_a_person_resume
         status["status"]["waiting_sentence"]
             .as_str()
             .unwrap_or_default()
-            .contains("when a person resumes"),
-        "{status}"
+            .starts_with(&format!("ChatGPT said no (\"{words}\"), naming no time: sending resumes when a person resumes")),
+        "the page's words, not 'usage limit': {status}"
     );
 }
 
