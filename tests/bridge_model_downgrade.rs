@@ -6,18 +6,12 @@
 
 #[path = "support/bridge.rs"]
 mod harness;
+#[path = "support/page_traffic.rs"]
+mod page_traffic;
 
 use harness::*;
+use page_traffic::{fixture, TEXT, URL};
 use serde_json::{json, Value};
-
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chatgpt");
-const URL: &str = "https://chatgpt.com/backend-api/f/conversation";
-const TEXT: &str = "Draft a haiku about ledgers.\nKeep it short.";
-
-fn fixture(name: &str) -> String {
-    std::fs::read_to_string(format!("{FIXTURES}/{name}"))
-        .unwrap_or_else(|e| panic!("fixture {name}: {e}"))
-}
 
 /// Sends `op` into a new chat naming `asked` (`None`: no model), the page's request naming
 /// `requested`, answered by the fixture's gpt-5-2; returns the completed send's view.

@@ -8,20 +8,14 @@
 
 #[path = "support/bridge.rs"]
 mod harness;
+#[path = "support/page_traffic.rs"]
+mod page_traffic;
 
 use harness::*;
+use page_traffic::{fixture, TEXT, URL};
 use serde_json::{json, Value};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chatgpt");
-const URL: &str = "https://chatgpt.com/backend-api/f/conversation";
-/// What the fixture's user typed (request_new_chat_f.json).
-const TEXT: &str = "Draft a haiku about ledgers.\nKeep it short.";
 const TOO_MANY: &str = "Too many requests. You've been making too many requests in a short time, so we've temporarily limited access to your conversations.";
-
-fn fixture(name: &str) -> String {
-    std::fs::read_to_string(format!("{FIXTURES}/{name}"))
-        .unwrap_or_else(|e| panic!("fixture {name}: {e}"))
-}
 
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -30,13 +24,33 @@ fn now_ms() -> i64 {
         .as_millis() as i64
 }
 
-/// Queues, claims and dispatches `op` from a new tab; returns the lease.
-fn dispatched(serve: &Serve, ext: &Extension, op: &str) -> String {
+/// A running owner with a paired extension and the send `op` dispatched from a new tab.
+struct World {
+    _tmp: tempfile::TempDir,
+    profile: std::path::PathBuf,
+    _serve: Serve,
+    client: Http,
+    ext: Extension,
+    lease: String,
+}
+
+/// Queues, claims and dispatches `op` from a new tab of a new owner.
+fn dispatched(op: &str) -> World {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let (client, ext) = (serve.client(), serve.pair());
     let lease = ext.lease("tab-1");
-    serve.client().queue(op, TEXT);
+    client.queue(op, TEXT);
     assert_eq!(ext.next(&lease, 5_000).expect("claimed")["op_id"], op);
     assert_eq!(ext.dispatch(&lease, op).body["granted"], true);
-    lease
+    World {
+        _tmp,
+        profile,
+        _serve: serve,
+        client,
+        ext,
+        lease,
+    }
 }
 
 /// The page's request for `op`, answered by the server with `answered` (status, headers,
@@ -77,16 +91,13 @@ fn last_edge(shown: &Value) -> (Value, Value) {
 
 #[test]
 fn a_429_to_the_conversation_request_ends_the_send_page_error_and_holds_the_gate_for_retry_after() {
-    let (_tmp, profile) = profile_dir();
-    let serve = Serve::start(&profile, &[]);
-    let client = serve.client();
-    let ext = serve.pair();
-    let lease = dispatched(&serve, &ext, "rated");
+    let w = dispatched("rated");
+    let (profile, client, ext, lease) = (&w.profile, &w.client, &w.ext, &w.lease);
     client.queue("waits", "queued behind the rate limit");
     let before = now_ms();
     let answer = refused(
-        &ext,
-        &lease,
+        ext,
+        lease,
         "rated",
         json!({ "status": 429, "retry_after": "120",
                 "error_body": json!({ "detail": TOO_MANY }).to_string() }),
@@ -109,7 +120,7 @@ fn a_429_to_the_conversation_request_ends_the_send_page_error_and_holds_the_gate
         last_edge(&shown),
         (json!("dispatched"), json!("page_error"))
     );
-    let (closed, until) = gate(&profile);
+    let (closed, until) = gate(profile);
     assert_eq!(closed, 1, "the gate holds");
     let until = until.expect("for Retry-After");
     assert!(
@@ -117,14 +128,14 @@ fn a_429_to_the_conversation_request_ends_the_send_page_error_and_holds_the_gate
         "120 s from the refusal: {until} not in {before}+120 s..{after}+120 s"
     );
     assert!(
-        ext.next(&lease, 300).is_none(),
+        ext.next(lease, 300).is_none(),
         "the next send is not sent into the rate limit"
     );
     assert_eq!(client.state("waits"), "queued");
     let r = client.post("/v1/resume", &json!({ "by": "dana" }));
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(
-        ext.next(&lease, 5_000).expect("after a resume")["op_id"],
+        ext.next(lease, 5_000).expect("after a resume")["op_id"],
         "waits"
     );
 }
@@ -132,24 +143,22 @@ fn a_429_to_the_conversation_request_ends_the_send_page_error_and_holds_the_gate
 #[test]
 fn a_429_without_a_readable_retry_after_holds_the_gate_for_the_documented_default() {
     for header in [Value::Null, json!("in a while")] {
-        let (_tmp, profile) = profile_dir();
-        let serve = Serve::start(&profile, &[]);
-        let ext = serve.pair();
-        let lease = dispatched(&serve, &ext, "rated");
+        let w = dispatched("rated");
+        let (profile, ext, lease) = (&w.profile, &w.ext, &w.lease);
         let before = now_ms();
         refused(
-            &ext,
-            &lease,
+            ext,
+            lease,
             "rated",
             json!({ "status": 429, "retry_after": header, "error_body": "" }),
         );
         let after = now_ms();
-        let until = gate(&profile).1.expect("a default time");
+        let until = gate(profile).1.expect("a default time");
         assert!(
             (before + 600_000..=after + 600_000).contains(&until),
             "{header}: 10 minutes"
         );
-        let shown = serve.client().show("rated");
+        let shown = w.client.show("rated");
         assert!(
             shown["send"]["evidence"]
                 .as_str()
@@ -162,17 +171,14 @@ fn a_429_without_a_readable_retry_after_holds_the_gate_for_the_documented_defaul
 
 #[test]
 fn a_403_unusual_activity_ends_the_send_and_holds_the_gate_until_a_person_resumes() {
-    let (_tmp, profile) = profile_dir();
-    let serve = Serve::start(&profile, &[]);
-    let client = serve.client();
-    let ext = serve.pair();
-    let lease = dispatched(&serve, &ext, "flagged");
+    let w = dispatched("flagged");
+    let (profile, client, ext, lease) = (&w.profile, &w.client, &w.ext, &w.lease);
     client.queue("waits", "queued behind the flag");
     let words =
         "Unusual activity has been detected from your device. Try again later. (ref 8f2c1a)";
     refused(
-        &ext,
-        &lease,
+        ext,
+        lease,
         "flagged",
         json!({ "status": 403, "error_body": json!({ "detail": words }).to_string() }),
     );
@@ -181,8 +187,8 @@ fn a_403_unusual_activity_ends_the_send_and_holds_the_gate_until_a_person_resume
         .as_str()
         .unwrap()
         .ends_with(words));
-    assert_eq!(gate(&profile), (1, None), "until a person resumes");
-    assert!(ext.next(&lease, 300).is_none());
+    assert_eq!(gate(profile), (1, None), "until a person resumes");
+    assert!(ext.next(lease, 300).is_none());
     let status = client.get("/v1/status").body;
     assert!(
         status["status"]["waiting_sentence"]
@@ -195,50 +201,44 @@ fn a_403_unusual_activity_ends_the_send_and_holds_the_gate_until_a_person_resume
 
 #[test]
 fn a_431_headers_too_large_ends_the_send_with_the_status_named_and_holds_the_gate() {
-    let (_tmp, profile) = profile_dir();
-    let serve = Serve::start(&profile, &[]);
-    let ext = serve.pair();
-    let lease = dispatched(&serve, &ext, "cookies");
+    let w = dispatched("cookies");
+    let (profile, ext, lease) = (&w.profile, &w.ext, &w.lease);
     let html = "<html><body><h1>431 Request Header Fields Too Large</h1></body></html>";
     refused(
-        &ext,
-        &lease,
+        ext,
+        lease,
         "cookies",
         json!({ "status": 431, "error_body": html }),
     );
-    let shown = serve.client().show("cookies");
+    let shown = w.client.show("cookies");
     assert_eq!(shown["send"]["state"], "page_error");
     assert!(shown["send"]["evidence"]
         .as_str()
         .unwrap()
         .ends_with("with HTTP 431 (request headers too large)"));
-    assert_eq!(gate(&profile), (1, None));
+    assert_eq!(gate(profile), (1, None));
 }
 
 #[test]
 fn a_server_error_to_the_conversation_request_proves_no_refusal_and_the_send_awaits_its_receipt() {
-    let (_tmp, profile) = profile_dir();
-    let serve = Serve::start(&profile, &[]);
-    let ext = serve.pair();
-    let lease = dispatched(&serve, &ext, "maybe");
+    let w = dispatched("maybe");
+    let (profile, ext, lease) = (&w.profile, &w.ext, &w.lease);
     for status in [500, 502, 408] {
         refused(
-            &ext,
-            &lease,
+            ext,
+            lease,
             "maybe",
             json!({ "status": status, "error_body": "{\"detail\":\"upstream\"}" }),
         );
-        assert_eq!(serve.client().state("maybe"), "dispatched", "{status}");
+        assert_eq!(w.client.state("maybe"), "dispatched", "{status}");
     }
-    assert_eq!(gate(&profile), (0, None));
+    assert_eq!(gate(profile), (0, None));
 }
 
 #[test]
 fn a_usage_limit_in_another_language_is_known_by_its_code_and_holds_the_gate() {
-    let (_tmp, profile) = profile_dir();
-    let serve = Serve::start(&profile, &[]);
-    let ext = serve.pair();
-    let lease = dispatched(&serve, &ext, "kontingent");
+    let w = dispatched("kontingent");
+    let (profile, ext, lease) = (&w.profile, &w.ext, &w.lease);
     let german =
         "Du hast das Kontingent dieses Tarifs aufgebraucht. Wieder möglich nach 23:59 Uhr.";
     let stream = fixture("stream_delta_usage_limit.sse").replace(
@@ -254,13 +254,13 @@ fn a_usage_limit_in_another_language_is_known_by_its_code_and_holds_the_gate() {
     ] {
         assert_eq!(ext.observe(&o).status, 200);
     }
-    let shown = serve.client().show("kontingent");
+    let shown = w.client.show("kontingent");
     assert_eq!(shown["send"]["state"], "page_error");
     assert_eq!(
         shown["send"]["evidence"],
         format!("the page answered with its usage limit: {german}")
     );
-    let (closed, until) = gate(&profile);
+    let (closed, until) = gate(profile);
     assert_eq!(closed, 1);
     assert!(until.is_some(), "the time the German words name");
 }

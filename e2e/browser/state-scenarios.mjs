@@ -104,6 +104,17 @@ export function stateScenarios({ scenario, ready, fakeState, fakeConfig, convers
     await waitsBehindTheGate(w, second, /when a person resumes/);
   });
 
+  scenario('a_usage_limit_in_german_is_known_by_its_code_and_holds_the_queue_until_the_date_it_names', async (w) => {
+    await fakeConfig({ state: 'usage_limit', lang: 'de' });
+    await ready(w);
+    const first = await queue(w, 'This one meets the limit on a German page.');
+    const { send } = await w.until(first, 'page_error');
+    assert.equal(send.evidence, `the page answered with its usage limit: ${WORDS.de.usage_limit}`);
+    const second = await queue(w, 'This one waits for the fourth of December.');
+    // 2099-12-04 09:12 local: a day of its own, never today at 09:12.
+    await waitsBehindTheGate(w, second, /^ChatGPT usage limit: sending resumes at Fri 09:12/);
+  });
+
   scenario('a_model_downgrade_is_no_failure_the_send_completes_and_the_downgrade_is_noted', async (w) => {
     await fakeConfig({ state: 'downgrade', lang: 'de' });
     const [page] = await ready(w);

@@ -16,6 +16,8 @@
 //                         its error in the thread
 //   headers_too_large     the POST is answered 431 with an HTML body (the front server's
 //                         page, no JSON); the page renders its error in the thread
+//   usage_limit           the turn's stream ends with an `error` event whose code is
+//                         `usage_limit_reached`, its words naming the reset time
 //   downgrade             the turn completes, answered by another model than the request
 //                         named (the answer's metadata.model_slug), and the page shows
 //                         its notice [data-testid="model-downgrade-notice"]
@@ -31,6 +33,7 @@ export const WORDS = {
     unusual_activity: 'Unusual activity has been detected from your device. Try again later. (ref 8f2c1a)',
     headers_too_large: 'Request headers too large. Clear the cookies for chatgpt.com, then reload the page.',
     downgrade: "You've reached the limit for this model. Responses will use another model until your limit resets after 3:45 PM.",
+    usage_limit: "You've hit your limit for this plan. You can send again after December 4, 2099 at 9:12 AM.",
   },
   de: {
     something_went_wrong: 'Beim Erzeugen der Antwort ist etwas schiefgelaufen. Wenn das weiter passiert, wende dich an die Hilfe.',
@@ -41,6 +44,7 @@ export const WORDS = {
     unusual_activity: 'Auf deinem Gerät wurden ungewöhnliche Aktivitäten festgestellt. Versuche es später erneut. (Ref. 8f2c1a)',
     headers_too_large: 'Die Anfrage-Header sind zu groß. Lösche die Cookies für chatgpt.com und lade die Seite neu.',
     downgrade: 'Du hast das Limit für dieses Modell erreicht. Antworten nutzen ein anderes Modell, bis dein Limit nach 15:45 Uhr zurückgesetzt wird.',
+    usage_limit: 'Du hast das Kontingent deines Tarifs aufgebraucht. Du kannst nach dem 4. Dezember 2099 um 9:12 Uhr wieder senden.',
   },
 };
 
@@ -79,6 +83,7 @@ export function refusedAnswer(config) {
 
 /** The stream's error for this state, `{message, code}`, else null. */
 export function streamError(config) {
+  if (config.state === 'usage_limit') return { message: words(config).usage_limit, code: 'usage_limit_reached' };
   if (config.state !== 'something_went_wrong') return null;
   return { message: words(config).something_went_wrong, code: 'internal_error' };
 }
