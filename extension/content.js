@@ -20,7 +20,7 @@
   const TAG = '__sendledger';
   const WAIT_MS = 25_000; // long-poll bound
   const SETTLE_MS = 3_000; // how long typing may take to show in the composer
-  const IDLE_MS = 20_000; // how long a send may wait for the page to stop generating
+  const IDLE_MS = 20_000; // how long a send may wait for the page to stop generating, or for its dialog to close
   const REMOTE_STOP_WAIT_MS = 5_000; // remote-stop long-poll while an answer is generating
   const STOP_CONFIRM_MS = 15_000; // how long a stopped answer may take to stop
   const MAX_OUTBOX = 5_000;
@@ -316,7 +316,7 @@
     const dest = send.destination;
     if (dest && !placeShown(dest)) return failBefore(send, held, SENTENCES.otherPlace);
     if (dest && (dest.model || dest.effort)) return failBefore(send, held, SENTENCES.noPicker);
-    if (S.blockingDialog()) return failBefore(send, held, SENTENCES.dialog(S.dialogText(S.blockingDialog())));
+    if (S.blockingDialog() && !(await until(() => !S.blockingDialog(), IDLE_MS))) return failBefore(send, held, SENTENCES.dialog(S.dialogText(S.blockingDialog())));
     let composer = S.composer();
     if (!composer) return failBefore(send, held, SENTENCES.noComposer, { snapshot: true });
     if (S.composerText(composer) !== '') return failBefore(send, held, SENTENCES.composerBusy);
@@ -553,6 +553,22 @@
     await ask('tabReport', { reason: null });
   }
 
+  /**
+   * Asks for the next send — but not while the page shows a modal dialog (the "Too many
+   * requests" one, in any language): the tab takes no send until the person closes it, so
+   * queued sends wait instead of each being failed under the dialog. The tab reports why
+   * meanwhile (no text: the dialog's words), and withdraws the report when it closes.
+   */
+  async function nextWhenNoDialog(held) {
+    const dialog = S.blockingDialog();
+    if (dialog) {
+      await ask('tabReport', { reason: SENTENCES.dialog(S.dialogText(dialog)), path: S.layoutSnapshot('').path });
+      await until(() => !S.blockingDialog() || !alive, Infinity);
+      await ask('tabReport', { reason: null });
+    }
+    return ask('next', { lease_id: held.lease_id, wait_ms: WAIT_MS });
+  }
+
   async function run() {
     await composerReady();
     watchGeneration();
@@ -586,7 +602,7 @@
         continue;
       }
       const polled = lease;
-      const pending = ask('next', { lease_id: polled.lease_id, wait_ms: WAIT_MS });
+      const pending = nextWhenNoDialog(polled);
       const released = whenReleased();
       const r = await Promise.race([pending, released.promise]);
       released.cancel();

@@ -48,21 +48,40 @@ export function stateScenarios({ scenario, ready, fakeState, fakeConfig, convers
     await page.waitForSelector('[role="dialog"][aria-modal="true"]');
     const second = await queue(w, 'This one waits for Retry-After.');
     await waitsBehindTheGate(w, second, /^ChatGPT usage limit: sending resumes at (\w+ )?\d\d:\d\d/);
-    // A person resumes; the page's dialog is still open over the composer: nothing is typed.
+    // A person resumes; the page's dialog is still open over the composer: the tab types
+    // nothing until it is closed (20 s at most, then the send fails before dispatch).
     const r = await w.owner.request('POST', '/v1/resume', { by: 'e2e' });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    const rejected = await w.until(second, 'rejected');
-    assert.equal(
-      rejected.send.evidence,
-      `failed before dispatch: the page shows a dialog ("${WORDS.de.too_many_title}: ${WORDS.de.too_many_requests}"): close it in the ChatGPT tab, then queue again; nothing was typed`,
-    );
+    await pause(2_000);
+    assert.ok(['queued', 'claimed'].includes((await w.send(second)).send.state), 'nothing is typed while the dialog is shown');
     assert.deepEqual(await counted(fakeState), { clicks: 1, posts: 1, retry_clicks: 0 });
     await w.screenshot(page, '.dialog');
-    await page.click('[role="dialog"] [data-testid="close-button"]');
     await fakeConfig({ state: null });
-    const third = await queue(w, 'With the dialog closed, this one goes out.');
-    await w.until(third, 'completed');
+    await page.click('[role="dialog"] [data-testid="close-button"]');
+    await w.until(second, 'completed');
     assert.deepEqual(await counted(fakeState), { clicks: 2, posts: 2, retry_clicks: 0 });
+  });
+
+  scenario('a_send_handed_to_a_tab_whose_page_shows_a_dialog_fails_before_anything_is_typed', async (w) => {
+    const [page] = await ready(w);
+    const first = await queue(w, 'The tab takes this one.');
+    await w.until(first, 'completed');
+    // The dialog appears while the tab already waits for its next send (its long-poll is open).
+    await page.evaluate(() => {
+      const d = document.createElement('div');
+      d.setAttribute('role', 'dialog');
+      d.setAttribute('aria-modal', 'true');
+      d.innerHTML = '<h2 id="t">Zu viele Anfragen</h2><p>Warte ein paar Minuten.</p><button>OK</button>';
+      d.setAttribute('aria-labelledby', 't');
+      document.body.appendChild(d);
+    });
+    const second = await queue(w, 'Handed out under the dialog.');
+    const { send } = await w.until(second, 'rejected');
+    assert.equal(
+      send.evidence,
+      'failed before dispatch: the page shows a dialog ("Zu viele Anfragen: Warte ein paar Minuten."): close it in the ChatGPT tab, then queue again; nothing was typed',
+    );
+    assert.deepEqual(await counted(fakeState), { clicks: 1, posts: 1, retry_clicks: 0 });
   });
 
   scenario('something_went_wrong_ends_the_send_with_the_pages_words_and_retry_is_never_clicked', async (w) => {
