@@ -264,3 +264,22 @@ fn a_usage_limit_in_another_language_is_known_by_its_code_and_holds_the_gate() {
     assert_eq!(closed, 1);
     assert!(until.is_some(), "the time the German words name");
 }
+
+#[test]
+fn a_refusal_quoting_the_sends_text_is_recorded_with_the_status_named_never_the_text() {
+    let w = dispatched("quoted");
+    let body = json!({ "detail": format!("Invalid input: {TEXT}") }).to_string();
+    refused(
+        &w.ext,
+        &w.lease,
+        "quoted",
+        json!({ "status": 422, "error_body": body }),
+    );
+    let shown = w.client.show("quoted");
+    assert_eq!(shown["send"]["state"], "page_error");
+    assert_eq!(
+        shown["send"]["evidence"],
+        "the server refused the page's conversation request (HTTP 422), so the message was not taken: the server refused the page's conversation request with HTTP 422 (not acceptable)"
+    );
+    assert_eq!(gate(&w.profile), (0, None), "a 422 holds nothing");
+}

@@ -43,6 +43,15 @@ impl Answered {
     }
 }
 
+/// Whether the page's words quote the send's text (or a line of it, 12 characters or more).
+fn echoes_the_text(words: &str, text: &str) -> bool {
+    words.contains(text)
+        || text
+            .lines()
+            .map(str::trim)
+            .any(|line| line.chars().count() >= 12 && words.contains(line))
+}
+
 /// Applies the server's refusal of `send`'s request; `None` when `answered` is no refusal
 /// (the stream is then followed as usual).
 pub(crate) async fn apply(
@@ -50,9 +59,13 @@ pub(crate) async fn apply(
     send: &Send,
     answered: &Answered,
 ) -> Result<Option<Vec<Applied>>, ApiError> {
-    let Some(refusal) = answered.refusal(chrono::Utc::now().timestamp_millis()) else {
+    let Some(mut refusal) = answered.refusal(chrono::Utc::now().timestamp_millis()) else {
         return Ok(None);
     };
+    if echoes_the_text(&refusal.message, &send.text) {
+        // A validation answer may quote the request: the send's text stays in its row only.
+        refusal.message = said_by_status(refusal.status);
+    }
     let op_id = send.op_id.clone();
     let applied = match send.state {
         SendState::Dispatched => {

@@ -114,7 +114,8 @@ fn words_of(body: &str) -> Option<String> {
     (!words.is_empty()).then_some(words)
 }
 
-fn said_by_status(status: u16) -> String {
+/// The sentence naming `status` when the page gives no words of its own.
+pub fn said_by_status(status: u16) -> String {
     let what = match status {
         429 => "too many requests",
         403 => "forbidden",
