@@ -10,7 +10,9 @@ use super::error::ApiError;
 use super::observations::Applied;
 use super::BridgeState;
 use crate::ledger::{EvidenceKind, LimitHold, PageError, Send, SendState};
-use crate::provider::chatgpt::refused_request::{read_refused_request, Hold, RefusedRequest};
+use crate::provider::chatgpt::refused_request::{
+    read_refused_request, said_by_status, Hold, RefusedRequest,
+};
 use serde::Deserialize;
 
 /// Longest `Retry-After` header read, in bytes (an HTTP date is 29).
