@@ -22,7 +22,7 @@
   const TAG = '__sendledger';
   const WAIT_MS = 25_000; // long-poll bound
   const SETTLE_MS = 3_000; // how long typing may take to show in the composer
-  const IDLE_MS = 20_000; // how long a send may wait for the page to stop generating
+  const IDLE_MS = 20_000; // how long a send may wait for the page to stop generating, or for its dialog to close
   const REMOTE_STOP_WAIT_MS = 5_000; // remote-stop long-poll while an answer is generating
   const STOP_CONFIRM_MS = 15_000; // how long a stopped answer may take to stop
   const MAX_OUTBOX = 5_000;
@@ -46,6 +46,7 @@
     grantLost: 'the answer to the dispatch request was lost (the extension restarted): the send button was not clicked',
     pageChanged: 'the page changed while the send was being typed: nothing was sent',
     moved: 'the tab moved to another conversation before the send was typed: nothing was sent',
+    dialog: (words) => `the page shows a dialog ("${words}"): close it in the ChatGPT tab, then queue again; nothing was typed`,
     composerNeverAppeared: `composer not found after ${COMPOSER_WAIT_MS / 1000} s: chatgpt.com layout changed, the page has not loaded, or you are logged out (reload the tab and log in; if it stays, the extension's selectors need an update)`,
   };
 
@@ -369,6 +370,9 @@
     const at = location.href;
     const idle = await pageIdle();
     if (idle) return failBefore(send, held, idle, { snapshot: idle === SENTENCES.noComposer });
+    if (S.blockingDialog() && !(await until(() => !S.blockingDialog(), IDLE_MS))) {
+      return failBefore(send, held, SENTENCES.dialog(S.dialogText(S.blockingDialog())));
+    }
     let composer = S.composer();
     // 2. type
     if (!typeText(composer, send.text)) {
@@ -650,6 +654,22 @@
     return false;
   }
 
+  /**
+   * Asks for the next send — but not while the page shows a modal dialog (the "Too many
+   * requests" one, in any language): the tab takes no send until the person closes it, so
+   * queued sends wait instead of each being failed under the dialog. The tab reports why
+   * meanwhile (no text: the dialog's words), and withdraws the report when it closes.
+   */
+  async function nextWhenNoDialog(held) {
+    const dialog = S.blockingDialog();
+    if (dialog) {
+      await ask('tabReport', { reason: SENTENCES.dialog(S.dialogText(dialog)), path: S.layoutSnapshot('').path });
+      await until(() => !S.blockingDialog() || !alive, Infinity);
+      await ask('tabReport', { reason: null });
+    }
+    return ask('next', { lease_id: held.lease_id, wait_ms: WAIT_MS });
+  }
+
   async function run() {
     await composerReady();
     watchGeneration();
@@ -679,7 +699,7 @@
         continue;
       }
       const polled = lease;
-      const pending = ask('next', { lease_id: polled.lease_id, wait_ms: WAIT_MS });
+      const pending = nextWhenNoDialog(polled);
       const released = whenReleased();
       const r = await Promise.race([pending, released.promise]);
       released.cancel();

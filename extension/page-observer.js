@@ -1,7 +1,8 @@
 // Runs in the page's own JavaScript world at document_start (manifest "world": "MAIN").
 // It wraps window.fetch and window.WebSocket to copy, without changing anything the page
 // sees, the raw traffic the owner needs:
-//   - a conversation POST's request body and its response stream, chunk by chunk;
+//   - a conversation POST's request body and its response stream, chunk by chunk (or, when
+//     the server refused the request, its status, Retry-After and error body);
 //   - a GET of a conversation (the listing used as evidence for uncertain sends);
 //   - WebSocket frames of a topic the page was told to follow by `stream_handoff` (a frame
 //     is one envelope or a JSON array of envelopes, possibly of several conversations: each
@@ -38,6 +39,7 @@
   });
   window.postMessage({ [TAG]: 'observer-hello' }, location.origin);
 
+  const MAX_ERROR_BODY = 8 * 1024; // characters of a refused request's body forwarded
   const CONVERSATION_POST = /^\/backend-api\/(?:f\/)?conversation\/?$/;
   const CONVERSATION_GET = /^\/backend-api\/conversations?\/[0-9a-f-]{36}\/?$/;
   let streams = 0;
@@ -152,8 +154,16 @@
           if (response.ok && copy) emit({ kind: 'listing', url: url.href, body: await copy.text() });
           return;
         }
-        emit({ kind: 'request', stream_id: streamId, url: url.href, body: await sent });
-        if (copy) await copyStream(streamId, copy);
+        // How the server answered the request itself: a refusal (429 with Retry-After, 403,
+        // 431, …) means the message was not taken, and the owner reads its status, header
+        // and words (at most 8 KiB of the body) instead of a stream.
+        const answered = { status: response.status };
+        if (!response.ok) {
+          answered.retry_after = response.headers.get('retry-after');
+          answered.error_body = copy ? (await copy.text().catch(() => '')).slice(0, MAX_ERROR_BODY) : '';
+        }
+        emit({ kind: 'request', stream_id: streamId, url: url.href, body: await sent, ...answered });
+        if (copy && response.ok) await copyStream(streamId, copy);
         else emit({ kind: 'stream_end', stream_id: streamId });
       },
       async () => {

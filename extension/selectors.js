@@ -20,6 +20,8 @@
     message: '[data-message-author-role][data-message-id]',
     /** The page's own error for a turn ("Something went wrong", a usage limit). */
     pageError: '[data-testid="conversation-error"]',
+    /** A modal over the page ("Too many requests", …): recognised by role and aria, in any language. */
+    dialog: '[role="dialog"][aria-modal="true"], [role="alertdialog"]',
   });
 
   /** Paths: `/c/<conversation id>`, `/g/<gizmo or project id>/c/<conversation id>`. */
@@ -61,6 +63,20 @@
 
     /** Every error the page shows for a turn. */
     pageErrors: () => [...document.querySelectorAll(SELECTORS.pageError)],
+
+    /** A modal dialog shown over the page (it takes the composer's focus), or null. */
+    blockingDialog: () => [...document.querySelectorAll(SELECTORS.dialog)].find(visible) || null,
+
+    /** The page's own words in a dialog (its title, then its text; buttons left out), at most 300 characters. */
+    dialogText(el) {
+      const copy = el.cloneNode(true);
+      copy.querySelectorAll('button').forEach((b) => b.remove());
+      const title = el.getAttribute('aria-labelledby') && copy.querySelector(`#${CSS.escape(el.getAttribute('aria-labelledby'))}`);
+      const head = title ? title.textContent.trim() : '';
+      if (title) title.remove();
+      const rest = (copy.textContent || '').replace(/\s+/g, ' ').trim();
+      return (head && rest ? `${head}: ${rest}` : head || rest).slice(0, 300);
+    },
 
     /** The page's own words in an error element, trimmed, at most 300 characters. */
     pageErrorText: (el) => (el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 300),

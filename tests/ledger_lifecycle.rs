@@ -24,12 +24,13 @@ enum Act {
     Confirm,
     Abandon,
     PageError,
+    Refused,
     Stop,
     Restart,
     Expire,
 }
 
-const ACTS: [Act; 11] = [
+const ACTS: [Act; 12] = [
     Act::Claim,
     Act::Dispatch,
     Act::Fail,
@@ -38,6 +39,7 @@ const ACTS: [Act; 11] = [
     Act::Confirm,
     Act::Abandon,
     Act::PageError,
+    Act::Refused,
     Act::Stop,
     Act::Restart,
     Act::Expire,
@@ -60,6 +62,7 @@ const API_EDGES: &[(SendState, Act, SendState)] = {
         (Dispatched, Act::Fail, Uncertain),
         (Dispatched, Act::Restart, Uncertain),
         (Dispatched, Act::Expire, Uncertain),
+        (Dispatched, Act::Refused, PageError),
         (Accepted, Act::Complete, Completed),
         (Accepted, Act::PageError, PageError),
         (Uncertain, Act::Accept, Accepted),
@@ -80,6 +83,7 @@ fn targeted(act: Act) -> bool {
             | Act::Confirm
             | Act::Abandon
             | Act::PageError
+            | Act::Refused
     )
 }
 
@@ -104,6 +108,9 @@ fn perform(
         Act::Abandon => ledger.resolve(op, &decision(Decision::Abandoned)).map(drop),
         Act::PageError => ledger
             .page_error(op, &page_said("Something went wrong."), "extension")
+            .map(drop),
+        Act::Refused => ledger
+            .refused(op, 429, &page_said("Too many requests."), "extension")
             .map(drop),
         Act::Stop => ledger.stop("alice").map(drop),
         Act::Restart => {
@@ -168,8 +175,8 @@ fn api_makes_every_legal_edge_and_refuses_every_illegal_one() {
                                 from,
                                 SendState::Accepted | SendState::Completed | SendState::PageError
                             );
-                        let same_page_error_again =
-                            act == Act::PageError && from == SendState::PageError;
+                        let same_page_error_again = matches!(act, Act::PageError | Act::Refused)
+                            && from == SendState::PageError;
                         assert!(
                             result.is_err() || same_receipt_again || same_page_error_again,
                             "{act:?} on a {from} send must be refused, got {result:?}"

@@ -31,6 +31,7 @@ enum Op {
     Accept { op: u8, receipt: u8 },
     Complete { op: u8 },
     PageError { op: u8, limit: u8 },
+    Refused { op: u8, limit: u8 },
     Resolve { op: u8, decision: u8 },
     Stop,
     Resume,
@@ -60,6 +61,7 @@ fn op_strategy() -> impl Strategy<Value = Op> {
         4 => (target(), 0..4u8).prop_map(|(op, receipt)| Op::Accept { op, receipt }),
         3 => target().prop_map(|op| Op::Complete { op }),
         2 => (target(), 0..3u8).prop_map(|(op, limit)| Op::PageError { op, limit }),
+        2 => (target(), 0..3u8).prop_map(|(op, limit)| Op::Refused { op, limit }),
         2 => (target(), 0..3u8).prop_map(|(op, decision)| Op::Resolve { op, decision }),
         1 => Just(Op::Stop),
         2 => Just(Op::Resume),
@@ -302,6 +304,38 @@ impl Run {
         }
     }
 
+    /// The page's error for an accepted send (`refused: None`), or the server's refusal
+    /// (`Some(status)`) of a dispatched send's request: → page_error, the gate per `limit`.
+    fn page_says_no(&mut self, op: u8, limit: u8, refused: Option<u16>) {
+        let m = &mut self.model;
+        let Some(id) = m.target(op) else { return };
+        let until = [None, Some(Some(m.now + 60_000)), Some(None)][limit as usize];
+        let error = sendledger::ledger::PageError {
+            message: "the page said no".into(),
+            limit: until.map(|until_ms| sendledger::ledger::LimitHold { until_ms }),
+        };
+        let ledger = self.ledger.as_mut().unwrap();
+        let (got, from) = match refused {
+            None => (ledger.page_error(&id, &error, "model"), SendState::Accepted),
+            Some(status) => (
+                ledger.refused(&id, status, &error, "model"),
+                SendState::Dispatched,
+            ),
+        };
+        let state = m.sends.get(&id).map(|s| s.state);
+        assert_eq!(
+            got.is_ok(),
+            state == Some(from) || state == Some(SendState::PageError),
+            "{op} {refused:?}: {got:?}"
+        );
+        if state == Some(from) {
+            m.sends.get_mut(&id).unwrap().go(SendState::PageError);
+            if until.is_some() {
+                m.limit = until;
+            }
+        }
+    }
+
     /// Applies `op` to both; panics (with the step) when they disagree.
     fn step(&mut self, op: &Op) {
         let m = &mut self.model;
@@ -539,31 +573,8 @@ impl Run {
                     s.answered = true;
                 }
             }
-            Op::PageError { op, limit } => {
-                let Some(id) = m.target(op) else { return };
-                let until = [None, Some(Some(m.now + 60_000)), Some(None)][limit as usize];
-                let error = sendledger::ledger::PageError {
-                    message: "the page said no".into(),
-                    limit: until.map(|until_ms| sendledger::ledger::LimitHold { until_ms }),
-                };
-                let got = self
-                    .ledger
-                    .as_mut()
-                    .unwrap()
-                    .page_error(&id, &error, "model");
-                let state = m.sends.get(&id).map(|s| s.state);
-                assert_eq!(
-                    got.is_ok(),
-                    matches!(state, Some(SendState::Accepted | SendState::PageError)),
-                    "{op:?}: {got:?}"
-                );
-                if state == Some(SendState::Accepted) {
-                    m.sends.get_mut(&id).unwrap().go(SendState::PageError);
-                    if until.is_some() {
-                        m.limit = until;
-                    }
-                }
-            }
+            Op::PageError { op, limit } => self.page_says_no(op, limit, None),
+            Op::Refused { op, limit } => self.page_says_no(op, limit, Some(429)),
             Op::Resolve { op, decision } => {
                 let Some(id) = m.target(op) else { return };
                 let d =

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { doorScenarios } from './door-scenarios.mjs';
 import { destinationBench, destinationScenarios } from './destination-scenarios.mjs';
+import { stateScenarios } from './state-scenarios.mjs';
 import { startFake } from './fake-chatgpt/server.mjs';
 import { selfSignedCert } from './lib/cert.mjs';
 import { launch } from './lib/browser.mjs';
@@ -873,6 +874,7 @@ scenario('the_tab_works_within_2_s_of_the_owners_return_after_70_s_down', async 
 doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversation: () => CONV_A });
 destinationScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversations: () => ({ a: CONV_A, b: CONV_B, c: CONV_C }) });
 if (process.env.SENDLEDGER_BENCH === '1') destinationBench({ scenario, ready, conversations: () => ({ a: CONV_A, b: CONV_B }) });
+stateScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
 
 /** Stops the extension's service worker through the DevTools protocol, as Chromium does when idle. */
 async function stopServiceWorker(w) {

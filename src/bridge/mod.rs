@@ -11,6 +11,7 @@ pub mod body;
 mod client_routes;
 pub mod connections;
 mod conversation_read;
+mod downgrade;
 pub mod error;
 mod events;
 mod extension_routes;
@@ -18,6 +19,7 @@ pub mod observations;
 mod openai;
 pub mod pairing;
 pub mod queue_feed;
+mod refused_request;
 
 use crate::clock::{Clock, Millis};
 use crate::error_code::ErrorCode;

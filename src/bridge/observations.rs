@@ -76,6 +76,9 @@ enum Kind {
         stream_id: String,
         url: String,
         body: String,
+        /// How the server answered it (status, `Retry-After`, an error's body).
+        #[serde(flatten)]
+        answered: super::refused_request::Answered,
     },
     StreamChunk {
         stream_id: String,
@@ -190,6 +193,14 @@ impl Track {
             if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
                 self.completed = true;
                 let model = so_far.as_ref().and_then(|(_, m)| m.clone());
+                if let Some(answered) = &model {
+                    let requested = self.request.model.clone();
+                    facts.push(Fact::AnsweredBy(
+                        self.op_id.clone(),
+                        answered.clone(),
+                        requested,
+                    ));
+                }
                 facts.push(Fact::Answer(
                     self.op_id.clone(),
                     message_id.clone(),
@@ -254,7 +265,7 @@ impl Track {
     fn refusal(&self, obs: &TurnObservation) -> Option<Fact> {
         let message = obs.error.clone().or_else(|| obs.blocked.clone())?;
         Some(if self.accepted {
-            Fact::PageError(self.op_id.clone(), message)
+            Fact::PageError(self.op_id.clone(), message, obs.error_code.clone())
         } else {
             Fact::Note(
                 self.op_id.clone(),
@@ -292,10 +303,14 @@ pub enum Fact {
     Receipt(String, Receipt),
     /// (op id, message id, answer text, the page's model slug): the final answer.
     Answer(String, String, String, Option<String>),
-    /// The page ended the turn with its own error and no answer: (op id, message).
-    PageError(String, String),
+    /// The page ended the turn with its own error and no answer: (op id, message, the
+    /// error's code when the stream gave one).
+    PageError(String, String, Option<String>),
     /// A note for a person: (op id, note).
     Note(String, String),
+    /// The model that wrote the final answer, and the one the page's request asked for:
+    /// (op id, answered, requested) — a model downgrade is noted, never a failure.
+    AnsweredBy(String, String, Option<String>),
 }
 
 /// The note when a handed-off turn's WebSocket frames could not be read.
@@ -431,7 +446,8 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
             stream_id,
             url,
             body,
-        } => return start(st, o.op_id, stream_id, &url, &body).await,
+            answered,
+        } => return start(st, o.op_id, stream_id, (&url, &body), &answered).await,
         Kind::Listing { url, body } => return listing(st, &url, &body).await,
         Kind::PageError { message } => {
             return page_error_shown(st, &o.lease_id, o.op_id, &message).await
@@ -493,13 +509,18 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
 /// The facts beyond custody's receipt and answer: the page's error, a note.
 async fn apply_fact(st: &BridgeState, fact: Fact) -> Result<Applied, ApiError> {
     Ok(match fact {
-        Fact::PageError(op_id, message) => record_page_error(st, op_id, &message).await?,
+        Fact::PageError(op_id, message, code) => {
+            record_page_error(st, op_id, &message, code.as_deref()).await?
+        }
         Fact::Note(op_id, note) => {
             let (id, n) = (op_id.clone(), note.clone());
             st.ledger()
                 .call(move |l| l.note_evidence(&id, EvidenceKind::Observed, &n))
                 .await?;
             Applied::Noted { op_id, note }
+        }
+        Fact::AnsweredBy(op_id, answered, requested) => {
+            super::downgrade::apply(st, op_id, answered, requested).await?
         }
         Fact::Receipt(op_id, _) | Fact::Answer(op_id, ..) => Applied::NotTracked {
             reason: format!("send {op_id}: a receipt or an answer is applied by the stream"),
@@ -513,8 +534,9 @@ async fn record_page_error(
     st: &BridgeState,
     op_id: String,
     message: &str,
+    code: Option<&str>,
 ) -> Result<Applied, ApiError> {
-    let refusal = refusal::read_refusal(message, &chrono::Local::now());
+    let refusal = refusal::read_coded_refusal(message, code, &chrono::Local::now());
     let error = PageError {
         message: refusal.message.clone(),
         limit: refusal.usage_limit.then_some(LimitHold {
@@ -570,7 +592,7 @@ async fn page_error_shown(
         }]);
     };
     let fact = match send.state {
-        SendState::Accepted => Fact::PageError(op_id, message),
+        SendState::Accepted => Fact::PageError(op_id, message, None),
         SendState::Dispatched | SendState::Uncertain => Fact::Note(
             op_id,
             format!("the page showed an error before its receipt was seen: {message}"),
@@ -588,8 +610,8 @@ async fn start(
     st: &BridgeState,
     op_id: Option<String>,
     stream_id: String,
-    url: &str,
-    body: &str,
+    (url, body): (&str, &str),
+    answered: &super::refused_request::Answered,
 ) -> Result<Vec<Applied>, ApiError> {
     if !url.contains("/backend-api/") || !url.contains("conversation") {
         return Ok(vec![Applied::NotTracked {
@@ -614,6 +636,9 @@ async fn start(
         }]);
     }
     if let Some(applied) = follow_again(st, &send, stream_id.clone(), &req) {
+        return Ok(applied);
+    }
+    if let Some(applied) = super::refused_request::apply(st, &send, answered).await? {
         return Ok(applied);
     }
     if send.dispatched_at.is_none()

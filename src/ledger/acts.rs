@@ -122,6 +122,20 @@ impl Ledger {
         self.write(|tx, now| page_destination::answer_model(tx, op_id, model, now))
     }
 
+    /// The server refused the page's conversation request for the dispatched send
+    /// (HTTP `status`): dispatched → page_error with the page's words as evidence; a hold
+    /// closes the limit gate — one transaction. Repeating it is a no-op. Errors:
+    /// `WrongState`, `Invalid`.
+    pub fn refused(
+        &mut self,
+        op_id: &str,
+        status: u16,
+        error: &PageError,
+        actor: &str,
+    ) -> Result<Send> {
+        self.write(|tx, now| sends::refused(tx, op_id, (status, error), actor, now))
+    }
+
     /// A failure the caller witnessed: claimed → rejected, dispatched → uncertain.
     pub fn fail(&mut self, op_id: &str, reason: &str, actor: &str) -> Result<Send> {
         self.write(|tx, now| sends::fail(tx, op_id, reason, actor, now))

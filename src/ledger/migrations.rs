@@ -90,6 +90,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0013_one_in_flight_per_conversation.sql",
         sql: include_str!("../../migrations/0013_one_in_flight_per_conversation.sql"),
     },
+    Migration {
+        version: 14,
+        name: "0014_refused_request_page_error.sql",
+        sql: include_str!("../../migrations/0014_refused_request_page_error.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

@@ -649,19 +649,51 @@ pub(crate) fn page_error(
     actor: &str,
     now: Millis,
 ) -> Result<Send> {
+    let evidence = match error.limit {
+        Some(_) => format!("the page answered with its usage limit: {}", error.message),
+        None => format!("the page answered with an error: {}", error.message),
+    };
+    let from = (SendState::Accepted, "ended with a page error");
+    end_with_page_error(tx, op_id, from, (&evidence, error), (actor, now))
+}
+
+/// dispatched → page_error (terminal): the server refused the page's conversation request
+/// for this send (HTTP `status`, see `provider::chatgpt::refused_request`), so the message
+/// was not taken; evidence the page's words. A hold closes the limit gate in the same
+/// transaction. Already page_error: returned as it is.
+pub(crate) fn refused(
+    tx: &Transaction,
+    op_id: &str,
+    (status, error): (u16, &PageError),
+    actor: &str,
+    now: Millis,
+) -> Result<Send> {
+    let evidence = format!(
+        "the server refused the page's conversation request (HTTP {status}), so the message was not taken: {}",
+        error.message
+    );
+    let from = (SendState::Dispatched, "ended by a refused request");
+    end_with_page_error(tx, op_id, from, (&evidence, error), (actor, now))
+}
+
+/// `from` → page_error with `evidence`; the error's hold closes the limit gate. A send
+/// already page_error is returned as it is; one in another state is refused (`action`).
+fn end_with_page_error(
+    tx: &Transaction,
+    op_id: &str,
+    (from, action): (SendState, &'static str),
+    (evidence, error): (&str, &PageError),
+    (actor, now): (&str, Millis),
+) -> Result<Send> {
     validate_note("the page's error message", &error.message)?;
     let send = load(tx, op_id)?;
     if send.state == SendState::PageError {
         return Ok(send);
     }
-    if send.state != SendState::Accepted {
-        return Err(wrong(&send, "ended with a page error"));
+    if send.state != from {
+        return Err(wrong(&send, action));
     }
-    let evidence = match error.limit {
-        Some(_) => format!("the page answered with its usage limit: {}", error.message),
-        None => format!("the page answered with an error: {}", error.message),
-    };
-    transition(tx, op_id, SendState::PageError, actor, Some(&evidence), now)?;
+    transition(tx, op_id, SendState::PageError, actor, Some(evidence), now)?;
     if let Some(hold) = error.limit {
         super::limit_gate::close(tx, hold.until_ms, &error.message, op_id, now)?;
     }

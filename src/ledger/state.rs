@@ -1,6 +1,7 @@
 //! A send's states and the legal edges between them (DESIGN.md, "A send's states").
 //! The same edges are enforced by the `sends_legal_edges_only` trigger (migration 0001;
-//! 0004 adds `page_error` and its edge from `accepted`).
+//! 0007 adds `page_error` and its edge from `accepted`; 0014 its edge from `dispatched`,
+//! for a conversation request the server refused).
 
 use serde::{Deserialize, Serialize};
 
@@ -29,8 +30,9 @@ pub enum SendState {
     /// A person abandoned it.
     Abandoned,
     /// The page answered the send's turn with an error (usage limit, "Something went
-    /// wrong", a blocked message): it was received, the page said no. Terminal; the
-    /// page's own message is the evidence.
+    /// wrong", a blocked message): it was received, the page said no — or the server
+    /// refused the page's conversation request itself (429, 403, 431…): the message was
+    /// not taken. Terminal; the page's own message is the evidence.
     #[serde(rename = "page_error")]
     PageError,
 }
@@ -52,7 +54,7 @@ impl SendState {
     ];
 
     /// The legal edges (from, to); any other change of state is refused.
-    pub const EDGES: [(SendState, SendState); 14] = [
+    pub const EDGES: [(SendState, SendState); 15] = [
         (Self::Queued, Self::Claimed),
         (Self::Queued, Self::Rejected),
         (Self::Queued, Self::Stopped),
@@ -62,6 +64,7 @@ impl SendState {
         (Self::Claimed, Self::Stopped),
         (Self::Dispatched, Self::Accepted),
         (Self::Dispatched, Self::Uncertain),
+        (Self::Dispatched, Self::PageError),
         (Self::Accepted, Self::Completed),
         (Self::Accepted, Self::PageError),
         (Self::Uncertain, Self::Accepted),

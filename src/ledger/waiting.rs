@@ -79,6 +79,14 @@ impl Waiting {
                 "ChatGPT usage limit: sending resumes at {} (or now: `sendledger resume --by WHO`)",
                 local_time(*t, now)
             ),
+            // A refusal that holds until a person resumes (a 403 "Unusual activity", a 431)
+            // is said with the page's own words, not called a usage limit.
+            Waiting::UsageLimit {
+                until_ms: None,
+                message: Some(words),
+            } => format!(
+                "ChatGPT said no (\"{words}\"), naming no time: sending resumes when a person resumes (`sendledger resume --by WHO`)"
+            ),
             Waiting::UsageLimit { until_ms: None, .. } => {
                 "ChatGPT usage limit: the page named no reset time; sending resumes when a person resumes (`sendledger resume --by WHO`)".into()
             }

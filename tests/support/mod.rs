@@ -31,8 +31,10 @@ use std::time::Duration;
 pub const T0: Millis = 1_700_000_000_000;
 
 /// The legal edges, copied from DESIGN.md's diagram (deliberately not from the code, so
-/// a rule removed from the code cannot also remove it from the expectation).
-pub const DESIGN_EDGES: [(SendState, SendState); 14] = {
+/// a rule removed from the code cannot also remove it from the expectation), with the two
+/// edges docs/custody.md adds ("When the page says no"): accepted → page_error, and
+/// dispatched → page_error for a conversation request the server refused.
+pub const DESIGN_EDGES: [(SendState, SendState); 15] = {
     use SendState::*;
     [
         (Queued, Claimed),
@@ -44,6 +46,7 @@ pub const DESIGN_EDGES: [(SendState, SendState); 14] = {
         (Claimed, Stopped),
         (Dispatched, Accepted),
         (Dispatched, Uncertain),
+        (Dispatched, PageError),
         (Accepted, Completed),
         (Accepted, PageError),
         (Uncertain, Accepted),

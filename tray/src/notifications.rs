@@ -144,7 +144,11 @@ async fn notify_limit_once(api: &Api) {
             "ChatGPT usage limit: sending resumes at {}. Queued sends wait; Resume in the queue sends them now.",
             sendledger::ledger::local_time(t, now)
         ),
-        None => "ChatGPT usage limit: the page named no reset time. Queued sends wait until you resume.".into(),
+        // A refusal holding until a resume (a 403 "Unusual activity", a 431) in the page's words.
+        None => match gate.reason.as_deref() {
+            Some(words) => format!("ChatGPT said no (\"{words}\"). Queued sends wait until you resume."),
+            None => "ChatGPT usage limit: the page named no reset time. Queued sends wait until you resume.".into(),
+        },
     };
     let mut n = Notification::new();
     n.appname("sendledger")

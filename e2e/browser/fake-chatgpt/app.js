@@ -78,13 +78,58 @@ function clearComposer() {
   view.dispatch(tr);
 }
 
-/** The page's own error for a turn, as chatgpt.com renders it. */
-function showError(message) {
+/** The page's own error for a turn, as chatgpt.com renders it; `retry`: its Retry button. */
+function showError(message, retry = null) {
+  const wrap = document.createElement('div');
+  wrap.className = 'turn-error';
   const div = document.createElement('div');
   div.dataset.testid = 'conversation-error';
   div.className = 'text-token-text-error';
   div.textContent = message;
+  wrap.appendChild(div);
+  if (retry) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.dataset.testid = 'regenerate-thread-error-button';
+    button.textContent = retry.label;
+    button.addEventListener('click', retry.run);
+    wrap.appendChild(button);
+  }
+  thread.appendChild(wrap);
+}
+
+/** The page's modal (the "Too many requests" one): a dialog over the page. */
+function showModal(title, message, ok) {
+  const dialog = document.createElement('div');
+  dialog.setAttribute('role', 'dialog');
+  dialog.setAttribute('aria-modal', 'true');
+  dialog.setAttribute('aria-labelledby', 'modal-title');
+  dialog.dataset.state = 'open';
+  dialog.className = 'modal';
+  dialog.innerHTML = '<h2 id="modal-title"></h2><p></p><button type="button" data-testid="close-button"></button>';
+  dialog.querySelector('h2').textContent = title;
+  dialog.querySelector('p').textContent = message;
+  dialog.querySelector('button').textContent = ok;
+  dialog.querySelector('button').addEventListener('click', () => dialog.remove());
+  document.body.appendChild(dialog);
+}
+
+/** The page's notice that another model answers until the limit resets. */
+function showNotice(message) {
+  const div = document.createElement('div');
+  div.dataset.testid = 'model-downgrade-notice';
+  div.setAttribute('role', 'status');
+  div.textContent = message;
   thread.appendChild(div);
+}
+
+/** How the page shows the server's refusal of its conversation request. */
+function showRefusal(response, view) {
+  const w = (view && view.words) || {};
+  if (response.status === 429) return showModal(w.too_many_title || 'Too many requests', w.too_many_requests || '', w.got_it || 'OK');
+  if (response.status === 403) return showError(w.unusual_activity || 'Forbidden');
+  if (response.status === 431) return showError(w.headers_too_large || 'Request headers too large');
+  return showError(`HTTP ${response.status}`);
 }
 
 function addTurn(role, id, text, extra = {}) {
@@ -211,7 +256,7 @@ async function submit(kind) {
       },
     ],
     parent_message_id: leafId || 'client-created-root',
-    model: chosen().model,
+    model: (config.view && config.view.requested) || chosen().model,
     client_prepare_state: 'none',
     timezone_offset_min: 0,
     timezone: 'UTC',
@@ -257,7 +302,8 @@ async function submit(kind) {
     if (event === 'delta') return decode(obj);
     if (obj.type === 'error') {
       pageSaidNo = true;
-      showError(obj.error.message);
+      const retry = config.view && config.view.state === 'something_went_wrong' ? { label: config.view.words.retry, run: () => retryTurn(body) } : null;
+      showError(obj.error.message, retry);
     }
     if (obj.type === 'stream_handoff') handedOff = obj;
     if (obj.conversation_id) conversationId = obj.conversation_id;
@@ -270,6 +316,7 @@ async function submit(kind) {
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify(body),
     });
+    if (!response.ok) return showRefusal(response, config.view); // the server did not take it
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
     const split = sseSplitter(onEvent);
@@ -301,6 +348,7 @@ async function submit(kind) {
       topicHandlers.delete(topic);
     }
     if (config.error === 'dom' && !pageSaidNo) showError(config.errors.dom.message);
+    if (config.view && config.view.state === 'downgrade') showNotice(config.view.words.downgrade);
   } finally {
     generating = false;
     refreshButtons();
@@ -312,6 +360,16 @@ async function submit(kind) {
 }
 
 const stopWaiters = [];
+
+/** The page's own Retry: the same request again (counted, so a test sees any click). */
+async function retryTurn(body) {
+  await note('retry_click');
+  await fetch('/backend-api/f/conversation', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ ...body, action: 'variant' }),
+  });
+}
 
 if (sendButton) {
   sendButton.addEventListener('click', (ev) => {

@@ -105,7 +105,7 @@ function assistantMessage(t, { text, done, legacy }) {
     citations: [],
     content_references: [],
     message_type: 'next',
-    model_slug: t.answerModel,
+    model_slug: t.modelSlug || t.answerModel,
     default_model_slug: 'auto',
     parent_id: t.user.id,
   };

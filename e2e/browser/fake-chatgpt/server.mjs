@@ -6,7 +6,7 @@
 // every Enter submit, every conversation POST, every stop. The counts and the POSTed
 // texts are readable on test-only routes under /__test/:
 //
-//   GET  /__test/state    → {clicks, enter_submits, posts, stop_clicks, stop_requests, held,
+//   GET  /__test/state    → {clicks, enter_submits, posts, stop_clicks, stop_requests, retry_clicks, held,
 //                            requests: [{text, message_id, conversation_id, turn_exchange_id, assistant_id, format, concurrent}]}
 //        (`concurrent`: answers still being written when that POST arrived)
 //   POST /__test/config   {format?: "delta"|"legacy"|"handoff", layout?: "standard"|"no-send-button"|"no-composer",
@@ -25,6 +25,9 @@
 //        — the request's `model` and `thinking_effort` follow the picker; `?model=<slug>` starts it;
 //        hold_page "<path>": that page's GET waits for a release (a tab held on its way there);
 //        answer_model "<slug>": the answer names that model, whatever the request asked for
+//        state: a page state that ends a send (states.mjs: something_went_wrong,
+//        too_many_requests, unusual_activity, headers_too_large, downgrade), lang "en"|"de",
+//        retry_after (a 429's Retry-After: seconds, an HTTP date, or null for none)
 //   POST /__test/release  releases every held answer → {released: n}
 //   POST /__test/reset    zeroes the counts, releases holds, keeps conversations
 //
@@ -36,6 +39,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
 import * as formats from './formats.mjs';
+import * as states from './states.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const nodeModules = path.join(here, '..', 'node_modules');
@@ -103,6 +107,11 @@ function page(config, surface = config.surface) {
   header { position: relative; }
   [role="menu"] { position: absolute; z-index: 2; background: #fff; border: 1px solid #ccc; border-radius: 8px; padding: 4px; font-weight: 400; }
   [role="menuitemradio"][aria-checked="true"]::after { content: " ✓"; }
+  .modal { position: fixed; top: 20%; left: 50%; transform: translateX(-50%); width: 420px; background: #fff;
+           border: 1px solid #ccc; border-radius: 16px; padding: 16px 20px; box-shadow: 0 8px 40px rgba(0,0,0,.3); z-index: 10; }
+  .turn-error { display: flex; gap: 8px; align-items: center; margin: 12px 0; }
+  [data-testid="conversation-error"] { color: #b3261e; }
+  [data-testid="model-downgrade-notice"] { color: #6b5a00; background: #fff8d6; border-radius: 8px; padding: 6px 10px; }
 </style>
 <script type="importmap">${JSON.stringify({ imports: IMPORTS })}</script>
 </head><body>
@@ -119,9 +128,9 @@ function page(config, surface = config.surface) {
 
 /** Starts the fake. Returns `{port, origin, close()}`. */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined };
   const config = { ...DEFAULTS };
-  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, requests: [] });
+  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, requests: [] });
   let state = counts();
   let holds = [];
   const conversations = new Map();
@@ -171,6 +180,12 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       format,
       concurrent,
     });
+    const refused = states.refusedAnswer(config);
+    if (refused) {
+      res.writeHead(refused.status, refused.headers);
+      return res.end(refused.body); // the server did not take the message
+    }
+    if (config.state === 'downgrade') turn.modelSlug = states.DOWNGRADED_MODEL;
     active.add(turn);
     if ((await gate(turn, 'response')) === 'stopped') {
       active.delete(turn);
@@ -183,8 +198,9 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     Object.assign(state.requests[state.requests.length - 1], { model: body.model, effort: body.thinking_effort || null, project: conv.project || null });
     let answer;
     try {
-      if (config.error && format !== 'legacy') {
-        const e = formats.ERRORS[config.error];
+      const stateError = states.streamError(config);
+      if ((config.error || stateError) && format !== 'legacy') {
+        const e = stateError || formats.ERRORS[config.error];
         const s = config.error === 'dom' ? formats.deltaStream(turn) : formats.errorStream(turn, e.message, e.code);
         for (const ev of s.head) res.write(ev);
         res.end(); // no answer: the page says no
@@ -283,12 +299,13 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       res.writeHead(200, { 'content-type': 'text/javascript' });
       return res.end(fs.readFileSync(path.join(nodeModules, vendor[1], vendor[2])));
     }
-    if (req.method === 'GET' && p === '/__fake/config') return json(res, 200, { ...config, errors: formats.ERRORS });
+    if (req.method === 'GET' && p === '/__fake/config') return json(res, 200, { ...config, errors: formats.ERRORS, view: states.pageView(config) });
     if (req.method === 'POST' && p === '/__fake/event') {
       const { kind } = JSON.parse(await readBody(req));
       if (kind === 'click') state.clicks += 1;
       if (kind === 'enter') state.enter_submits += 1;
       if (kind === 'stop_click') state.stop_clicks += 1;
+      if (kind === 'retry_click') state.retry_clicks += 1;
       return json(res, 200, {});
     }
     if (req.method === 'POST' && (p === '/backend-api/f/conversation' || p === '/backend-api/conversation')) {

@@ -67,6 +67,7 @@ impl ConversationListing {
             handoff: None,
             blocked: None,
             error: None,
+            error_code: None,
             warnings: Vec::new(),
         }
     }

@@ -8,6 +8,8 @@
 //! - [`answer_outcome`]: the answer that completes a send, or why there is none;
 //! - [`refusal`]: whether the page's error is the usage limit, and [`reset_time`] when it
 //!   resets (a delay, a time of day, a date);
+//! - [`refused_request`]: the server's refusal of the page's conversation request itself
+//!   (429 with `Retry-After`, 403, 431, …): the message was not taken;
 //! - [`conversation`] and [`evidence`]: a listing, and what it suggests about an
 //!   uncertain send (for a person, never applied).
 //!
@@ -22,6 +24,7 @@ pub mod evidence;
 pub mod ids;
 pub mod message;
 pub mod refusal;
+pub mod refused_request;
 pub mod request;
 pub mod reset_time;
 pub mod sse;

@@ -50,9 +50,23 @@ pub struct Refusal {
 
 /// Reads the page's error `message` at `now` (in the time zone the page shows times in).
 pub fn read_refusal<Tz: TimeZone>(message: &str, now: &DateTime<Tz>) -> Refusal {
+    read_coded_refusal(message, None, now)
+}
+
+/// [`read_refusal`], with the error's `code` when the page gave one (the stream's
+/// `error.code`): a limit's code (`usage_limit_reached`, `rate_limit_exceeded`,
+/// `model_cap_exceeded`) makes it a usage limit in any language of the page — the
+/// structure, not the English words. Codes longer than 64 characters are ignored.
+pub fn read_coded_refusal<Tz: TimeZone>(
+    message: &str,
+    code: Option<&str>,
+    now: &DateTime<Tz>,
+) -> Refusal {
     let message: String = message.trim().chars().take(MAX_MESSAGE_CHARS).collect();
     let lower = message.to_lowercase();
-    let usage_limit = LIMIT_WORDS.iter().any(|w| lower.contains(w));
+    let code = code.filter(|c| c.len() <= 64).map(str::to_lowercase);
+    let coded = code.is_some_and(|c| LIMIT_WORDS.iter().any(|w| w.contains('_') && c.contains(w)));
+    let usage_limit = coded || LIMIT_WORDS.iter().any(|w| lower.contains(w));
     let resets_at_ms = usage_limit
         .then(|| reset_time(&lower, now))
         .flatten()
@@ -105,6 +119,17 @@ mod tests {
         let r = read_refusal("Something went wrong at 3:40 PM.", &at(12, 0));
         assert!(!r.usage_limit);
         assert_eq!(r.resets_at_ms, None);
+    }
+
+    #[test]
+    fn a_limit_in_another_language_is_known_by_its_code() {
+        let words = "Du hast das Nutzungskontingent dieses Tarifs aufgebraucht. Wieder möglich um 15:40 Uhr.";
+        assert!(!read_refusal(words, &at(12, 0)).usage_limit);
+        let r = read_coded_refusal(words, Some("usage_limit_reached"), &at(12, 0));
+        assert!(r.usage_limit);
+        assert_eq!(r.resets_at_ms, Some(at(15, 40).timestamp_millis()));
+        let r = read_coded_refusal(words, Some("server_hiccup"), &at(12, 0));
+        assert!(!r.usage_limit, "another code is not a limit");
     }
 
     #[test]

@@ -8,28 +8,50 @@
 //!   "after Dec 4", "2026-12-04 09:12", "tomorrow at 9:12 AM" — that day (a date without a
 //!   year is its next coming; a date without a time is that day's start).
 //!
+//! The page is localised: the same shapes are read in English, German and French ("nach
+//! dem 4. Dezember 2026 um 9:12 Uhr", "in 2 Stunden", "morgen um 9:12"; "après le 4
+//! décembre 2026 à 09:12", "dans 1 heure et 30 minutes", "à 15 h 40", "demain à 9 h 12").
+//!
 //! A message that names a month this reader cannot place (another language's date, a
 //! shape not listed) gives no time at all: the queue then holds until a person resumes,
 //! never until a guessed time (a date read as today once sent into a capped account two
-//! days early).
+//! days early). A year (2000–2200) with no day this reader can place counts as such a
+//! date: "4 de diciembre de 2026 a las 9:12" names no time, never "the next 9:12".
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveTime, TimeZone};
 
-/// English month names and their common abbreviations, January first.
+/// Month names and their common abbreviations in English, German and French, January
+/// first (lower case; French with and without accents).
 const MONTHS: [&[&str]; 12] = [
-    &["january", "jan"],
-    &["february", "feb"],
-    &["march", "mar"],
-    &["april", "apr"],
-    &["may"],
-    &["june", "jun"],
-    &["july", "jul"],
-    &["august", "aug"],
-    &["september", "sep", "sept"],
-    &["october", "oct"],
-    &["november", "nov"],
-    &["december", "dec"],
+    &["january", "jan", "januar", "jän", "janvier", "janv"],
+    &[
+        "february", "feb", "februar", "février", "fevrier", "févr", "fevr",
+    ],
+    &["march", "mar", "märz", "maerz", "mär", "mars"],
+    &["april", "apr", "avril", "avr"],
+    &["may", "mai"],
+    &["june", "jun", "juni", "juin"],
+    &["july", "jul", "juli", "juillet", "juil"],
+    &["august", "aug", "août", "aout"],
+    &["september", "sep", "sept", "septembre"],
+    &["october", "oct", "oktober", "okt", "octobre"],
+    &["november", "nov", "novembre"],
+    &[
+        "december",
+        "dec",
+        "dezember",
+        "dez",
+        "décembre",
+        "decembre",
+        "déc",
+    ],
 ];
+
+/// Words that say "tomorrow" / "today", and that start a delay ("in 2 hours").
+const TOMORROW: &[&str] = &["tomorrow", "morgen", "demain"];
+const TODAY: &[&str] = &["today", "heute", "aujourd"];
+const DELAY_WORDS: &[&str] = &["in", "dans"];
+const AND_WORDS: &[&str] = &["and", "und", "et"];
 
 /// What the words say of the day.
 #[derive(Debug, PartialEq, Eq)]
@@ -83,28 +105,37 @@ fn words(lower: &str) -> Vec<&str> {
 /// "in 2 hours", "in 45 minutes", "in 1 hour and 30 minutes" (the first run after "in").
 fn delay(lower: &str) -> Option<Duration> {
     let words = words(lower);
-    let at = words.iter().position(|w| *w == "in")?;
+    let at = words.iter().position(|w| DELAY_WORDS.contains(w))?;
     let mut total = Duration::zero();
     let mut rest = &words[at + 1..];
     while let [n, unit, tail @ ..] = rest {
         let Ok(n) = n.parse::<i64>() else { break };
-        let one = match *unit {
-            "second" | "seconds" | "sec" | "secs" => Duration::seconds(1),
-            "minute" | "minutes" | "min" | "mins" => Duration::minutes(1),
-            "hour" | "hours" | "hr" | "hrs" => Duration::hours(1),
-            "day" | "days" => Duration::days(1),
-            _ => break,
-        };
+        let Some(one) = unit_of(unit) else { break };
         if !(0..=100_000).contains(&n) {
             return None;
         }
         total += one * n as i32;
         rest = match tail {
-            ["and", more @ ..] => more,
+            [and, more @ ..] if AND_WORDS.contains(and) => more,
             more => more,
         };
     }
     (total > Duration::zero()).then_some(total)
+}
+
+/// The length of one unit a word names ("hours", "Stunden", "heures"…).
+fn unit_of(word: &str) -> Option<Duration> {
+    Some(match word {
+        "second" | "seconds" | "sec" | "secs" | "sekunde" | "sekunden" | "seconde" | "secondes" => {
+            Duration::seconds(1)
+        }
+        "minute" | "minutes" | "min" | "mins" | "minuten" => Duration::minutes(1),
+        "hour" | "hours" | "hr" | "hrs" | "stunde" | "stunden" | "std" | "heure" | "heures" => {
+            Duration::hours(1)
+        }
+        "day" | "days" | "tag" | "tage" | "tagen" | "jour" | "jours" => Duration::days(1),
+        _ => return None,
+    })
 }
 
 /// The month a word names (1–12), if any.
@@ -134,10 +165,10 @@ fn year(word: Option<&&str>) -> Option<i32> {
 /// The day `lower` names, read against `today`.
 fn named_day(lower: &str, today: NaiveDate) -> Day {
     let words = words(lower);
-    if words.contains(&"tomorrow") {
+    if words.iter().any(|w| TOMORROW.contains(w)) {
         return Day::Named(today + Duration::days(1));
     }
-    if words.contains(&"today") && !words.iter().any(|w| month(w).is_some()) {
+    if words.iter().any(|w| TODAY.contains(w)) && !words.iter().any(|w| month(w).is_some()) {
         return Day::Named(today);
     }
     if let Some(day) = words.iter().find_map(|w| iso_date(w)) {
@@ -155,6 +186,10 @@ fn named_day(lower: &str, today: NaiveDate) -> Day {
             (None, None) => return Day::Unreadable,
         };
         return dated(today, year(year_at), m, day).map_or(Day::Unreadable, Day::Named);
+    }
+    // A year and no day this reader can place: a date in words it does not know.
+    if words.iter().any(|w| year(Some(w)).is_some()) {
+        return Day::Unreadable;
     }
     Day::Unnamed
 }
@@ -176,8 +211,30 @@ fn dated(today: NaiveDate, year: Option<i32>, month: u32, day: u32) -> Option<Na
     }
 }
 
-/// The first `H:MM` or `HH:MM`, with an optional `am`/`pm` after it.
+/// The first `H:MM` or `HH:MM`, with an optional `am`/`pm` after it; else a French
+/// `15 h 40` / `15h40`.
 fn time_of_day(lower: &str) -> Option<NaiveTime> {
+    colon_time(lower).or_else(|| hour_h_minute(lower))
+}
+
+/// "15 h 40", "15h40", "9 h 05" (the French way of writing a time of day).
+fn hour_h_minute(lower: &str) -> Option<NaiveTime> {
+    let words = words(lower);
+    let two = |w: &str| (w.len() == 2).then(|| w.parse::<u32>().ok()).flatten();
+    let hour = |w: &str| (w.len() <= 2).then(|| w.parse::<u32>().ok()).flatten();
+    words.iter().enumerate().find_map(|(i, w)| {
+        let (h, m) = match w.split_once('h') {
+            Some((h, m)) if !h.is_empty() && !m.is_empty() => (hour(h)?, two(m)?),
+            _ => match (words.get(i + 1), words.get(i + 2)) {
+                (Some(&"h"), Some(m)) => (hour(w)?, two(m)?),
+                _ => return None,
+            },
+        };
+        NaiveTime::from_hms_opt(h, m, 0)
+    })
+}
+
+fn colon_time(lower: &str) -> Option<NaiveTime> {
     let bytes = lower.as_bytes();
     let colon = (1..bytes.len().saturating_sub(2)).find(|&i| {
         bytes[i] == b':'
@@ -267,6 +324,50 @@ mod tests {
     fn a_date_that_cannot_be_read_names_no_time() {
         assert_eq!(read("resets after December at 9:12 AM"), None);
         assert_eq!(read("resets after February 30 at 9:12 AM"), None);
+    }
+
+    #[test]
+    fn the_reset_time_is_read_in_the_forms_the_page_uses_in_german_and_french() {
+        let date = Some(on(2026, 12, 4, 9, 12));
+        assert_eq!(
+            read("Limit erreicht. Wieder verfügbar nach dem 4. Dezember 2026 um 9:12 Uhr."),
+            date
+        );
+        assert_eq!(read("Du kannst am 4. Dez. um 09:12 wieder senden"), date);
+        assert_eq!(
+            read("Limite atteinte. Réessayez après le 4 décembre 2026 à 09:12."),
+            date
+        );
+        assert_eq!(read("Réessayez après le 4 décembre 2026 à 9 h 12."), date);
+        assert_eq!(read("Versuche es nach 15:45 Uhr erneut."), Some(at(15, 45)));
+        assert_eq!(read("Réessayez à 15 h 40."), Some(at(15, 40)));
+        assert_eq!(read("Réessayez à 15h40."), Some(at(15, 40)));
+        assert_eq!(read("Versuche es in 2 Stunden erneut"), Some(at(14, 0)));
+        assert_eq!(
+            read("Réessayez dans 1 heure et 30 minutes"),
+            Some(at(13, 30))
+        );
+        assert_eq!(read("morgen um 9:12 Uhr"), Some(on(2026, 12, 2, 9, 12)));
+        assert_eq!(read("demain à 9 h 12"), Some(on(2026, 12, 2, 9, 12)));
+    }
+
+    #[test]
+    fn the_english_forms_the_page_uses_are_all_read() {
+        assert_eq!(read("Your limit resets after 3:45 PM."), Some(at(15, 45)));
+        assert_eq!(read("You can send again at 15:40"), Some(at(15, 40)));
+        assert_eq!(
+            read("Responses will use another model until your limit resets after December 4, 2026 at 9:12 AM."),
+            Some(on(2026, 12, 4, 9, 12))
+        );
+    }
+
+    #[test]
+    fn a_date_in_a_language_it_cannot_read_names_no_time_never_the_next_such_time() {
+        assert_eq!(
+            read("vuelve a intentarlo después del 4 de diciembre de 2026 a las 9:12"),
+            None
+        );
+        assert_eq!(read("riprova dopo il 4 dicembre 2026 alle 9:12"), None);
     }
 
     #[test]

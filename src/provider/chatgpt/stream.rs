@@ -123,6 +123,9 @@ pub struct TurnObservation {
     pub blocked: Option<String>,
     /// Set by an `error` event or a non-null `error`/`error_code` in an envelope.
     pub error: Option<String>,
+    /// The error's code when the page gave one (`error.code`, an envelope's
+    /// `error_code`): at most 64 characters.
+    pub error_code: Option<String>,
     /// What was passed over (unknown events, ops that did not apply), without content.
     pub warnings: Vec<String>,
 }
@@ -178,6 +181,7 @@ pub struct StreamDecoder {
     handoff: Option<Handoff>,
     blocked: Option<String>,
     error: Option<String>,
+    error_code: Option<String>,
     warnings: Vec<String>,
     seen_items: HashSet<String>,
     too_deep: bool,
@@ -206,6 +210,7 @@ impl StreamDecoder {
             handoff: None,
             blocked: None,
             error: None,
+            error_code: None,
             warnings: Vec::new(),
             seen_items: HashSet::new(),
             too_deep: false,
@@ -561,6 +566,7 @@ impl StreamDecoder {
                     .and_then(Value::as_str)
                     .unwrap_or("the stream reported an error without a message");
                 self.set_error(msg);
+                self.set_code(v.pointer("/error/code"));
             }
             "resume_conversation_token"
             | "message_marker"
@@ -593,6 +599,13 @@ impl StreamDecoder {
             _ => "the stream reported an error".to_string(),
         };
         self.set_error(&msg);
+        self.set_code(v.get("error_code").or_else(|| v.pointer("/error/code")));
+    }
+
+    fn set_code(&mut self, code: Option<&Value>) {
+        if let (None, Some(Value::String(c))) = (&self.error_code, code) {
+            self.error_code = (c.len() <= 64).then(|| c.clone());
+        }
     }
 
     fn set_error(&mut self, msg: &str) {
@@ -657,6 +670,7 @@ impl StreamDecoder {
             handoff: self.handoff,
             blocked: self.blocked,
             error: self.error,
+            error_code: self.error_code,
             warnings: self.warnings,
         }
     }
