@@ -6,7 +6,6 @@
 use super::backend;
 use super::output::{emit, CliError};
 use crate::destination::{self, Destination, Named};
-use serde_json::json;
 use std::path::Path;
 
 /// The commands.
@@ -45,9 +44,17 @@ pub(crate) fn run(
         }
         DestinationCommand::Set(a) => set(&profile, a)?,
     };
-    emit(json, &json!({ "default_destination": d }), || {
-        format!("default destination  {}", d.words())
-    });
+    #[derive(serde::Serialize)]
+    struct DestinationAnswer<'a> {
+        default_destination: &'a Destination,
+    }
+    emit(
+        json,
+        &DestinationAnswer {
+            default_destination: &d,
+        },
+        || format!("default destination  {}", d.words()),
+    );
     Ok(())
 }
 

@@ -7,7 +7,6 @@ use crate::ledger::LedgerRead;
 use crate::ledger::{Ledger, LedgerError, LedgerReader};
 use crate::platform;
 use crate::profile::Profile;
-use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -20,13 +19,20 @@ pub(crate) fn status(profile: Option<&Path>, json: bool) -> Result<(), CliError>
         Ok(d) => d.words(),
         Err(why) => why.clone(),
     };
-    let v = json!({
-        "status": status,
-        "owner": owner,
-        "profile": profile.dir(),
-        "default_destination": default.as_ref().ok(),
-    });
-    emit(json, &v, || {
+    #[derive(serde::Serialize)]
+    struct StatusAnswer<'a> {
+        status: &'a crate::ledger::Status,
+        owner: &'a Option<crate::profile::OwnerInfo>,
+        profile: &'a Path,
+        default_destination: Option<&'a crate::destination::Destination>,
+    }
+    let answer = StatusAnswer {
+        status: &status,
+        owner: &owner,
+        profile: profile.dir(),
+        default_destination: default.as_ref().ok(),
+    };
+    emit(json, &answer, || {
         let counts: Vec<String> = status
             .counts
             .iter()
@@ -43,7 +49,10 @@ pub(crate) fn status(profile: Option<&Path>, json: bool) -> Result<(), CliError>
             status.lease_epochs.first().unwrap_or(&status.unbound_epoch),
             if counts.is_empty() { "none".into() } else { counts.join(", ") },
             status.in_flight.as_deref().unwrap_or("none"),
-            owner.map(|o| o.to_string()).unwrap_or_else(|| "none running".into()),
+            owner
+                .as_ref()
+                .map(|o| o.to_string())
+                .unwrap_or_else(|| "none running".into()),
             profile.dir().display()
         );
         out.push_str(&format!("\ndefault destination  {default_words}"));
@@ -84,12 +93,24 @@ pub(crate) fn doctor(profile: Option<&Path>, json: bool) -> Result<(), CliError>
         problems.push(displaced_problem(&d));
     }
     let facts = platform::facts();
-    let platform: serde_json::Map<String, serde_json::Value> = facts
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.clone().into()))
-        .collect();
-    let v = json!({ "healthy": problems.is_empty(), "problems": problems, "notes": notes, "owner": owner, "profile": profile.dir(), "platform": platform });
-    emit(json, &v, || {
+    #[derive(serde::Serialize)]
+    struct DoctorAnswer<'a> {
+        healthy: bool,
+        problems: &'a [String],
+        notes: &'a [String],
+        owner: &'a Option<crate::profile::OwnerInfo>,
+        profile: &'a Path,
+        platform: std::collections::BTreeMap<&'static str, &'a str>,
+    }
+    let answer = DoctorAnswer {
+        healthy: problems.is_empty(),
+        problems: &problems,
+        notes: &notes,
+        owner: &owner,
+        profile: profile.dir(),
+        platform: facts.iter().map(|(k, v)| (*k, v.as_str())).collect(),
+    };
+    emit(json, &answer, || {
         let mut s = if problems.is_empty() {
             "healthy: integrity check ok, permissions ok".to_string()
         } else {
@@ -101,6 +122,7 @@ pub(crate) fn doctor(profile: Option<&Path>, json: bool) -> Result<(), CliError>
         s.push_str(&format!(
             "\nowner: {}",
             owner
+                .as_ref()
                 .map(|o| o.to_string())
                 .unwrap_or_else(|| "none running".into())
         ));
@@ -221,8 +243,11 @@ pub(crate) fn salvage(profile: Option<&Path>, json: bool) -> Result<(), CliError
         }
     }
     let (_ledger, report) = Ledger::salvage(&profile, Arc::new(SystemClock))?;
-    let v = json!({ "salvage": report });
-    emit(json, &v, || {
+    #[derive(serde::Serialize)]
+    struct SalvageAnswer<'a> {
+        salvage: &'a crate::ledger::SalvageReport,
+    }
+    emit(json, &SalvageAnswer { salvage: &report }, || {
         let mut s = format!(
             "salvaged {} row(s) into a fresh ledger {}\nthe damaged file is kept, untouched, as {}\n",
             report.rows(),
