@@ -51,12 +51,12 @@ async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = tr
       signal: AbortSignal.timeout(timeoutMs),
       cache: 'no-store',
     });
-  } catch (e) {
+  } catch {
     const message = `sendledger is not reachable at ${bridge}: start the app (or \`sendledger serve\`)`;
     await noteConnection('unreachable', message);
     return { ok: false, status: 0, code: 'unreachable', message };
   }
-  let answer = {};
+  let answer;
   try {
     answer = await response.json();
   } catch {

@@ -310,10 +310,15 @@
   const shows = (dest) => dest.kind === 'any' || P.shown(dest);
 
   /**
-   * Checks that need no typing, on the page as it is: the composer there and empty, no
-   * answer being generated. Returns null, or the reason to fail before dispatch.
+   * Checks that need no typing, on the page as it is: no modal dialog over it (the "Too
+   * many requests" one, in any language: waited for, then given up with its words), the
+   * composer there and empty, no answer being generated. Returns null, or the reason to
+   * fail before dispatch.
    */
   async function pageIdle() {
+    if (S.blockingDialog() && !(await until(() => !S.blockingDialog(), IDLE_MS))) {
+      return SENTENCES.dialog(S.dialogText(S.blockingDialog()));
+    }
     const composer = S.composer();
     if (!composer) return SENTENCES.noComposer;
     if (S.composerText(composer) !== '') return SENTENCES.composerBusy;
@@ -370,9 +375,6 @@
     const at = location.href;
     const idle = await pageIdle();
     if (idle) return failBefore(send, held, idle, { snapshot: idle === SENTENCES.noComposer });
-    if (S.blockingDialog() && !(await until(() => !S.blockingDialog(), IDLE_MS))) {
-      return failBefore(send, held, SENTENCES.dialog(S.dialogText(S.blockingDialog())));
-    }
     let composer = S.composer();
     // 2. type
     if (!typeText(composer, send.text)) {

@@ -144,7 +144,7 @@
     answer.then(
       async (response) => {
         // Clone before anything awaits: once the page starts reading, the body is locked.
-        let copy = null;
+        let copy;
         try {
           copy = response.body ? response.clone() : null;
         } catch {

@@ -30,9 +30,12 @@ count() { # sums "N passed" / "N failed" from a log of cargo test or a suite's c
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
 }
 
-step "fmt and clippy"
+step "fmt, clippy and the JS lint"
 cargo fmt --all -- --check || status=1
 cargo clippy --all-targets -- -D warnings || status=1
+scripts/lint-js.sh 2>&1 | tee target/test-lint-js.log
+[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+count target/test-lint-js.log
 
 step "core: ledger, provider, bridge, CLI"
 cargo test 2>&1 | tee target/test-core.log
