@@ -5,7 +5,8 @@
 
 use super::backend;
 use super::output::{emit, CliError};
-use crate::destination::{self, Destination, Named};
+use crate::destination::{self, Destination};
+use crate::profile::default_destination;
 use serde_json::json;
 use std::path::Path;
 
@@ -53,43 +54,7 @@ pub(crate) fn run(
 
 /// The named default, checked like a send's, written into `config.json` (other keys kept).
 fn set(profile: &crate::profile::Profile, a: SetArgs) -> Result<Destination, CliError> {
-    let needs_id = a.place != "new-chat";
-    if needs_id != a.id.is_some() {
-        return Err(CliError::Usage(if needs_id {
-            format!(
-                "`destination set {}` needs the id or chatgpt.com URL",
-                a.place
-            )
-        } else {
-            "`destination set new-chat` takes no id".into()
-        }));
-    }
-    let named = Named {
-        conversation_id: a.id.clone().filter(|_| a.place == "conversation"),
-        project_id: a.id.filter(|_| a.place == "project"),
-        new_chat: a.place == "new-chat",
-        model: a.model,
-        effort: a.effort,
-    };
-    let d = named
-        .resolve(&Destination::new_chat())
-        .map_err(CliError::Usage)?;
-    let path = profile
-        .file("config.json")
-        .map_err(|e| CliError::Usage(e.to_string()))?;
-    let old = match std::fs::read_to_string(&path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => {
-            return Err(CliError::Usage(format!(
-                "cannot read {}: {e}",
-                path.display()
-            )))
-        }
-    };
-    let text = destination::with_default(old.as_deref(), &d).map_err(CliError::Usage)?;
-    profile
-        .write_private("config.json", text.as_bytes())
-        .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))?;
-    destination::read_default(profile.dir()).map_err(CliError::Usage)
+    let named =
+        default_destination::named(&a.place, a.id, a.model, a.effort).map_err(CliError::Usage)?;
+    default_destination::write(profile, &named).map_err(CliError::Usage)
 }

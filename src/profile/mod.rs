@@ -4,6 +4,7 @@
 //! inside the directory after canonicalisation, so a symlinked ledger cannot send the
 //! custody record somewhere else.
 
+pub mod default_destination;
 pub mod discovery;
 mod identity;
 pub mod in_flight_cap;
