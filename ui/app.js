@@ -788,6 +788,8 @@ $("#settings-form").addEventListener("submit", saveSettings);
 $("#settings-form").addEventListener("change", (e) => {
   if (e.target.name === "place") syncPlaceId(e.currentTarget);
 });
+// A refusal is about what was asked: editing the form again takes it away.
+$("#settings-form").addEventListener("input", (e) => clearError(e.currentTarget));
 for (const b of document.querySelectorAll("dialog [data-close]")) {
   b.addEventListener("click", () => b.closest("dialog").close());
 }

@@ -525,6 +525,7 @@ def test_the_default_destination_and_max_in_flight_are_set_in_the_window_and_the
         config = os.path.join(p.dir, "config.json")
         assert not os.path.exists(config) or "max_in_flight" not in json.load(open(config)), "nothing written"
         app.type("#settings-form input[name=max_in_flight]", "2")
+        app.wait_js("return document.querySelector('#settings-form .error').hidden", "editing takes the refusal away")
         app.shot("15-settings-destination")
         app.click("#settings-form button[value=save]")
         app.wait_js("return !document.querySelector('#settings-dialog').open", "the dialog to close on save")
@@ -1437,6 +1438,7 @@ def test_the_packages_prerm_ends_the_tray_and_window_and_removes_their_log_in_en
 
 TESTS = [
     test_rows_appear_for_queued_uncertain_and_stopped_sends,
+    test_the_default_destination_and_max_in_flight_are_set_in_the_window_and_the_header_says_where,
     test_the_packages_prerm_ends_the_tray_and_window_and_removes_their_log_in_entries,
     test_a_clicked_sends_row_shows_what_became_of_the_stop_of_its_answer,
     test_withdraw_takes_back_one_queued_send_and_the_others_stay_queued,
