@@ -551,6 +551,21 @@
     await ask('tabReport', { reason: null });
   }
 
+  /**
+   * After the tab moved on during a long-poll: should the old poll still bring a send, it
+   * is failed before anything is typed. A send naming no conversation, or the one the tab
+   * now shows, moves to the new lease with it (the owner moves the claim) and comes again
+   * from its `next`.
+   */
+  function failLateSend(pending, polled) {
+    pending.then((late) => {
+      const s = late.ok && late.body && late.body.send;
+      if (!s || !alive) return;
+      const fits = !s.conversation_id || s.conversation_id === S.conversationId();
+      if (!fits) failBefore(s, polled, SENTENCES.moved);
+    });
+  }
+
   async function run() {
     await composerReady();
     watchGeneration();
@@ -589,16 +604,8 @@
       const r = await Promise.race([pending, released.promise]);
       released.cancel();
       if (r === RELEASED) {
-        // The tab moved on while this long-poll was open: lease again now. Should the old
-        // poll still bring a send, it is failed before anything is typed.
-        // A send naming no conversation, or the one the tab now shows, moves to the new
-        // lease with it (the owner moves the claim) and comes again from its `next`.
-        pending.then((late) => {
-          const s = late.ok && late.body && late.body.send;
-          if (!s || !alive) return;
-          const fits = !s.conversation_id || s.conversation_id === S.conversationId();
-          if (!fits) failBefore(s, polled, SENTENCES.moved);
-        });
+        // The tab moved on while this long-poll was open: lease again now.
+        failLateSend(pending, polled);
         continue;
       }
       if (lease !== polled && !(r.ok && r.body && r.body.send)) continue; // released meanwhile

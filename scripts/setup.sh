@@ -15,7 +15,7 @@ if [[ "${1:-}" == "--test" ]]; then
          libfaketime  # tests/bridge_clock_jump.rs: the real owner's wall clock set forward and back
          python3-venv  # the MCP and openai suites: venvs for the official SDKs (pip, pinned)
          fonts-noto-color-emoji fonts-noto-cjk  # screenshots show emoji, CJK: no tofu
-         gcc-mingw-w64-x86-64 wine64 nsis osslsigncode)  # the Windows suite: link, run, package, sign
+         gcc-mingw-w64-x86-64 lld wine64 nsis osslsigncode)  # the Windows suite: link (lld), run, package, sign
   # Node.js and npm for the browser suite: any recent install will do (Debian's, or another).
   command -v npm >/dev/null || pkgs+=(nodejs npm)
 fi

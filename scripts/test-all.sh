@@ -12,8 +12,17 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --test || exit 1
 mkdir -p target
 passed=0; failed=0; status=0
+# Line tables only in the Linux debug builds: panics and backtraces keep file and line, the
+# objects and links are smaller and faster (the Windows run has none: scripts/test-windows.sh).
+export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}"
 
-step() { echo; echo "== $*"; }
+# Each step's wall time, said at the end (what a cold CI run spends where).
+times=(); started=$SECONDS; current=""
+step() {
+  [[ -n $current ]] && times+=("$current $((SECONDS - started)) s")
+  current="$*"; started=$SECONDS
+  echo; echo "== $*"
+}
 count() { # sums "N passed" / "N failed" from a log of cargo test or a suite's closing line
   local log=$1 p f
   p=$(grep -Eo '(ok\. |^|[^0-9])[0-9]+ passed' "$log" | grep -Eo '[0-9]+' | paste -sd+ | bc 2>/dev/null || echo 0)
@@ -32,14 +41,15 @@ count target/test-core.log
 
 for suite in mcp openai browser app windows; do
   step "$suite end-to-end"
-  args=(); [[ $suite == windows ]] && args=(--ci)  # the custody core under Wine (see its header)
-  scripts/test-$suite.sh "${args[@]}" 2>&1 | tee "target/test-$suite.log"
+  scripts/test-$suite.sh 2>&1 | tee "target/test-$suite.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   tail -n 5 "target/test-$suite.log" | grep -E '^[0-9]+ passed, [0-9]+ failed' > "target/test-$suite.count" || true
   count "target/test-$suite.count"
 done
 
+times+=("$current $((SECONDS - started)) s")
 echo
+echo "== times: $(IFS=';'; echo "${times[*]}" | sed 's/;/; /g'); whole run $SECONDS s"
 [[ $status -eq 0 && $failed -eq 0 ]] || echo "FAILED: see the sections above"
 echo "$passed passed, $failed failed"
 [[ $status -eq 0 && $failed -eq 0 ]]

@@ -11,8 +11,8 @@
 # The last line is `N passed, N failed`.
 #
 #   scripts/test-windows.sh                 every test file below, then the installer
-#   scripts/test-windows.sh --ci            the custody core only (what scripts/test-all.sh
-#                                           runs, to keep a cold CI run under 45 min): the
+#                                           (what scripts/test-all.sh, and so CI, runs)
+#   scripts/test-windows.sh --ci            a quick check of the custody core only: the
 #                                           kill tests, one owner per profile, the lifecycle,
 #                                           Stop, the Stop race, the doors, the offline CLI;
 #                                           then the installer
@@ -35,25 +35,42 @@
 #   bridge_clock_jump   runs serve under libfaketime (an LD_PRELOAD library of Linux)
 #   bridge_displaced    removes and renames files a running owner holds open (Windows
 #                       refuses that while SQLite's handles are open)
-#   bridge_harvest      not yet run under Wine (added by issue 26; nothing in it is
-#                       Linux-only: add it once it passed there)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$PWD/tests/windows/wine-runner.sh"
 export SENDLEDGER_WINEPREFIX="${SENDLEDGER_WINEPREFIX:-$CARGO_TARGET_DIR/wine-prefix}"
-# No debug info for the Windows run (nothing is debugged under Wine): smaller objects, faster links.
-export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-0}"
+# No debug info for the Windows run (nothing is debugged under Wine): smaller objects, faster
+# links — whatever the Linux builds use (scripts/test-all.sh keeps line tables there).
+export CARGO_PROFILE_DEV_DEBUG=0
+# LLVM's linker through mingw-w64's gcc (Debian's lld): each test .exe links in a third of
+# the time GNU ld takes (docs/windows.md, "Cost in CI"), and there are over 40 of them.
+if command -v ld.lld >/dev/null; then
+  export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS="${CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS:--C link-arg=-fuse-ld=lld}"
+fi
 target=x86_64-pc-windows-gnu
-tests=(api_keys bridge_automatic bridge_events bridge_loop bridge_observations
-       bridge_openai bridge_page_says_no bridge_queue_feed bridge_refusals bridge_release
-       bridge_stop_race bridge_wait bridge_withdraw chatgpt_conversation chatgpt_inspect
-       chatgpt_page_says_no chatgpt_request chatgpt_shared_replay chatgpt_stream cli_offline
-       cli_salvage ledger_deadlines ledger_door ledger_kill ledger_lease ledger_lifecycle
-       ledger_model ledger_owner ledger_page_error ledger_stop ledger_tool_calls
-       ledger_withdraw)
+tests=(api_keys bridge_automatic bridge_destination bridge_events bridge_harvest bridge_loop
+       bridge_observations bridge_openai bridge_page_says_no bridge_queue_feed bridge_refusals
+       bridge_release bridge_stop_race bridge_wait bridge_withdraw chatgpt_conversation
+       chatgpt_inspect chatgpt_page_says_no chatgpt_request chatgpt_shared_replay
+       chatgpt_stream cli_offline cli_salvage client_routes error_codes ledger_clock
+       ledger_deadlines ledger_destination ledger_door ledger_kill ledger_lease
+       ledger_lifecycle ledger_model ledger_owner ledger_page_error ledger_sections ledger_stop
+       ledger_tool_calls ledger_withdraw mcp_outcome verdict)
+# The files of the header's "Not run under Windows" list: every tests/*.rs is in one list or
+# the other (checked below), so a new test file runs under Wine unless someone says why not.
+not_run=(bridge_connections bridge_crash bridge_depth cli_output cli_safety cli_stop
+         ledger_profile ledger_reserve packaging architecture bridge_load bridge_clock_jump
+         bridge_displaced)
 passed=0; failed=0
+for f in tests/*.rs; do
+  name=$(basename "$f" .rs)
+  if [[ " ${tests[*]} ${not_run[*]} " != *" $name "* ]]; then
+    echo "test-windows: $f is in neither list of scripts/test-windows.sh: add it to tests=(), or to not_run=() and the header with why Wine cannot run it" >&2
+    failed=$((failed + 1))
+  fi
+done
 installer=1; [[ "${1:-}" == "--no-installer" ]] && installer=0
 if [[ "${1:-}" == "--ci" ]]; then
   tests=(ledger_kill ledger_owner ledger_lifecycle ledger_stop bridge_stop_race bridge_openai
@@ -85,12 +102,22 @@ export WINEPREFIX="$SENDLEDGER_WINEPREFIX" WINEDEBUG=-all
 trap '/usr/lib/wine/wineserver -k 2>/dev/null' EXIT
 
 mkdir -p "$CARGO_TARGET_DIR/windows-logs"
+# One file's run; its output in $log. Wine 8.0 sometimes fails a CreateProcess with
+# ERROR_INTERNAL_ERROR (1359, "Internal error") under load — a fault of Wine's, seen once
+# in about 250 tests: a file that failed with that error is run once more, and says so.
+run_file() {
+  cargo test --target "$target" -p sendledger -p sendledger-tray -p sendledger-app --test "$1" \
+    -- --test-threads=2 2>&1 | tee "$log"
+  return "${PIPESTATUS[0]}"
+}
 for t in "${tests[@]}"; do
   echo "== windows: $t (under Wine)"
   log="$CARGO_TARGET_DIR/windows-logs/$t.log"
-  cargo test --target "$target" -p sendledger -p sendledger-tray -p sendledger-app --test "$t" \
-    -- --test-threads=2 2>&1 | tee "$log"
-  rc=${PIPESTATUS[0]}
+  run_file "$t"; rc=$?
+  if [[ $rc -ne 0 ]] && grep -q 'os error 1359' "$log"; then
+    echo "test-windows: $t met Wine's CreateProcess error 1359 (Wine's fault): running it once more"
+    run_file "$t"; rc=$?
+  fi
   line=$(grep -E '^test result: ' "$log" | tail -n 1)
   p=$(echo "$line" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)
   f=$(echo "$line" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 0)

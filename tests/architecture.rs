@@ -365,6 +365,12 @@ fn trigger_message_starts() -> BTreeSet<String> {
                 .map(|w| w.trim_end_matches(|c: char| !c.is_alphanumeric()))
                 .collect();
             starts.insert(words.join(" "));
+            // A coded message (`immutable: …`): its code, colon included.
+            if let Some((code, _)) = part.split_once(": ") {
+                if code.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+                    starts.insert(format!("{code}:"));
+                }
+            }
         }
     }
     starts
@@ -557,24 +563,12 @@ fn long_js_functions(dir: &Path) -> Vec<(PathBuf, usize, usize, String)> {
     out
 }
 
-/// JS functions over the bound when this check came (issue 23), each with the length it
-/// may not pass: split them (the extension's poll loop is issue 26's file, the window's
-/// row builder, since split, was issue 25's). Any other long function fails.
-const LONG_JS_KNOWN: &[(&str, &str, usize)] =
-    &[("extension/content.js", "async function run() {", 77)];
-
 #[test]
 fn no_js_function_in_the_extension_or_the_window_is_longer_than_seventy_lines() {
     let mut found = long_js_functions(&root().join("extension"));
     found.extend(long_js_functions(&root().join("ui")));
     let report: Vec<String> = found
         .iter()
-        .filter(|(f, _, n, sig)| {
-            let rel = f.strip_prefix(root()).unwrap().to_string_lossy();
-            !LONG_JS_KNOWN
-                .iter()
-                .any(|&(file, known, max)| rel == file && sig.as_str() == known && *n <= max)
-        })
         .map(|(f, l, n, _)| format!("{}:{l}: {n} lines", f.display()))
         .collect();
     assert!(
@@ -594,4 +588,167 @@ fn the_js_check_sees_a_long_function() {
     let long = long_js_functions(dir.path());
     assert_eq!(long.len(), 1, "{long:?}");
     assert_eq!(long[0].2, 71);
+}
+
+/// The names a group `{a, b::c, d as e}` or a single path segment after `prefix` in `line`
+/// refers to: the first segment of each.
+fn names_after(line: &str, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(i) = rest.find(prefix) {
+        let after = &rest[i + prefix.len()..];
+        if let Some(group) = after.strip_prefix('{') {
+            let inner = group.split('}').next().unwrap_or("");
+            for item in inner.split(',') {
+                let first = item.trim().split("::").next().unwrap_or("").trim();
+                let first = first.split(" as ").next().unwrap_or("").trim();
+                if !first.is_empty() && first != "self" {
+                    out.push(first.to_string());
+                }
+            }
+        } else {
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                out.push(name);
+            }
+        }
+        rest = after;
+    }
+    out
+}
+
+/// What `mod.rs` re-exports, by name: the module each name comes from.
+fn reexports(mod_rs: &str) -> std::collections::BTreeMap<String, String> {
+    let mut map = std::collections::BTreeMap::new();
+    let flat: String = mod_rs
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    for stmt in flat.split(';') {
+        let Some(path) = stmt.trim().strip_prefix("pub use ") else {
+            continue;
+        };
+        let (module, items) = path.split_once("::").unwrap_or((path, ""));
+        let items = items.trim().trim_start_matches('{').trim_end_matches('}');
+        for item in items.split(',') {
+            let name = item.split(" as ").last().unwrap_or("").trim();
+            let name = name.rsplit("::").next().unwrap_or("").trim();
+            if !name.is_empty() {
+                map.insert(name.to_string(), module.trim().to_string());
+            }
+        }
+    }
+    map
+}
+
+/// The sibling modules each file of `dir` (a module folder with a `mod.rs`) imports, by
+/// `super::x` or `crate::ledger::x` paths in code lines (tests excluded); a name
+/// re-exported by `mod.rs` counts as the module it comes from.
+fn sibling_imports(dir: &Path) -> std::collections::BTreeMap<String, BTreeSet<String>> {
+    let exports = reexports(&fs::read_to_string(dir.join("mod.rs")).unwrap());
+    let mut graph = std::collections::BTreeMap::new();
+    for file in rust_files(dir) {
+        let name = file.file_stem().unwrap().to_string_lossy().to_string();
+        if name == "mod" || file.parent() != Some(dir) {
+            continue;
+        }
+        let text = fs::read_to_string(&file).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let mut deps = BTreeSet::new();
+        for (_, line) in code_lines(code) {
+            let mut names = names_after(line, "super::");
+            names.extend(names_after(line, "crate::ledger::"));
+            for n in names {
+                let module = if dir.join(format!("{n}.rs")).exists() {
+                    n
+                } else if let Some(m) = exports.get(&n) {
+                    m.clone()
+                } else {
+                    continue;
+                };
+                if module != name {
+                    deps.insert(module);
+                }
+            }
+        }
+        graph.insert(name, deps);
+    }
+    graph
+}
+
+/// A circle of imports in `graph`, as the modules along it, if there is one.
+fn import_circle(
+    graph: &std::collections::BTreeMap<String, BTreeSet<String>>,
+) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &std::collections::BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == node) {
+            let mut circle = path[i..].to_vec();
+            circle.push(node.to_string());
+            return Some(circle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_string());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(c) = visit(next, graph, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn no_import_circle_inside_the_ledger() {
+    let graph = sibling_imports(&root().join("src/ledger"));
+    assert!(
+        graph.len() > 20,
+        "the ledger's files were not found: {graph:?}"
+    );
+    if let Some(circle) = import_circle(&graph) {
+        panic!(
+            "an import circle inside src/ledger/: {}",
+            circle.join(" → ")
+        );
+    }
+}
+
+#[test]
+fn the_circle_check_sees_a_circle_through_a_reexport() {
+    let dir = tempfile::tempdir().unwrap();
+    let room = dir.path().join("room");
+    fs::create_dir_all(&room).unwrap();
+    fs::write(
+        room.join("mod.rs"),
+        "mod a;\nmod b;\npub use b::{Bee, other};\n",
+    )
+    .unwrap();
+    fs::write(room.join("a.rs"), "use super::{Bee, c::X};\n").unwrap();
+    fs::write(
+        room.join("b.rs"),
+        "pub struct Bee;\nfn f() { crate::ledger::a::g() }\n",
+    )
+    .unwrap();
+    let graph = sibling_imports(&room);
+    assert_eq!(graph["a"], BTreeSet::from(["b".to_string()]));
+    let circle = import_circle(&graph).expect("a → b → a is a circle");
+    assert_eq!(circle.len(), 3, "{circle:?}");
+    fs::write(room.join("b.rs"), "pub struct Bee;\n").unwrap();
+    assert_eq!(import_circle(&sibling_imports(&room)), None);
 }

@@ -9,6 +9,7 @@ mod support;
 
 use rusqlite::types::Value;
 use rusqlite::{Connection, OpenFlags};
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{Ledger, SendState};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;

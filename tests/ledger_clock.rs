@@ -7,6 +7,7 @@
 mod support;
 
 use sendledger::clock::Millis;
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{Bounds, Ledger, SendState};
 use support::*;
 

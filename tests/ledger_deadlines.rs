@@ -5,6 +5,7 @@
 
 mod support;
 
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{Bounds, SendState};
 use support::*;
 

@@ -6,6 +6,7 @@
 mod support;
 
 use sendledger::destination::{ChosenBy, Confirmation, Kind};
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{Grant, Ledger, LedgerError, QueueRequest, SendState};
 use support::*;
 

@@ -4,6 +4,7 @@
 
 mod support;
 
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{
     fingerprint, DoorQueue, LedgerError, QueueRequest, ATTACH_AFTER_SETTLED_MS,
 };

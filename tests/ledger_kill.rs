@@ -4,6 +4,7 @@
 
 mod support;
 
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{
     Admission, Ledger, RecoveryReport, SendState, ToolState, IN_FLIGHT_AT_RESTART,
     QUEUED_AT_RESTART, RECOVERY_ACTOR,

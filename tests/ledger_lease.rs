@@ -6,6 +6,7 @@
 mod support;
 
 use sendledger::api::{self, Caller, Request};
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{
     unbound_epoch, Ledger, LedgerError, QueueRequest, SendState, RELEASED_BEFORE_GRANT,
 };

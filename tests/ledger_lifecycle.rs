@@ -5,6 +5,7 @@
 mod support;
 
 use sendledger::clock::Millis;
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{
     Bounds, Decision, Ledger, LedgerError, QueueRequest, Resolution, SendState, MAX_OP_ID_BYTES,
 };

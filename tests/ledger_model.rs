@@ -15,6 +15,7 @@ mod support;
 
 use proptest::prelude::*;
 use sendledger::clock::Millis;
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{Bounds, Decision, Ledger, QueueRequest, Receipt, Resolution, SendState};
 use std::collections::BTreeMap;
 use support::*;

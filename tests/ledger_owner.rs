@@ -5,6 +5,7 @@
 mod support;
 
 use sendledger::clock::ManualClock;
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{Ledger, LedgerError, LedgerReader, ListFilter};
 use sendledger::profile::ProfileError;
 use std::sync::Arc;

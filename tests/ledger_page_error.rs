@@ -6,6 +6,7 @@
 
 mod support;
 
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{LimitHold, PageError, SendState, TabReport, Waiting};
 use support::*;
 

@@ -5,7 +5,7 @@ mod support;
 
 use sendledger::destination::Confirmation;
 use sendledger::ledger::{
-    Grant, Ledger, LedgerError, QueueRequest, Receipt, SendState, TabBinding,
+    Grant, Ledger, LedgerError, LedgerRead, QueueRequest, Receipt, SendState, TabBinding,
 };
 use support::*;
 

@@ -4,7 +4,7 @@
 mod support;
 
 use sendledger::clock::ManualClock;
-use sendledger::ledger::{migrations, Ledger, LedgerError, LedgerReader};
+use sendledger::ledger::{migrations, Ledger, LedgerError, LedgerRead, LedgerReader};
 use sendledger::profile::{Profile, ProfileError};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -216,5 +216,85 @@ fn a_profile_that_had_a_ledger_is_never_given_a_new_empty_one() {
         read.code(),
         "ledger_missing",
         "status and doctor say the same"
+    );
+}
+
+/// The triggers of `conn`, by name, as their SQL stands.
+fn triggers(conn: &rusqlite::Connection) -> Vec<(String, String)> {
+    conn.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+}
+
+/// Every message a trigger of `conn` raises.
+fn raised_messages(conn: &rusqlite::Connection) -> Vec<String> {
+    triggers(conn)
+        .iter()
+        .flat_map(|(_, sql)| {
+            sql.split("RAISE(ABORT, '")
+                .skip(1)
+                .map(|m| m.split("')").next().unwrap_or_default().to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn starts_with_a_code(message: &str) -> bool {
+    message.split_once(": ").is_some_and(|(code, _)| {
+        !code.is_empty() && code.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+    })
+}
+
+#[test]
+fn every_trigger_refuses_with_its_code_also_in_a_ledger_made_by_the_previous_schema() {
+    let fx = Fixture::new();
+    let previous = migrations::CURRENT_VERSION - 1;
+    {
+        let mut old =
+            Ledger::open_at_version(&fx.profile, Arc::new(fx.clock.clone()), previous).unwrap();
+        old.queue(&request("op-old", "made before the codes"), "test")
+            .unwrap();
+        let err = try_raw(old.raw_connection(), "DELETE FROM sends", []).unwrap_err();
+        assert!(
+            err.contains("sends are never deleted") && !err.contains("append_only:"),
+            "the previous schema's message has no code: {err}"
+        );
+    }
+    let mut upgraded = fx.open();
+    assert_eq!(
+        migrations::version(upgraded.raw_connection()).unwrap(),
+        migrations::CURRENT_VERSION
+    );
+    assert!(
+        upgraded.get("op-old").unwrap().is_some(),
+        "the send made before the upgrade is still there"
+    );
+    let messages = raised_messages(upgraded.raw_connection());
+    assert!(messages.len() > 30, "{messages:?}");
+    for m in &messages {
+        assert!(
+            starts_with_a_code(m),
+            "a trigger's message without its code: {m:?}"
+        );
+    }
+    let err = try_raw(upgraded.raw_connection(), "DELETE FROM sends", []).unwrap_err();
+    assert!(
+        err.contains("append_only: sends are never deleted"),
+        "{err}"
+    );
+    // The code is what the ledger reads: a fenced lease is still the typed refusal.
+    upgraded.stop("test").unwrap();
+    assert!(matches!(
+        upgraded.lease(&tab("tab-1")),
+        Err(LedgerError::EpochStopped)
+    ));
+    // An upgraded ledger has the very triggers of a fresh one.
+    let fresh = Fixture::new();
+    assert_eq!(
+        triggers(upgraded.raw_connection()),
+        triggers(fresh.open().raw_connection())
     );
 }

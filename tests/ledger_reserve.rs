@@ -8,6 +8,7 @@ mod support;
 mod tmpfs;
 
 use sendledger::clock::ManualClock;
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{Bounds, Decision, Ledger, LedgerError, SendState};
 use sendledger::profile::{Profile, RESERVE_BYTES, RESERVE_FILE};
 use std::sync::Arc;

@@ -3,6 +3,7 @@
 
 mod support;
 
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{
     unbound_epoch, Bounds, Ledger, LedgerError, RemotePhase, SendState, TabBinding,
     STOPPED_EPOCHS_KEPT,

@@ -3,6 +3,7 @@
 
 mod support;
 
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{
     migrations, Admission, Ledger, LedgerError, LedgerReader, ToolState, TOOL_RECEIPTS_CAP,
 };

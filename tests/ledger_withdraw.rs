@@ -2,6 +2,7 @@
 
 mod support;
 
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{LedgerError, SendState};
 use support::*;
 

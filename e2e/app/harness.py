@@ -68,12 +68,13 @@ class Profile:
 
     made = []  # every profile of this run, so a failure can show its logs
 
-    def __init__(self, stale_uncertain_ms=None, home_in=None):
+    def __init__(self, stale_uncertain_ms=None, home_in=None, name="profile"):
         """`home_in`: a folder to make the person's home in (the package test's users live
-        in /home, where the package's removal looks); else inside the profile's folder."""
+        in /home, where the package's removal looks); else inside the profile's folder.
+        `name`: the profile folder's own name (one with a space tests quoting)."""
         self.root = tempfile.mkdtemp(prefix="sendledger-e2e-")
         Profile.made.append(self)
-        self.dir = os.path.join(self.root, "profile")
+        self.dir = os.path.join(self.root, name)
         os.makedirs(self.dir, mode=0o700)
         with open(os.path.join(self.dir, "config.json"), "w") as f:
             json.dump({"port": 0}, f)

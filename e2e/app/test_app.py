@@ -3,6 +3,7 @@ window (tauri-driver + WebKitWebDriver), its tray menu (D-Bus) and the CLI, with
 made through the real bridge. Run by run.py inside xvfb-run + dbus-run-session."""
 import json
 import os
+import shlex
 import signal
 import subprocess
 import time
@@ -469,8 +470,9 @@ def test_dark_theme(desktop):
         app.close()
 
 
-def test_settings_threshold_and_autostart(desktop):
-    p = Profile()
+def test_settings_threshold_and_autostart_with_a_space_in_the_profile_path(desktop):
+    # A profile folder with a space: the log-in entry's Exec line must keep it one argument.
+    p = Profile(name="my profile")
     app = App(p)
     # One entry per profile (issue 25): `sendledger-<16 hex of the profile's window id>`.
     import hashlib
@@ -492,7 +494,9 @@ def test_settings_threshold_and_autostart(desktop):
         with open(os.path.join(p.dir, "app.json")) as f:
             assert json.load(f)["stale_uncertain_ms"] == 120000
         text = open(entry).read()
-        assert "--hidden" in text and f"--profile={p.dir}" in text, text
+        exec_line = next(line for line in text.splitlines() if line.startswith("Exec="))
+        # The desktop entry's Exec quoting is a subset of the shell's: shlex reads it back.
+        assert shlex.split(exec_line[len("Exec="):])[1:] == ["--hidden", f"--profile={p.dir}"], text
 
         app.click("#open-settings")
         app.wait_js("return document.querySelector('#settings-form').elements.autostart.checked", "autostart shown on")
@@ -1476,7 +1480,7 @@ TESTS = [
     test_second_launch_hands_over_to_the_first,
     test_the_app_refuses_a_profile_another_owner_holds,
     test_dark_theme,
-    test_settings_threshold_and_autostart,
+    test_settings_threshold_and_autostart_with_a_space_in_the_profile_path,
     test_sigterm_sigint_and_sighup_shut_the_owner_down_cleanly,
     test_two_launches_at_once_share_one_tray_and_neither_is_refused,
     test_tray_icon_shows_each_state_in_a_real_tray,

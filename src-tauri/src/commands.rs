@@ -4,6 +4,7 @@
 //!
 //! These are the only IPC the window may use (`capabilities/queue-window.json`).
 
+use crate::autostart::Autostart;
 use crate::desk::Desk;
 use crate::json::{self, Refusal, Row, Snapshot, Status, Update};
 use sendledger::ledger::Decision;
@@ -11,7 +12,6 @@ use sendledger::profile::settings::Settings;
 use std::sync::Arc;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime, State};
-use tauri_plugin_autostart::AutoLaunchManager;
 
 /// The whole queue.
 #[tauri::command(rename_all = "snake_case")]
@@ -135,7 +135,7 @@ pub fn settings<R: Runtime>(
     })
 }
 
-/// Saves the settings; autostart is switched through the autostart plugin.
+/// Saves the settings; the log-in entry is switched through [`Autostart`].
 #[tauri::command(rename_all = "snake_case")]
 pub fn save_settings<R: Runtime>(
     app: AppHandle<R>,
@@ -163,15 +163,15 @@ pub fn save_settings<R: Runtime>(
     self::settings(app, desk)
 }
 
-fn autostart<R: Runtime>(app: &AppHandle<R>) -> Result<State<'_, AutoLaunchManager>, Refusal> {
+fn autostart<R: Runtime>(app: &AppHandle<R>) -> Result<State<'_, Autostart>, Refusal> {
     use tauri::Manager;
-    app.try_state::<AutoLaunchManager>()
+    app.try_state::<Autostart>()
         .ok_or_else(|| Refusal::said("starting at log-in is not available in this build"))
 }
 
 fn autostart_enabled<R: Runtime>(app: &AppHandle<R>) -> Result<bool, Refusal> {
     use tauri::Manager;
-    match app.try_state::<AutoLaunchManager>() {
+    match app.try_state::<Autostart>() {
         Some(m) => Ok(m.is_enabled()?),
         None => Ok(false),
     }

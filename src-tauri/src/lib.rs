@@ -3,24 +3,22 @@
 //! gone when its window closes — so the tray process that owns the ledger links no web
 //! view. The window reaches the owner only through the bridge's client routes.
 //!
-//! Code map: [`launcher`] makes sure the tray runs; [`desk`] is the single seam onto the
+//! Code map: [`launch`] is how a start becomes the profile's one window or hands itself to
+//! the running one (its state table is at its head); [`desk`] is the single seam onto the
 //! owner (typed requests over the bridge); [`commands`] are the window's IPC (thin over
 //! `desk`); [`connect`] the Connect panel; [`json`] the shapes the window sees; [`live`]
-//! relays the owner's queue feed; [`window`] the window itself; [`prepared`] a window
-//! made hidden while the tray's menu is open, shown when the tray asks; [`pass`] a
-//! launch passes itself to the running window, with bounds; [`handover`] a launch the
-//! closing window dropped starts again.
+//! relays the owner's queue feed.
 
+pub mod autostart;
 pub mod commands;
 pub mod connect;
 pub mod desk;
-pub mod desktop;
-pub mod handover;
 pub mod json;
-pub mod launcher;
+pub mod launch;
 pub mod live;
-pub mod prepared;
-pub mod window;
+
+// The launch's parts under the paths the window's code and tests name them by.
+pub use launch::{desktop, handover, launcher, prepared, window};
 
 use desk::Desk;
 use sendledger::profile::Profile;
@@ -234,7 +232,7 @@ fn take_early_intent<R: Runtime>(app: &AppHandle<R>) {
 }
 
 /// The plugins, in order: single instance first (a second launch hands over its arguments
-/// and exits), then the log, autostart and window-state plugins.
+/// and exits), then the log and window-state plugins, and the log-in entry ([`autostart`]).
 fn with_plugins(
     builder: tauri::Builder<tauri::Wry>,
     args: &Args,
@@ -252,6 +250,19 @@ fn with_plugins(
     // The profile a launch handed over here is for (the name is per profile), as a launch
     // started anew must name it: its own `--profile` may be relative to its directory.
     let dir = profile.dir().to_path_buf();
+    // The log-in entry, quoted for the platform (autostart.rs); where the program's path
+    // cannot be read, the settings say starting at log-in is not available.
+    let builder = match std::env::current_exe()
+        .map_err(|e| e.to_string())
+        .and_then(|exe| {
+            autostart::Autostart::new(&autostart_name(args, profile), &exe, &autostart_args(args))
+        }) {
+        Ok(entry) => builder.manage(entry),
+        Err(why) => {
+            log::warn!("start at log-in is unavailable: {why}");
+            builder
+        }
+    };
     builder
         // First: a second launch on the same profile hands over its arguments here and exits
         // (one D-Bus name per profile: `Profile::window_bus_id`).
@@ -282,12 +293,6 @@ fn with_plugins(
                 .build(),
         )
         .plugin(log)
-        .plugin(
-            tauri_plugin_autostart::Builder::new()
-                .app_name(autostart_name(args, profile))
-                .args(autostart_args(args))
-                .build(),
-        )
         .plugin(
             tauri_plugin_window_state::Builder::default()
                 .with_state_flags(

@@ -3,6 +3,7 @@
 //! temporary profile.
 
 use sendledger::clock::ManualClock;
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{Bounds, Ledger, LedgerReader, QueueRequest, SendState, TabBinding};
 use sendledger::owner::{Owner, OwnerConfig};
 use sendledger::profile::Profile;

@@ -6,6 +6,7 @@
 use super::queue::{self, QueueStatus, QueueView, Row};
 use super::{apply, show, KeySecret, OperationId, Outcome, Request, SendView};
 use crate::clock::Millis;
+use crate::ledger::LedgerRead;
 use crate::ledger::{ApiKey, Event, LedgerError, LimitGate, Send, SendState, Writer};
 use std::collections::BTreeSet;
 use tokio::sync::{broadcast, watch};

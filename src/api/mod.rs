@@ -223,13 +223,16 @@ pub struct SendView {
 }
 
 /// One send with its timeline, from the owner's ledger or a reader.
-pub fn show(src: &impl queue::Source, op_id: &OperationId) -> Result<SendView, LedgerError> {
+pub fn show(
+    src: &impl crate::ledger::LedgerRead,
+    op_id: &OperationId,
+) -> Result<SendView, LedgerError> {
     let send = src
-        .get_send(op_id.as_str())?
+        .get(op_id.as_str())?
         .ok_or_else(|| LedgerError::UnknownSend(op_id.to_string()))?;
     Ok(SendView {
-        timeline: src.events(op_id.as_str())?,
-        waiting: src.waiting(&send)?,
+        timeline: src.timeline(op_id.as_str())?,
+        waiting: src.waiting_sentence(&send)?,
         remote_stop: src.remote_stop(op_id.as_str())?,
         destination: src.destination(op_id.as_str())?,
         page_destination: src.page_destination(op_id.as_str())?,

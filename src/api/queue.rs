@@ -4,7 +4,8 @@
 //! bridge serves it as `GET /v1/queue`). Times are ms since the Unix epoch.
 
 use crate::ledger::{
-    Event, EventKind, EvidenceKind, Glance, RemotePhase, RemoteStop, Send, SendState, Shelf,
+    Event, EventKind, EvidenceKind, Glance, LedgerRead, RemotePhase, RemoteStop, Send, SendState,
+    Shelf,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -204,113 +205,6 @@ pub struct QueueView {
     pub history_next: Option<String>,
 }
 
-/// What the view needs of a ledger handle (the owner's or a read-only reader).
-pub trait Source {
-    /// One send.
-    fn get_send(&self, op_id: &str) -> crate::ledger::Result<Option<Send>>;
-    /// The sends on one part of the queue, read through its index.
-    fn shelf(&self, shelf: &Shelf) -> crate::ledger::Result<Vec<Send>>;
-    /// The operation that queued `op_id` again, if a person did.
-    fn queued_again_as(&self, op_id: &str) -> crate::ledger::Result<Option<String>>;
-    /// A send's audit trail, oldest first.
-    fn events(&self, op_id: &str) -> crate::ledger::Result<Vec<Event>>;
-    /// The gate, why nothing goes out, whether a tab is leased.
-    fn glance(&self) -> crate::ledger::Result<Glance>;
-    /// Why the queued send `send` waits now, as a sentence; `None` when nothing holds it.
-    fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>>;
-    /// The remote stop asked for on a send's answer, if any.
-    fn remote_stop(&self, op_id: &str) -> crate::ledger::Result<Option<RemoteStop>>;
-    /// Where a send goes, as recorded at queue time (`None`: admitted before destinations).
-    fn destination(
-        &self,
-        _op_id: &str,
-    ) -> crate::ledger::Result<Option<crate::destination::Destination>> {
-        Ok(None)
-    }
-    /// What the page's own request for a send named, once observed.
-    fn page_destination(
-        &self,
-        _op_id: &str,
-    ) -> crate::ledger::Result<Option<crate::ledger::PageDestination>> {
-        Ok(None)
-    }
-}
-
-impl Source for crate::ledger::Ledger {
-    fn get_send(&self, op_id: &str) -> crate::ledger::Result<Option<Send>> {
-        self.get(op_id)
-    }
-    fn shelf(&self, shelf: &Shelf) -> crate::ledger::Result<Vec<Send>> {
-        crate::ledger::Ledger::shelf(self, shelf)
-    }
-    fn queued_again_as(&self, op_id: &str) -> crate::ledger::Result<Option<String>> {
-        crate::ledger::Ledger::queued_again_as(self, op_id)
-    }
-    fn events(&self, op_id: &str) -> crate::ledger::Result<Vec<Event>> {
-        self.timeline(op_id)
-    }
-    fn glance(&self) -> crate::ledger::Result<Glance> {
-        crate::ledger::Ledger::glance(self)
-    }
-    fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>> {
-        let now = self.now_ms();
-        Ok(crate::ledger::Ledger::waiting(self, send)?.map(|w| w.sentence(now)))
-    }
-    fn remote_stop(&self, op_id: &str) -> crate::ledger::Result<Option<RemoteStop>> {
-        crate::ledger::Ledger::remote_stop(self, op_id)
-    }
-    fn destination(
-        &self,
-        op_id: &str,
-    ) -> crate::ledger::Result<Option<crate::destination::Destination>> {
-        crate::ledger::Ledger::destination(self, op_id)
-    }
-    fn page_destination(
-        &self,
-        op_id: &str,
-    ) -> crate::ledger::Result<Option<crate::ledger::PageDestination>> {
-        crate::ledger::Ledger::page_destination(self, op_id)
-    }
-}
-
-impl Source for crate::ledger::LedgerReader {
-    fn get_send(&self, op_id: &str) -> crate::ledger::Result<Option<Send>> {
-        self.get(op_id)
-    }
-    fn shelf(&self, shelf: &Shelf) -> crate::ledger::Result<Vec<Send>> {
-        crate::ledger::LedgerReader::shelf(self, shelf)
-    }
-    fn queued_again_as(&self, op_id: &str) -> crate::ledger::Result<Option<String>> {
-        crate::ledger::LedgerReader::queued_again_as(self, op_id)
-    }
-    fn events(&self, op_id: &str) -> crate::ledger::Result<Vec<Event>> {
-        self.timeline(op_id)
-    }
-    fn glance(&self) -> crate::ledger::Result<Glance> {
-        crate::ledger::LedgerReader::glance(self)
-    }
-    fn waiting(&self, send: &Send) -> crate::ledger::Result<Option<String>> {
-        use crate::clock::Clock;
-        let now = crate::clock::SystemClock.now_ms();
-        Ok(crate::ledger::LedgerReader::waiting(self, send)?.map(|w| w.sentence(now)))
-    }
-    fn remote_stop(&self, op_id: &str) -> crate::ledger::Result<Option<RemoteStop>> {
-        crate::ledger::LedgerReader::remote_stop(self, op_id)
-    }
-    fn destination(
-        &self,
-        op_id: &str,
-    ) -> crate::ledger::Result<Option<crate::destination::Destination>> {
-        crate::ledger::LedgerReader::destination(self, op_id)
-    }
-    fn page_destination(
-        &self,
-        op_id: &str,
-    ) -> crate::ledger::Result<Option<crate::ledger::PageDestination>> {
-        crate::ledger::LedgerReader::page_destination(self, op_id)
-    }
-}
-
 /// Which section a send belongs to: the one rule, for every front end.
 pub fn section_of(send: &Send) -> Section {
     if send.holds_slot() {
@@ -331,7 +225,7 @@ pub fn section_of(send: &Send) -> Section {
 /// The whole queue, as committed now: every pending, uncertain and stopped send, and the
 /// newest [`HISTORY_ROWS`] settled ones (older: [`history_page`]). Each part is read
 /// through its own index: the cost follows what is live, not the length of the history.
-pub fn queue_view(src: &impl Source) -> crate::ledger::Result<QueueView> {
+pub fn queue_view(src: &impl LedgerRead) -> crate::ledger::Result<QueueView> {
     let rows_on = |shelf: Shelf| -> crate::ledger::Result<Vec<Row>> {
         src.shelf(&shelf)?
             .into_iter()
@@ -374,7 +268,7 @@ pub struct HistoryPage {
 /// Settled sends older than `before` (an operation id; `None`: from the newest), newest
 /// first, at most `limit` (capped at [`crate::ledger::MAX_PAGE`]).
 pub fn history_page(
-    src: &impl Source,
+    src: &impl LedgerRead,
     before: Option<String>,
     limit: u32,
 ) -> crate::ledger::Result<HistoryPage> {
@@ -396,7 +290,7 @@ pub fn history_page(
 }
 
 /// Counts and gate without building rows (for the tray and the feed).
-pub fn queue_status(src: &impl Source) -> crate::ledger::Result<QueueStatus> {
+pub fn queue_status(src: &impl LedgerRead) -> crate::ledger::Result<QueueStatus> {
     let pending = src.shelf(&Shelf::Pending)?.len() as i64;
     let uncertain = src.shelf(&Shelf::Uncertain)?.len() as i64;
     let mut stopped = 0;
@@ -410,7 +304,7 @@ pub fn queue_status(src: &impl Source) -> crate::ledger::Result<QueueStatus> {
 
 /// The rows of `op_ids` and of the sends they queue again, as they are now (ids that name
 /// no send are left out).
-pub fn rows(src: &impl Source, op_ids: BTreeSet<String>) -> crate::ledger::Result<Vec<Row>> {
+pub fn rows(src: &impl LedgerRead, op_ids: BTreeSet<String>) -> crate::ledger::Result<Vec<Row>> {
     let mut sends = Vec::new();
     let mut seen = BTreeSet::new();
     let mut todo: Vec<String> = op_ids.into_iter().collect();
@@ -418,7 +312,7 @@ pub fn rows(src: &impl Source, op_ids: BTreeSet<String>) -> crate::ledger::Resul
         if !seen.insert(id.clone()) {
             continue;
         }
-        if let Some(send) = src.get_send(&id)? {
+        if let Some(send) = src.get(&id)? {
             if let Some(old) = &send.resend_of {
                 todo.push(old.clone());
             }
@@ -444,8 +338,8 @@ fn status_of(glance: &Glance, pending: i64, uncertain: i64, stopped: i64) -> Que
     }
 }
 
-fn row_of(src: &impl Source, send: Send) -> crate::ledger::Result<Row> {
-    let timeline = src.events(&send.op_id)?;
+fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
+    let timeline = src.timeline(&send.op_id)?;
     let section = section_of(&send);
     let queued_again_as = src.queued_again_as(&send.op_id)?;
     let observed = timeline
@@ -475,7 +369,7 @@ fn row_of(src: &impl Source, send: Send) -> crate::ledger::Result<Row> {
         })
         .flatten();
     let answer = send.answer.as_ref().map(|a| excerpt(&a.text));
-    let waiting = src.waiting(&send)?;
+    let waiting = src.waiting_sentence(&send)?;
     let destination = src.destination(&send.op_id)?.map(|d| d.words());
     let remote_stop = src.remote_stop(&send.op_id)?.map(|rs| AnswerStop {
         phase: rs.phase,

@@ -7,6 +7,7 @@ use super::queue_feed::{self, MAX_ROWS_ASKED};
 use super::BridgeState;
 use crate::api::{self, OperationId, Request};
 use crate::error_code::ErrorCode;
+use crate::ledger::LedgerRead;
 use crate::ledger::{Decision, LedgerError, ListFilter, QueueRequest, Resolution, SendState};
 use axum::extract::{DefaultBodyLimit, Path, RawQuery, State};
 use axum::http::StatusCode;

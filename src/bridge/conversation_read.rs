@@ -16,6 +16,7 @@
 use super::error::ApiError;
 use super::observations::Applied;
 use super::BridgeState;
+use crate::ledger::LedgerRead;
 use crate::ledger::{EvidenceKind, ListFilter, Send, SendState};
 use crate::provider::chatgpt::{self, conversation::ConversationListing, evidence};
 

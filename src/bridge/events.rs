@@ -10,6 +10,7 @@ use super::error::ApiError;
 use super::BridgeState;
 use crate::error_code::ErrorCode;
 use crate::ledger::Event;
+use crate::ledger::LedgerRead;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};

@@ -10,6 +10,7 @@ use super::observations::{self, Observation};
 use super::BridgeState;
 use crate::destination::{Confirmation, Destination};
 use crate::error_code::ErrorCode;
+use crate::ledger::LedgerRead;
 use crate::ledger::{
     FailStage, Grant, LedgerError, RemotePhase, Send, SendState, TabBinding, TabReport,
 };

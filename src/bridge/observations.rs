@@ -13,6 +13,7 @@
 use super::error::ApiError;
 use super::BridgeState;
 use crate::error_code::ErrorCode;
+use crate::ledger::LedgerRead;
 use crate::ledger::{EvidenceKind, LedgerError, LimitHold, PageError, Receipt, SendState};
 use crate::provider::chatgpt::{
     self, conversation, refusal, request,

@@ -4,7 +4,7 @@
 
 use super::backend;
 use super::output::{emit, CliError};
-use crate::api::Request;
+use crate::api::{Outcome, Request};
 use crate::client::brake::{brake, Braked};
 use crate::client::BridgeClient;
 use std::path::Path;
@@ -29,11 +29,10 @@ pub(crate) fn stop(profile: Option<&Path>, json: bool, a: StopArgs) -> Result<()
     // A mistyped --profile makes a new, empty profile here: say so, or a person believes
     // the real one stopped.
     let new_profile = !profile.dir().join(crate::profile::LEDGER_FILE).exists();
-    let Braked { stop, via, why } = brake(&profile, &by)?;
-    let v = serde_json::json!({ "stop": stop, "via": via, "why": why });
-    emit(json, &v, || {
-        let n = |k: &str| stop[k].as_array().map(Vec::len).unwrap_or(0);
-        let clicked = match n("remote_stops") {
+    let braked = brake(&profile, &by)?;
+    let Braked { stop, via, why } = &braked;
+    emit(json, &braked, || {
+        let clicked = match stop.remote_stops.len() {
             0 => "none already clicked".to_string(),
             k => format!("{k} already clicked (its tab is asked to press the page's stop button)"),
         };
@@ -45,30 +44,33 @@ pub(crate) fn stop(profile: Option<&Path>, json: bool, a: StopArgs) -> Result<()
         } else {
             String::new()
         };
-        let how = match (via, &why) {
+        let how = match (*via, why) {
             ("owner", _) => "through the owner".to_string(),
             ("fence", Some(why)) => {
                 format!("directly in the ledger file, beside the owner ({why})")
             }
             _ => "in the ledger (no owner is running)".to_string(),
         };
-        let reserve = if stop["used_reserve"] == true {
+        let reserve = if stop.used_reserve {
             "; the disk is full: the profile's reserve was used to commit it, free some space"
         } else {
             ""
         };
         format!(
             "stopped {how}: {} send(s) stopped before dispatch, {clicked}{reserve}; no new send until `sendledger resume --by WHO`{new_profile}",
-            n("stopped"),
+            stop.stopped.len(),
         )
     });
     Ok(())
 }
 
 pub(crate) fn resume(profile: Option<&Path>, json: bool, a: ResumeArgs) -> Result<(), CliError> {
-    let v = serde_json::json!(backend::apply(profile, &Request::Resume { by: a.by })?);
-    emit(json, &v, || {
-        if v["resumed"].as_bool() == Some(true) {
+    let outcome = backend::apply(profile, &Request::Resume { by: a.by })?;
+    let Outcome::Resumed { resumed } = outcome else {
+        return Err(CliError::unexpected("whether sending resumed"));
+    };
+    emit(json, &outcome, || {
+        if resumed {
             "resumed: the extension must lease its tab again (a new epoch)".into()
         } else {
             "not stopped: nothing to resume".into()
@@ -84,11 +86,11 @@ pub(crate) fn pair(profile: Option<&Path>, json: bool) -> Result<(), CliError> {
             "no owner is running for this profile: start `sendledger serve` (or the tray app), then pair".into(),
         )
     })?;
-    let v = client.call("POST", "/v1/pairing-code", &serde_json::json!({}))?;
-    emit(json, &v, || {
+    let code = client.pairing_code()?;
+    emit(json, &code, || {
         format!(
             "pairing code: {}\nenter it in the extension's popup within 5 minutes",
-            v["code"].as_str().unwrap_or_default()
+            code.code
         )
     });
     Ok(())

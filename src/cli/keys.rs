@@ -5,12 +5,11 @@ use super::backend;
 use super::output::{
     rendered, say_on_stderr, stdout_goes_nowhere, write_failed, write_line, CliError,
 };
-use crate::api::{self, Request};
+use crate::api::{self, Outcome, Request};
 use crate::client::BridgeClient;
 use crate::clock::SystemClock;
-use crate::ledger::{key_sha256, Ledger};
+use crate::ledger::{key_sha256, ApiKey, Ledger};
 use crate::profile::discovery;
-use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -43,35 +42,61 @@ pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<
             "keys create shows the new key once, on standard output, and that goes nowhere a person or a program reads (/dev/null or another device, closed, or open only for reading): nobody would see the key, so none was made; run it again with its output going to a terminal, a file or a pipe".into(),
         ));
     }
-    let mut v = through_owner_or_ledger(profile, &c)?;
+    let answered = through_owner_or_ledger(profile, &c)?;
     let base = match c {
         KeysCommand::Create { .. } => base_url(profile),
         _ => Err(String::new()),
     };
-    if let Ok(url) = &base {
-        v["base_url"] = json!(url);
-    }
-    let out = rendered(json, &v, || {
-        match &c {
-        KeysCommand::Create { name, .. } => format!(
+    let secret = match &answered {
+        Answered::Outcome(o) => match o.as_ref() {
+            Outcome::KeyCreated { secret, .. } => Some(secret.expose()),
+            Outcome::KeyRevoked { .. } => None,
+            _ => return Err(CliError::unexpected("a key")),
+        },
+        Answered::Keys { .. } => None,
+    };
+    let answer = KeysAnswer {
+        answered: &answered,
+        base_url: base.as_ref().ok(),
+    };
+    let out = rendered(json, &answer, || {
+        match (&c, &answered) {
+        (KeysCommand::Create { name, .. }, _) => format!(
             "key {name}: {}\nshown once: put it in the companion's settings as its API key (base URL {})",
-            v["secret"].as_str().unwrap_or_default(),
+            secret.unwrap_or_default(),
             base.as_deref().unwrap_or_else(|why| why)
         ),
-        KeysCommand::Revoke { name, .. } => {
+        (KeysCommand::Revoke { name, .. }, _) => {
             format!("key {name} revoked: its next request gets 401")
         }
-        KeysCommand::List => list_text(&v),
+        (KeysCommand::List, Answered::Keys { keys }) => list_text(keys),
+        (KeysCommand::List, _) => String::new(),
     }
     });
     match (write_line(&out), &c) {
         (Ok(()), _) => Ok(()),
         (Err(e), KeysCommand::Create { name, .. }) => {
-            let secret = v["secret"].as_str().unwrap_or_default();
-            unseen_key_revoked(profile, name, &key_sha256(secret), &e)
+            unseen_key_revoked(profile, name, &key_sha256(secret.unwrap_or_default()), &e)
         }
         (Err(e), _) => write_failed(&e),
     }
+}
+
+/// What a key command answers: a key made or revoked (its outcome), or the list.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum Answered {
+    Outcome(Box<Outcome>),
+    Keys { keys: Vec<ApiKey> },
+}
+
+/// The JSON printed: the answer, with the door's base URL beside a new key.
+#[derive(serde::Serialize)]
+struct KeysAnswer<'a> {
+    #[serde(flatten)]
+    answered: &'a Answered,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    base_url: Option<&'a String>,
 }
 
 /// A new key whose secret could not be written out (stdout full, closed, gone) is a live
@@ -106,7 +131,7 @@ fn unseen_key_revoked(profile: Option<&Path>, name: &str, hash: &str, e: &std::i
 /// Making and revoking go through [`backend::apply`] (the live owner's key routes, else the
 /// ledger itself), the same `api` requests the bridge and the app apply; the list is the
 /// owner's `GET /v1/keys`, else [`api::keys`] on the ledger.
-fn through_owner_or_ledger(profile: Option<&Path>, c: &KeysCommand) -> Result<Value, CliError> {
+fn through_owner_or_ledger(profile: Option<&Path>, c: &KeysCommand) -> Result<Answered, CliError> {
     let who = |by: &Option<String>| by.clone().unwrap_or_else(backend::os_user);
     let req = match c {
         KeysCommand::Create { name, by } => Request::KeyCreate {
@@ -120,7 +145,7 @@ fn through_owner_or_ledger(profile: Option<&Path>, c: &KeysCommand) -> Result<Va
         },
         KeysCommand::List => return list(profile),
     };
-    Ok(json!(backend::apply(profile, &req)?))
+    Ok(Answered::Outcome(Box::new(backend::apply(profile, &req)?)))
 }
 
 /// The OpenAI door's base URL: the running owner's address, else the port an owner of this
@@ -142,38 +167,40 @@ fn base_url(profile: Option<&Path>) -> Result<String, String> {
     }
 }
 
-fn list(profile: Option<&Path>) -> Result<Value, CliError> {
+fn list(profile: Option<&Path>) -> Result<Answered, CliError> {
     let profile = backend::profile(profile)?;
     if let Some(client) = BridgeClient::discover(&profile)? {
-        return Ok(client.call("GET", "/v1/keys", &Value::Null)?);
+        return Ok(Answered::Keys {
+            keys: client.keys()?,
+        });
     }
     let (ledger, _recovered) = Ledger::open(&profile, Arc::new(SystemClock))?;
-    Ok(json!({ "keys": api::keys(&ledger)? }))
+    Ok(Answered::Keys {
+        keys: api::keys(&ledger)?,
+    })
 }
 
-fn list_text(v: &serde_json::Value) -> String {
-    let keys = v["keys"].as_array().cloned().unwrap_or_default();
+fn list_text(keys: &[ApiKey]) -> String {
     if keys.is_empty() {
         return "no keys: make one with `sendledger keys create NAME`".into();
     }
-    let at = |k: &serde_json::Value, f: &str| {
-        k[f].as_i64()
-            .map(super::output::when)
+    let at = |ms: Option<i64>| {
+        ms.map(super::output::when)
             .unwrap_or_else(|| "never".into())
     };
     keys.iter()
         .map(|k| {
-            let state = if k["revoked_at"].is_null() {
+            let state = if k.revoked_at.is_none() {
                 "live"
             } else {
                 "revoked"
             };
             format!(
                 "{}\t{state}\tmade {} by {}\tlast used {}",
-                k["name"].as_str().unwrap_or_default(),
-                at(k, "created_at"),
-                k["created_by"].as_str().unwrap_or_default(),
-                at(k, "last_used_at"),
+                k.name,
+                at(Some(k.created_at)),
+                k.created_by,
+                at(k.last_used_at),
             )
         })
         .collect::<Vec<_>>()

@@ -2,7 +2,7 @@
 
 use crate::ledger::LedgerError;
 use crate::profile::ProfileError;
-use serde_json::Value;
+use serde::Serialize;
 
 /// A CLI failure, with its exit code (see the module docs of `cli`).
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +52,14 @@ impl From<crate::client::brake::BrakeError> for CliError {
 }
 
 impl CliError {
+    /// An answer of another kind than the request's (the owner and this CLI differ):
+    /// `owner_unreachable`, saying what to check.
+    pub(crate) fn unexpected(what: &str) -> Self {
+        CliError::Unreachable(format!(
+            "the owner answered something other than {what}: are the app and the CLI the same version? (`sendledger show` tells whether anything was written)"
+        ))
+    }
+
     /// The stable code printed with `--json`.
     pub fn code(&self) -> String {
         match self {
@@ -98,15 +106,22 @@ pub(crate) fn printable(s: &str) -> String {
         .collect()
 }
 
-/// Prints `value` as JSON, or `text` for people.
-pub(crate) fn emit(json: bool, value: &Value, text: impl FnOnce() -> String) {
+/// Prints the typed `value` as JSON (only with `--json`), or `text` for people.
+pub(crate) fn emit<T: Serialize + ?Sized>(json: bool, value: &T, text: impl FnOnce() -> String) {
     print_line(&rendered(json, value, text));
 }
 
 /// What [`emit`] prints: `value` as JSON, or `text` for people, made safe for a terminal.
-pub(crate) fn rendered(json: bool, value: &Value, text: impl FnOnce() -> String) -> String {
+pub(crate) fn rendered<T: Serialize + ?Sized>(
+    json: bool,
+    value: &T,
+    text: impl FnOnce() -> String,
+) -> String {
     if json {
-        value.to_string()
+        serde_json::to_string(value).unwrap_or_else(|e| {
+            serde_json::json!({ "code": "internal", "message": format!("the answer could not be written as JSON: {e}") })
+                .to_string()
+        })
     } else {
         printable(&text())
     }

@@ -2,10 +2,10 @@
 
 use super::backend;
 use super::output::{emit, CliError};
-use crate::api::{Request, SendView};
+use crate::api::{Outcome, Request, SendView};
+use crate::ledger::LedgerRead;
 use crate::ledger::{Decision, EventKind, ListFilter, QueueRequest, Resolution, Send, SendState};
 use crate::verdict::{Standing, Verdict};
-use serde_json::json;
 use std::path::Path;
 
 #[derive(Debug, clap::Args)]
@@ -275,15 +275,17 @@ pub(crate) fn send(profile: Option<&Path>, json: bool, a: SendArgs) -> Result<()
         )),
         other => other,
     })?;
-    let v = serde_json::json!(outcome);
-    emit(json, &v, || {
-        let created = v["created"].as_bool().unwrap_or(false);
-        let id = v["send"]["op_id"].as_str().unwrap_or_default();
-        let state = v["send"]["state"].as_str().unwrap_or_default();
-        if created {
-            format!("queued {id}")
+    let Outcome::Queued { send, created } = &outcome else {
+        return Err(CliError::unexpected("a queued send"));
+    };
+    emit(json, &outcome, || {
+        if *created {
+            format!("queued {}", send.op_id)
         } else {
-            format!("already queued as {id} ({state}): nothing new written")
+            format!(
+                "already queued as {} ({}): nothing new written",
+                send.op_id, send.state
+            )
         }
     });
     Ok(())
@@ -300,7 +302,11 @@ pub(crate) fn list(profile: Option<&Path>, json: bool, a: ListArgs) -> Result<()
         states,
         limit: Some(a.limit),
     })?;
-    emit(json, &json!({ "sends": sends }), || {
+    #[derive(serde::Serialize)]
+    struct Listed<'a> {
+        sends: &'a [Send],
+    }
+    emit(json, &Listed { sends: &sends }, || {
         if sends.is_empty() {
             "no sends".into()
         } else {
@@ -313,7 +319,7 @@ pub(crate) fn list(profile: Option<&Path>, json: bool, a: ListArgs) -> Result<()
 pub(crate) fn show(profile: Option<&Path>, json: bool, a: ShowArgs) -> Result<(), CliError> {
     let reader = backend::reader(profile)?;
     let view = crate::api::show(&reader, &a.id.as_str().into())?;
-    emit(json, &json!(view), || describe(&view));
+    emit(json, &view, || describe(&view));
     Ok(())
 }
 
@@ -336,16 +342,14 @@ pub(crate) fn resolve(profile: Option<&Path>, json: bool, a: ResolveArgs) -> Res
             evidence,
         },
     };
-    let v = serde_json::json!(backend::apply(profile, &req)?);
-    emit(json, &v, || {
-        let r = &v["resolved"];
-        let mut s = format!(
-            "{} is now {}",
-            r["send"]["op_id"].as_str().unwrap_or_default(),
-            r["send"]["state"].as_str().unwrap_or_default()
-        );
-        if let Some(id) = r["resent_as"]["op_id"].as_str() {
-            s.push_str(&format!("; resent as {id}"));
+    let outcome = backend::apply(profile, &req)?;
+    let Outcome::Resolved { resolved: r } = &outcome else {
+        return Err(CliError::unexpected("a decision"));
+    };
+    emit(json, &outcome, || {
+        let mut s = format!("{} is now {}", r.send.op_id, r.send.state);
+        if let Some(again) = &r.resent_as {
+            s.push_str(&format!("; resent as {}", again.op_id));
         }
         s
     });
@@ -357,13 +361,11 @@ pub(crate) fn requeue(profile: Option<&Path>, json: bool, a: RequeueArgs) -> Res
         op_id: a.id.into(),
         by: a.by.unwrap_or_else(backend::os_user),
     };
-    let v = serde_json::json!(backend::apply(profile, &req)?);
-    emit(json, &v, || {
-        format!(
-            "queued again as {}",
-            v["send"]["op_id"].as_str().unwrap_or_default()
-        )
-    });
+    let outcome = backend::apply(profile, &req)?;
+    let Outcome::Requeued { send } = &outcome else {
+        return Err(CliError::unexpected("the send queued again"));
+    };
+    emit(json, &outcome, || format!("queued again as {}", send.op_id));
     Ok(())
 }
 
@@ -376,14 +378,16 @@ pub(crate) fn withdraw(
         op_id: a.id.into(),
         by: a.by.unwrap_or_else(backend::os_user),
     };
-    let v = serde_json::json!(backend::apply(profile, &req)?);
-    emit(json, &v, || {
-        let s = &v["send"];
+    let outcome = backend::apply(profile, &req)?;
+    let Outcome::Withdrawn { send: s } = &outcome else {
+        return Err(CliError::unexpected("the withdrawn send"));
+    };
+    emit(json, &outcome, || {
         format!(
             "{} is {}: {}",
-            s["op_id"].as_str().unwrap_or_default(),
-            s["state"].as_str().unwrap_or_default(),
-            s["evidence"].as_str().unwrap_or("nothing was sent")
+            s.op_id,
+            s.state,
+            s.evidence.as_deref().unwrap_or("nothing was sent")
         )
     });
     Ok(())

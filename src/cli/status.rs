@@ -3,6 +3,7 @@
 use super::backend;
 use super::output::{emit, CliError};
 use crate::clock::SystemClock;
+use crate::ledger::LedgerRead;
 use crate::ledger::{Ledger, LedgerError, LedgerReader};
 use crate::platform;
 use crate::profile::Profile;

@@ -2,8 +2,8 @@
 
 use super::backend;
 use super::output::{emit, CliError};
-use crate::api::Request;
-use serde_json::json;
+use crate::api::{Outcome, Request};
+use crate::ledger::{Admission, LedgerRead, ToolState};
 use std::path::Path;
 
 #[derive(Debug, clap::Subcommand)]
@@ -34,9 +34,11 @@ pub(crate) fn run(profile: Option<&Path>, json: bool, cmd: ToolCommand) -> Resul
             let call = backend::reader(profile)?
                 .tool_show(&call_id)?
                 .ok_or_else(|| crate::ledger::LedgerError::UnknownToolCall(call_id.clone()))?;
-            let v = json!({ "tool_call": call });
-            emit(json, &v, || {
-                let mut s = format!("{call_id}: {}", format!("{:?}", call.state).to_lowercase());
+            let shown = Outcome::Tool {
+                tool_call: call.clone(),
+            };
+            emit(json, &shown, || {
+                let mut s = format!("{call_id}: {}", tool_state(call.state));
                 if let (Some(at), Some(by)) = (call.archived_at, &call.archived_by) {
                     s.push_str(&format!(", archived by {by} at {at}"));
                 }
@@ -65,21 +67,26 @@ pub(crate) fn run(profile: Option<&Path>, json: bool, cmd: ToolCommand) -> Resul
             by,
         },
     };
-    let v = serde_json::json!(backend::apply(profile, &req)?);
-    emit(json, &v, || {
-        match v.get("admission").and_then(|a| a.as_str()) {
-            Some("uncertain") => v["message"].as_str().unwrap_or_default().to_string(),
-            Some("already_settled") => format!(
-                "already settled: {}",
-                v["outcome"].as_str().unwrap_or_default()
-            ),
-            Some(other) => other.replace('_', " "),
-            None => format!(
-                "{}: {}",
-                v["tool_call"]["call_id"].as_str().unwrap_or_default(),
-                v["tool_call"]["state"].as_str().unwrap_or_default()
-            ),
+    let outcome = backend::apply(profile, &req)?;
+    let text = match &outcome {
+        Outcome::Admitted(Admission::Uncertain { message }) => message.clone(),
+        Outcome::Admitted(Admission::AlreadySettled { outcome }) => {
+            format!("already settled: {outcome}")
         }
-    });
+        Outcome::Admitted(Admission::Admitted) => "admitted".into(),
+        Outcome::Admitted(Admission::InFlight) => "in flight".into(),
+        Outcome::Tool { tool_call } => format!(
+            "{}: {}",
+            tool_call.call_id.as_deref().unwrap_or_default(),
+            tool_state(tool_call.state)
+        ),
+        _ => return Err(CliError::unexpected("a tool call's receipt")),
+    };
+    emit(json, &outcome, || text);
     Ok(())
+}
+
+/// A tool call's state as its JSON names it (`admitted`, `started`, …).
+fn tool_state(s: ToolState) -> String {
+    format!("{s:?}").to_lowercase()
 }

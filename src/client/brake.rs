@@ -5,8 +5,8 @@
 //! `api::outside`'s: this module itself never opens the ledger.
 
 use super::{BridgeClient, ClientError};
-use crate::api::{outside, Request};
-use crate::ledger::LedgerError;
+use crate::api::{outside, Outcome, Request};
+use crate::ledger::{LedgerError, StopReport};
 use crate::profile::{Profile, ProfileError};
 
 /// How long a Stop waits for the owner's bridge before it commits the fence in the ledger
@@ -24,11 +24,11 @@ enum Via {
     Fence(String),
 }
 
-/// A Stop that got through, and which way.
-#[derive(Debug, Clone)]
+/// A Stop that got through, and which way (`{"stop", "via", "why"}` in JSON).
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Braked {
-    /// The stop report (`{"stopped": [..], "remote_stops": [..], "used_reserve"}`).
-    pub stop: serde_json::Value,
+    /// What the fence covered.
+    pub stop: StopReport,
     /// `owner`, `direct` or `fence` (see [`STOP_BRIDGE_MS`]).
     pub via: &'static str,
     /// Why it did not go through the owner, for `fence`.
@@ -60,10 +60,10 @@ impl BrakeError {
 pub fn brake(profile: &Profile, by: &str) -> Result<Braked, BrakeError> {
     let req = Request::Stop { by: by.to_string() };
     let (stop, via) = match through_owner(profile, &req) {
-        Ok((v, via)) => (v["stop"].clone(), via),
+        Ok((stop, via)) => (stop, via),
         Err(NotThrough::Fallback(why)) => {
             let report = outside::stop_beside_owner(profile, by)?;
-            (serde_json::json!(report), Via::Fence(why))
+            (report, Via::Fence(why))
         }
         Err(NotThrough::Failed(e)) => return Err(e),
     };
@@ -85,7 +85,7 @@ enum NotThrough {
 
 /// Stop through the live owner within [`STOP_BRIDGE_MS`], else with the ledger opened as
 /// its owner when nobody holds the profile.
-fn through_owner(profile: &Profile, req: &Request) -> Result<(serde_json::Value, Via), NotThrough> {
+fn through_owner(profile: &Profile, req: &Request) -> Result<(StopReport, Via), NotThrough> {
     use NotThrough::{Failed, Fallback};
     match BridgeClient::discover(profile) {
         Ok(Some(client)) => {
@@ -94,8 +94,8 @@ fn through_owner(profile: &Profile, req: &Request) -> Result<(serde_json::Value,
                     "the owner's bridge refused the connection or did not answer within {STOP_BRIDGE_MS} ms"
                 ))),
                 other => other
-                    .map(|o| (serde_json::json!(o), Via::Owner))
-                    .map_err(|e| Failed(e.into())),
+                    .map_err(|e| Failed(e.into()))
+                    .and_then(|o| stopped(o, Via::Owner)),
             }
         }
         Ok(None) => {}
@@ -110,8 +110,19 @@ fn through_owner(profile: &Profile, req: &Request) -> Result<(serde_json::Value,
             Err(Failed(keep_for_next_start(profile, req, why).into()))
         }
         other => other
-            .map(|o| (serde_json::json!(o), Via::Direct))
-            .map_err(|e| Failed(e.into())),
+            .map_err(|e| Failed(e.into()))
+            .and_then(|o| stopped(o, Via::Direct)),
+    }
+}
+
+/// The Stop's report out of its outcome; any other outcome is an answer this build does
+/// not know.
+fn stopped(outcome: Outcome, via: Via) -> Result<(StopReport, Via), NotThrough> {
+    match outcome {
+        Outcome::Stopped { stop } => Ok((stop, via)),
+        _ => Err(NotThrough::Failed(BrakeError::Owner(ClientError::Lost(
+            "the owner answered a Stop with something other than a stop report: are the app and the CLI the same version? (`sendledger status` says whether sending is stopped)".into(),
+        )))),
     }
 }
 

@@ -6,6 +6,8 @@
 use super::ClientError as LinkError;
 use crate::profile::discovery::{self, CLIENT_TOKEN_FILE};
 use crate::profile::Profile;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -62,21 +64,35 @@ impl OwnerLink {
         })
     }
 
-    /// `GET path` (path and query, already encoded), bounded by the call timeout.
-    pub async fn get(&self, path: String) -> Result<Value, LinkError> {
-        self.call("GET", path, None, self.timeout_ms).await
+    /// `GET path` (path and query, already encoded), bounded by the call timeout; the
+    /// answer read as `T`.
+    pub async fn get<T: DeserializeOwned>(&self, path: String) -> Result<T, LinkError> {
+        typed(self.call("GET", path, None, self.timeout_ms).await?)
     }
 
     /// `GET path` for a request the owner holds up to `held_ms` (a wait): bounded by
-    /// that plus the call timeout.
-    pub async fn get_held(&self, path: String, held_ms: u64) -> Result<Value, LinkError> {
-        self.call("GET", path, None, held_ms + self.timeout_ms)
-            .await
+    /// that plus the call timeout; the answer read as `T`.
+    pub async fn get_held<T: DeserializeOwned>(
+        &self,
+        path: String,
+        held_ms: u64,
+    ) -> Result<T, LinkError> {
+        typed(
+            self.call("GET", path, None, held_ms + self.timeout_ms)
+                .await?,
+        )
     }
 
-    /// `POST path` with a JSON body, bounded by the call timeout.
-    pub async fn post(&self, path: String, body: Value) -> Result<Value, LinkError> {
-        self.call("POST", path, Some(body), self.timeout_ms).await
+    /// `POST path` with `body` as JSON, bounded by the call timeout; the answer read as `T`.
+    pub async fn post<T: DeserializeOwned>(
+        &self,
+        path: String,
+        body: &impl Serialize,
+    ) -> Result<T, LinkError> {
+        let body = serde_json::to_value(body).map_err(|e| {
+            LinkError::Lost(format!("the request could not be written as JSON ({e})"))
+        })?;
+        typed(self.call("POST", path, Some(body), self.timeout_ms).await?)
     }
 
     /// One request on a blocking thread: a caller that stops waiting (a cancelled MCP
@@ -93,6 +109,16 @@ impl OwnerLink {
             .await
             .map_err(|e| LinkError::Lost(format!("the request's thread ended: {e}")))?
     }
+}
+
+/// An answer read as `T`; a shape this build does not know is a lost answer, said as such
+/// (whatever was asked may or may not have been applied).
+fn typed<T: DeserializeOwned>(v: Value) -> Result<T, LinkError> {
+    serde_json::from_value(v).map_err(|e| {
+        LinkError::Lost(format!(
+            "the owner answered a shape this sendledger does not know ({e}): are the app and this program the same version?"
+        ))
+    })
 }
 
 fn blocking_call(

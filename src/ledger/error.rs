@@ -81,7 +81,7 @@ pub enum LedgerError {
         why: &'static str,
     },
     #[error("{}", .0.sentence(.0.at))]
-    Displaced(Box<super::placement::Displacement>),
+    Displaced(Box<super::displacement::Displacement>),
     #[error("{0}")]
     LedgerMissing(String),
     #[error("{0}")]
@@ -165,10 +165,10 @@ pub(crate) fn from_sqlite(e: rusqlite::Error, path: &std::path::Path) -> LedgerE
             C::DatabaseBusy | C::DatabaseLocked => return LedgerError::Busy,
             C::ConstraintViolation => {
                 let m = msg.clone().unwrap_or_default();
-                return match super::trigger::kind(&m) {
-                    TriggerRefusal::EpochStopped => LedgerError::EpochStopped,
-                    TriggerRefusal::ToolReceiptsFull => LedgerError::ToolReceiptsFull,
-                    _ => LedgerError::Refused(m),
+                return match super::trigger::parse(&m) {
+                    (TriggerRefusal::EpochStopped, _) => LedgerError::EpochStopped,
+                    (TriggerRefusal::ToolReceiptsFull, _) => LedgerError::ToolReceiptsFull,
+                    (_, sentence) => LedgerError::Refused(sentence.to_string()),
                 };
             }
             _ => {}

@@ -1,4 +1,4 @@
-//! Sends in flight (migration 0012): never two in one conversation or in one tab, and
+//! Sends in flight (migration 0013): never two in one conversation or in one tab, and
 //! never more than the profile's cap (`max_in_flight`, 1 to [`MAX_IN_FLIGHT`]) at once.
 //!
 //! A send in flight is claimed, dispatched, or accepted with its answer awaited (the

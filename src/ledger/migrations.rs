@@ -82,8 +82,13 @@ pub const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 12,
-        name: "0012_one_in_flight_per_conversation.sql",
-        sql: include_str!("../../migrations/0012_one_in_flight_per_conversation.sql"),
+        name: "0012_trigger_codes.sql",
+        sql: include_str!("../../migrations/0012_trigger_codes.sql"),
+    },
+    Migration {
+        version: 13,
+        name: "0013_one_in_flight_per_conversation.sql",
+        sql: include_str!("../../migrations/0013_one_in_flight_per_conversation.sql"),
     },
 ];
 

@@ -1,15 +1,10 @@
 //! Queries shared by the owner and read-only readers.
 
-use super::epochs;
-use super::limit_gate::{self, LimitGate};
 use super::record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
 use super::state::SendState;
-use super::tab_reports::{self, TabReport};
-use super::waiting::{self, Waiting};
 use crate::clock::Millis;
 use rusqlite::{Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 pub(crate) const SEND_COLUMNS: &str = "s.op_id, s.text, s.conversation_id, s.epoch, s.resend_of, \
     s.created_at, s.state, s.updated_at, s.actor, s.evidence, s.lease_id, s.claimed_at, \
@@ -18,7 +13,7 @@ pub(crate) const SEND_COLUMNS: &str = "s.op_id, s.text, s.conversation_id, s.epo
 
 pub(crate) const SEND_FROM: &str = "sends s LEFT JOIN receipts r ON r.op_id = s.op_id";
 
-fn state_of(row: &Row, i: usize) -> rusqlite::Result<SendState> {
+pub(crate) fn state_of(row: &Row, i: usize) -> rusqlite::Result<SendState> {
     let s: String = row.get(i)?;
     s.parse().map_err(|e: String| {
         rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
@@ -164,128 +159,6 @@ pub(crate) fn events_since(
     ))?;
     let rows = stmt.query_map(rusqlite::params![after_id, limit], event_from_row)?;
     rows.collect()
-}
-
-/// The profile at a glance.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Status {
-    /// Whether Stop closed the gate (no new send or lease until a person resumes).
-    pub gate_closed: bool,
-    /// How many times a person resumed (part of every epoch).
-    pub generation: i64,
-    /// Epoch of sends queued while no tab is leased.
-    pub unbound_epoch: String,
-    /// Epochs of the active leases, newest first.
-    pub lease_epochs: Vec<String>,
-    /// Number of sends per state (every state listed, zeros included).
-    pub counts: BTreeMap<SendState, i64>,
-    /// The oldest send in flight, if any.
-    pub in_flight: Option<String>,
-    /// How many sends may be in flight at once (`max_in_flight`, 1 to 8): at most one in a
-    /// conversation and one in a tab.
-    #[serde(default = "one")]
-    pub max_in_flight: u32,
-    /// Stopped epochs on record.
-    pub stopped_epochs: i64,
-    /// Tool-call receipts retained (not archived), out of 1,000.
-    pub tool_receipts_retained: i64,
-    /// Remote stops not yet confirmed or uncertain.
-    pub remote_stops_open: i64,
-    /// The limit gate while it holds sends back (a page's usage limit).
-    pub limit_gate: Option<LimitGate>,
-    /// Tabs that said they cannot take a send, newest first.
-    pub tab_reports: Vec<TabReport>,
-    /// Why nothing goes out, if something holds every send back.
-    pub waiting: Option<Waiting>,
-    /// [`Status::waiting`] as the sentence a person reads (local times).
-    pub waiting_sentence: Option<String>,
-}
-
-pub(crate) fn status(conn: &Connection, now: Millis) -> rusqlite::Result<Status> {
-    let (closed, generation): (i64, i64) = conn.query_row(
-        "SELECT closed, generation FROM gate WHERE id = 1",
-        [],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    let mut counts: BTreeMap<SendState, i64> = SendState::ALL.iter().map(|s| (*s, 0)).collect();
-    let mut stmt = conn.prepare_cached("SELECT state, count(*) FROM sends GROUP BY state")?;
-    for row in stmt.query_map([], |r| Ok((state_of(r, 0)?, r.get::<_, i64>(1)?)))? {
-        let (s, n) = row?;
-        counts.insert(s, n);
-    }
-    let waiting = waiting::for_profile(conn, now)?;
-    let mut stmt = conn.prepare_cached(
-        "SELECT epoch FROM leases WHERE ended_at IS NULL ORDER BY created_at DESC, rowid DESC",
-    )?;
-    let lease_epochs = stmt
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<Vec<String>>>()?;
-    Ok(Status {
-        gate_closed: closed == 1,
-        generation,
-        unbound_epoch: epochs::unbound_epoch(generation),
-        lease_epochs,
-        counts,
-        in_flight: in_flight(conn)?,
-        max_in_flight: super::in_flight::cap(conn)?,
-        stopped_epochs: conn.query_row("SELECT count(*) FROM stopped_epochs", [], |r| r.get(0))?,
-        tool_receipts_retained: conn.query_row(
-            "SELECT count(*) FROM tool_calls WHERE archived_at IS NULL",
-            [],
-            |r| r.get(0),
-        )?,
-        remote_stops_open: conn.query_row(
-            "SELECT count(*) FROM remote_stops WHERE phase IN ('pending', 'dispatched')",
-            [],
-            |r| r.get(0),
-        )?,
-        limit_gate: Some(limit_gate::get(conn)?).filter(|g| g.holds_at(now)),
-        tab_reports: tab_reports::list(conn)?,
-        waiting_sentence: waiting.as_ref().map(|w| w.sentence(now)),
-        waiting,
-    })
-}
-
-/// What the queue's header needs of the profile: [`Status`] without counting every send.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Glance {
-    /// Whether Stop closed the gate.
-    pub gate_closed: bool,
-    /// Why nothing goes out, as the sentence a person reads (local times), if anything.
-    pub waiting_sentence: Option<String>,
-    /// The same in a few words ([`super::Waiting::words`]).
-    pub waiting_words: Option<String>,
-    /// Whether a tab is leased.
-    pub leased: bool,
-    /// Who last stopped or resumed sends, and when (ms since the epoch); `None` before the
-    /// first Stop.
-    pub gate_changed: Option<(String, Millis)>,
-}
-
-pub(crate) fn glance(conn: &Connection, now: Millis) -> rusqlite::Result<Glance> {
-    let (closed, changed_at, changed_by): (i64, Millis, String) = conn.query_row(
-        "SELECT closed, changed_at, changed_by FROM gate WHERE id = 1",
-        [],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-    )?;
-    let leased: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM leases WHERE ended_at IS NULL)",
-        [],
-        |r| r.get(0),
-    )?;
-    let why = waiting::for_profile(conn, now)?;
-    Ok(Glance {
-        gate_closed: closed == 1,
-        waiting_sentence: why.as_ref().map(|w| w.sentence(now)),
-        waiting_words: why.as_ref().map(|w| w.words().to_string()),
-        leased,
-        // The row made with the ledger (changed_at 0) is no one's Stop or Resume.
-        gate_changed: (changed_at > 0).then_some((changed_by, changed_at)),
-    })
-}
-
-fn one() -> u32 {
-    1
 }
 
 /// The oldest send in flight (the `sends_in_flight` view, which the claim's triggers read

@@ -4,6 +4,7 @@
 //! the bridge and the owner both depend on it and on nothing of each other.
 
 use super::{Event, Ledger, LedgerError, SendState};
+use crate::ledger::LedgerRead;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{broadcast, watch, Notify};

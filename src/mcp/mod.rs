@@ -20,6 +20,7 @@ pub mod outcome;
 pub mod progress;
 pub mod refusal;
 pub mod reports;
+pub mod seen;
 pub mod tools;
 pub mod wait;
 

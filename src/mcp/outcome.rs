@@ -1,6 +1,7 @@
 //! What a send means to a model: the structured result of `send_message` and `get_send`
 //! (`{status, send_id, answer?, conversation_id?, message, retry_safe, state, timeline?}`),
-//! made from the owner's JSON for one send (docs/bridge-api.md, `Send` and `Event`). What a
+//! made from the owner's answer for one send (docs/bridge-api.md, `Send` and `Event`, read
+//! as [`super::seen`]'s views). What a
 //! state means — pending or told, retry-safe or not — is the one table of
 //! `crate::verdict`; this file only words it for a model.
 //!
@@ -8,10 +9,10 @@
 //! `retry_safe: false` and a sentence telling the model not to send again; nothing here
 //! ever says a send may be repeated unless it certainly never left the host.
 
+use super::seen::{EventSeen, SendSeen};
 use crate::verdict::{Standing, Verdict};
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::Value;
 
 /// Where a send stands, in the seven words a model acts on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -93,10 +94,6 @@ pub fn uncertain_sentence(why: Option<&str>) -> String {
     format!("sendledger cannot tell whether this message reached ChatGPT{why}. Do NOT send it again: ask the user to look at the chat and confirm or abandon this send in sendledger.")
 }
 
-fn text(v: &Value, key: &str) -> Option<String> {
-    v[key].as_str().map(str::to_string)
-}
-
 fn pending_sentence(state: &str) -> &'static str {
     match state {
         "queued" => "Queued: waiting for the ChatGPT tab to take it. Call get_send with send_id to wait for the answer; do not send it again.",
@@ -132,19 +129,19 @@ pub fn classify(state: &str, answer_given_up: bool, why: Option<&str>) -> (Statu
     (status, message, v.retry_safe)
 }
 
-/// The `destination_mismatch: …` note on a send's timeline (the owner's `[Event]` JSON),
-/// if the page's request did not go where the send was meant to go.
-pub fn mismatch_in(timeline: &Value) -> Option<String> {
-    timeline.as_array()?.iter().find_map(|e| {
-        e["evidence"]
-            .as_str()
+/// The `destination_mismatch: …` note on a send's timeline, if the page's request did not
+/// go where the send was meant to go.
+pub fn mismatch_in(timeline: &[EventSeen]) -> Option<String> {
+    timeline.iter().find_map(|e| {
+        e.evidence
+            .as_deref()
             .filter(|w| w.starts_with(crate::destination::MISMATCH_NOTE))
             .map(str::to_string)
     })
 }
 
 /// Adds the mismatch, in words, to `o` (its field and its message).
-pub fn with_mismatch(mut o: SendOutcome, timeline: &Value) -> SendOutcome {
+pub fn with_mismatch(mut o: SendOutcome, timeline: &[EventSeen]) -> SendOutcome {
     if let Some(m) = mismatch_in(timeline) {
         o.message = format!(
             "{} ChatGPT's own request did not go where this send asked ({m}). It was sent once; do not send it again — tell the user.",
@@ -155,40 +152,37 @@ pub fn with_mismatch(mut o: SendOutcome, timeline: &Value) -> SendOutcome {
     o
 }
 
-fn timeline_of(events: &Value) -> Vec<TimelineEntry> {
+fn timeline_of(events: &[EventSeen]) -> Vec<TimelineEntry> {
     events
-        .as_array()
-        .map(|all| {
-            all.iter()
-                .map(|e| TimelineEntry {
-                    at: e["at"].as_i64().unwrap_or_default(),
-                    from: text(e, "from"),
-                    to: text(e, "to").unwrap_or_default(),
-                    actor: text(e, "actor").unwrap_or_default(),
-                    evidence: text(e, "evidence"),
-                })
-                .collect()
+        .iter()
+        .map(|e| TimelineEntry {
+            at: e.at,
+            from: e.from.clone(),
+            to: e.to.clone(),
+            actor: e.actor.clone(),
+            evidence: e.evidence.clone(),
         })
-        .unwrap_or_default()
+        .collect()
 }
 
-/// The outcome of `send` (the owner's `Send` JSON), with its `timeline` (the owner's
-/// `[Event]` JSON) when one is given.
-pub fn of_send(send: &Value, timeline: Option<&Value>) -> SendOutcome {
-    let state = text(send, "state").unwrap_or_default();
-    let given_up = !send["answer_not_observed_at"].is_null();
-    let (status, message, retry_safe) = classify(&state, given_up, send["evidence"].as_str());
+/// The outcome of `send` (the owner's `Send`), with its `timeline` (the owner's
+/// `[Event]`) when one is given.
+pub fn of_send(send: &SendSeen, timeline: Option<&[EventSeen]>) -> SendOutcome {
+    let state = send.state.clone();
+    let given_up = send.answer_not_observed_at.is_some();
+    let (status, message, retry_safe) = classify(&state, given_up, send.evidence.as_deref());
     let answer = match status {
-        Status::Completed => send["answer"]["text"].as_str().map(str::to_string),
+        Status::Completed => send.answer.as_ref().and_then(|a| a.text.clone()),
         _ => None,
     };
-    let conversation_id = send["receipt"]["conversation_id"]
-        .as_str()
-        .or_else(|| send["conversation_id"].as_str())
-        .map(str::to_string);
+    let conversation_id = send
+        .receipt
+        .as_ref()
+        .and_then(|r| r.conversation_id.clone())
+        .or_else(|| send.conversation_id.clone());
     SendOutcome {
         status,
-        send_id: text(send, "op_id").unwrap_or_default(),
+        send_id: send.op_id.clone(),
         answer,
         conversation_id,
         destination_mismatch: None,
@@ -246,9 +240,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The owner's JSON for a send, as the server reads it.
+    fn seen(v: serde_json::Value) -> SendSeen {
+        serde_json::from_value(v).unwrap()
+    }
+
     #[test]
     fn uncertain_says_do_not_send_again_and_ask_the_user() {
-        let o = of_send(&json!({"op_id": "mcp-a", "state": "uncertain"}), None);
+        let o = of_send(&seen(json!({"op_id": "mcp-a", "state": "uncertain"})), None);
         assert_eq!(o.status, Status::Uncertain);
         assert!(!o.retry_safe, "an uncertain send is never retry-safe");
         assert!(o.message.contains("Do NOT send it again"), "{}", o.message);
@@ -263,7 +262,7 @@ mod tests {
     #[test]
     fn a_page_error_is_reported_as_the_pages_answer_never_as_uncertain() {
         let o = of_send(
-            &json!({"op_id": "x", "state": "page_error", "evidence": "usage limit"}),
+            &seen(json!({"op_id": "x", "state": "page_error", "evidence": "usage limit"})),
             None,
         );
         assert_eq!(o.status, Status::PageError);
@@ -275,9 +274,14 @@ mod tests {
     #[test]
     fn a_completed_send_carries_its_answer_and_the_receipts_conversation() {
         let o = of_send(
-            &json!({"op_id": "x", "state": "completed", "conversation_id": null,
+            &seen(
+                json!({"op_id": "x", "state": "completed", "conversation_id": null,
                     "receipt": {"conversation_id": "c-1"}, "answer": {"text": "hi"}}),
-            Some(&json!([{"at": 1, "from": null, "to": "queued", "actor": "client"}])),
+            ),
+            Some(&[serde_json::from_value(
+                json!({"at": 1, "from": null, "to": "queued", "actor": "client"}),
+            )
+            .unwrap()]),
         );
         assert_eq!(o.answer.as_deref(), Some("hi"));
         assert_eq!(o.conversation_id.as_deref(), Some("c-1"));
@@ -287,7 +291,7 @@ mod tests {
     #[test]
     fn an_accepted_send_whose_answer_was_given_up_is_not_pending_forever() {
         let o = of_send(
-            &json!({"op_id": "x", "state": "accepted", "answer_not_observed_at": 5}),
+            &seen(json!({"op_id": "x", "state": "accepted", "answer_not_observed_at": 5})),
             None,
         );
         assert_eq!(o.status, Status::Completed);
@@ -296,7 +300,10 @@ mod tests {
 
     #[test]
     fn an_unknown_state_is_never_called_safe() {
-        let o = of_send(&json!({"op_id": "x", "state": "from_the_future"}), None);
+        let o = of_send(
+            &seen(json!({"op_id": "x", "state": "from_the_future"})),
+            None,
+        );
         assert_eq!(o.status, Status::Uncertain);
         assert!(!o.retry_safe);
     }

@@ -1,8 +1,8 @@
-//! The structured results of `list_uncertain` and `stop`, made from the owner's JSON.
+//! The structured results of `list_uncertain` and `stop`, made from the owner's answers.
 
+use super::seen::{ListedSeen, StoppedSeen};
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::Value;
 
 /// The longest excerpt of a message's text a listing shows, in characters.
 pub const EXCERPT_CHARS: usize = 200;
@@ -46,37 +46,19 @@ pub struct StopOutcome {
     pub message: String,
 }
 
-fn ids(v: &Value) -> Vec<String> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// From the owner's `{"sends": [Send]}`.
-pub fn uncertain(listing: &Value) -> UncertainSends {
-    let sends: Vec<UncertainSend> = listing["sends"]
-        .as_array()
-        .map(|all| {
-            all.iter()
-                .map(|s| UncertainSend {
-                    send_id: s["op_id"].as_str().unwrap_or_default().to_string(),
-                    text: s["text"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .chars()
-                        .take(EXCERPT_CHARS)
-                        .collect(),
-                    conversation_id: s["conversation_id"].as_str().map(str::to_string),
-                    created_at: s["created_at"].as_i64().unwrap_or_default(),
-                    dispatched_at: s["dispatched_at"].as_i64(),
-                })
-                .collect()
+pub fn uncertain(listing: &ListedSeen) -> UncertainSends {
+    let sends: Vec<UncertainSend> = listing
+        .sends
+        .iter()
+        .map(|s| UncertainSend {
+            send_id: s.op_id.clone(),
+            text: s.text.chars().take(EXCERPT_CHARS).collect(),
+            conversation_id: s.conversation_id.clone(),
+            created_at: s.created_at,
+            dispatched_at: s.dispatched_at,
         })
-        .unwrap_or_default();
+        .collect();
     let message = if sends.is_empty() {
         "No send waits for a person.".to_string()
     } else {
@@ -90,9 +72,9 @@ pub fn uncertain(listing: &Value) -> UncertainSends {
 }
 
 /// From the owner's `{"stop": StopReport}`.
-pub fn stopped(answer: &Value) -> StopOutcome {
-    let stopped = ids(&answer["stop"]["stopped"]);
-    let already_sent = ids(&answer["stop"]["remote_stops"]);
+pub fn stopped(answer: &StoppedSeen) -> StopOutcome {
+    let stopped = answer.stop.stopped.clone();
+    let already_sent = answer.stop.remote_stops.clone();
     StopOutcome {
         message: format!(
             "Stopped: {} send(s) caught before they were sent, {} already sent (the tab is asked to stop the answer). Nothing more is sent until a person resumes sending in sendledger; no tool can resume.",

@@ -6,6 +6,7 @@ use super::args::{self, GetSendArgs, NoArgs, SendMessageArgs};
 use super::outcome::SendOutcome;
 use super::progress::Progress;
 use super::reports::{self, StopOutcome, UncertainSends};
+use super::seen::{ListedSeen, Looked, QueuedSeen, StoppedSeen};
 use super::{refusal, wait};
 use crate::client::routes::segment;
 use crate::client::{ClientError, OwnerLink};
@@ -14,7 +15,7 @@ use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// The MCP server: a client of the profile's running owner.
 #[derive(Debug, Clone)]
@@ -64,7 +65,7 @@ impl Tools {
             "op_id": op_id, "text": a.text, "conversation_id": a.conversation_id,
             "project_id": a.project_id, "new_chat": a.new_chat, "model": a.model, "effort": a.effort,
         });
-        let queued = match self.link.post("/v1/sends".into(), body).await {
+        let queued: QueuedSeen = match self.link.post("/v1/sends".into(), &body).await {
             Ok(v) => v,
             Err(ClientError::Lost(detail)) => {
                 return Ok(self.after_lost_queue(&op_id, &detail).await)
@@ -72,10 +73,9 @@ impl Tools {
             Err(e) => return Ok(refusal::send_refused(&e)),
         };
         let progress = Progress::of(&ctx, wait_for);
-        let send = queued["send"].clone();
-        let settled = wait::settle(&self.link, send, Value::Null, wait_for, &progress).await;
+        let settled = wait::settle(&self.link, queued.send, Vec::new(), wait_for, &progress).await;
         let mut outcome = settled.outcome(false);
-        if queued["created"] == json!(false) {
+        if queued.created == Some(false) {
             outcome.message = format!(
                 "This idempotency_key already named this message: it is the same send, and nothing new was sent. {}",
                 outcome.message
@@ -107,7 +107,7 @@ impl Tools {
             Ok(w) => w,
             Err(e) => return Ok(refusal::bad_input(&e)),
         };
-        let (send, timeline) = match wait::look_up(&self.link, &a.send_id).await {
+        let Looked { send, timeline } = match wait::look_up(&self.link, &a.send_id).await {
             Ok(found) => found,
             Err(e) => return Ok(refusal::lookup_failed(&e)),
         };
@@ -135,7 +135,7 @@ impl Tools {
             return Ok(refusal::bad_input(&e));
         }
         let path = "/v1/sends?state=uncertain&limit=100".to_string();
-        match self.link.get(path).await {
+        match self.link.get::<ListedSeen>(path).await {
             Ok(v) => Ok(structured(&reports::uncertain(&v))),
             Err(e) => Ok(refusal::lookup_failed(&e)),
         }
@@ -159,7 +159,11 @@ impl Tools {
         if let Err(e) = args::parse::<NoArgs>(raw) {
             return Ok(refusal::bad_input(&e));
         }
-        match self.link.post("/v1/stop".into(), json!({ "by": "mcp" })).await {
+        match self
+            .link
+            .post::<StoppedSeen>("/v1/stop".into(), &json!({ "by": "mcp" }))
+            .await
+        {
             Ok(v) => Ok(structured(&reports::stopped(&v))),
             Err(ClientError::NoOwner) => Ok(refusal::did_nothing(format!(
                 "{} While it is not running nothing is sent; to keep it stopped when it starts, run `sendledger stop` in a terminal.",
@@ -182,11 +186,11 @@ impl Tools {
     /// is no proof that nothing was sent, so it answers `pending` with the id too.
     async fn after_lost_queue(&self, op_id: &str, detail: &str) -> CallToolResult {
         let path = format!("/v1/sends/{}", segment(op_id));
-        match self.link.get(path).await {
+        match self.link.get::<Looked>(path).await {
             Ok(v) => structured(
                 &wait::Settled {
-                    send: v["send"].clone(),
-                    timeline: Value::Null,
+                    send: v.send,
+                    timeline: Vec::new(),
                     interrupted: None,
                 }
                 .outcome(false),

@@ -4,9 +4,9 @@
 
 use super::outcome::{self, SendOutcome};
 use super::progress::Progress;
+use super::seen::{EventSeen, Looked, SendSeen};
 use crate::client::routes::segment;
 use crate::client::{ClientError, OwnerLink};
-use serde_json::Value;
 use std::time::{Duration, Instant};
 
 /// The longest single wait asked of the owner, in ms (the route's own bound).
@@ -16,18 +16,17 @@ pub const SLICE_MS: u64 = 60_000;
 pub const MAX_WAIT_SECONDS: u64 = 600;
 
 /// `GET /v1/sends/{op_id}`: the send and its timeline as they are now.
-pub async fn look_up(link: &OwnerLink, op_id: &str) -> Result<(Value, Value), ClientError> {
-    let v = link.get(format!("/v1/sends/{}", segment(op_id))).await?;
-    Ok((v["send"].clone(), v["timeline"].clone()))
+pub async fn look_up(link: &OwnerLink, op_id: &str) -> Result<Looked, ClientError> {
+    link.get(format!("/v1/sends/{}", segment(op_id))).await
 }
 
 /// A send as the last answer showed it, and why the wait ended early, if it did.
 #[derive(Debug, Clone)]
 pub struct Settled {
-    /// The owner's `Send` JSON.
-    pub send: Value,
-    /// The owner's `[Event]` JSON.
-    pub timeline: Value,
+    /// The owner's `Send`.
+    pub send: SendSeen,
+    /// The owner's `[Event]`.
+    pub timeline: Vec<EventSeen>,
     /// Set when the owner stopped answering (or refused) before the send settled.
     pub interrupted: Option<ClientError>,
 }
@@ -37,7 +36,7 @@ impl Settled {
     /// the last known status and says that the owner stopped answering.
     pub fn outcome(&self, with_timeline: bool) -> SendOutcome {
         let mut o = outcome::with_mismatch(
-            outcome::of_send(&self.send, with_timeline.then_some(&self.timeline)),
+            outcome::of_send(&self.send, with_timeline.then_some(&self.timeline[..])),
             &self.timeline,
         );
         if self.interrupted.is_some() && o.is_pending() {
@@ -50,13 +49,13 @@ impl Settled {
     }
 }
 
-/// Waits up to `wait` for `send` (the owner's `Send` JSON) to leave the pending states,
+/// Waits up to `wait` for `send` (the owner's `Send`) to leave the pending states,
 /// telling `progress` after each slice. The wait ends early, with the last known send,
 /// when the owner stops answering.
 pub async fn settle(
     link: &OwnerLink,
-    send: Value,
-    timeline: Value,
+    send: SendSeen,
+    timeline: Vec<EventSeen>,
     wait: Duration,
     progress: &Progress,
 ) -> Settled {
@@ -74,16 +73,14 @@ pub async fn settle(
         let slice = progress.slice_ms((deadline - now).as_millis().min(SLICE_MS as u128) as u64);
         let path = format!(
             "/v1/sends/{}/wait?from={}&timeout_ms={slice}",
-            segment(last.send["op_id"].as_str().unwrap_or_default()),
-            last.send["state"].as_str().unwrap_or_default()
+            segment(&last.send.op_id),
+            last.send.state
         );
-        match link.get_held(path, slice).await {
+        match link.get_held::<Looked>(path, slice).await {
             Ok(v) => {
-                last.send = v["send"].clone();
-                last.timeline = v["timeline"].clone();
-                progress
-                    .still(last.send["state"].as_str().unwrap_or_default())
-                    .await;
+                last.send = v.send;
+                last.timeline = v.timeline;
+                progress.still(&last.send.state).await;
             }
             Err(e) => {
                 last.interrupted = Some(e);

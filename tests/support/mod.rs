@@ -14,6 +14,7 @@ pub use kill_child::sigkill_and_reap;
 
 use rusqlite::Connection;
 use sendledger::clock::{ManualClock, Millis};
+use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{
     Decision, Ledger, LedgerError, QueueRequest, Receipt, RecoveryReport, Resolution, SendState,
     TabBinding,

@@ -129,8 +129,9 @@ check "the tray still runs after the window could not open" runs sendledger-tray
 
 # 5. Silent uninstall with the owner and the tray running and autostart entries.
 run_key='HKCU\Software\Microsoft\Windows\CurrentVersion\Run'
-"$wine" reg add "$run_key" /v sendledger /d "$app --hidden" /f >/dev/null 2>&1
-"$wine" reg add "$run_key" /v sendledger-0123456789abcdef /d "$app --hidden --profile=$tray_prof_win" /f >/dev/null 2>&1
+# As the window writes them (src-tauri/src/autostart.rs): the program's path in quotes.
+"$wine" reg add "$run_key" /v sendledger /d "\"$app\" --hidden" /f >/dev/null 2>&1
+"$wine" reg add "$run_key" /v sendledger-0123456789abcdef /d "\"$app\" --hidden --profile=$tray_prof_win" /f >/dev/null 2>&1
 "$wine" reg add "$run_key" /v other-app /d 'C:\other\other-app.exe' /f >/dev/null 2>&1
 check "before the uninstall, the serve still runs" runs sendledger.exe
 "$wine" "$inst_win\\uninstall.exe" /S

@@ -10,6 +10,7 @@ use super::request;
 use super::stream;
 use super::wait::{Step, Waiter};
 use crate::bridge::BridgeState;
+use crate::ledger::LedgerRead;
 use crate::ledger::Send;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;

@@ -10,6 +10,7 @@ use super::error::OpenAiError;
 use super::live::Live;
 use super::outcome::{self, Outcome};
 use crate::bridge::BridgeState;
+use crate::ledger::LedgerRead;
 use crate::ledger::{Event, LedgerError, Send};
 use axum::http::StatusCode;
 use std::sync::Arc;

@@ -19,6 +19,7 @@ use super::custody::{self, Admitted};
 use super::error::OpenAiError;
 use super::outcome::{self, Outcome};
 use crate::bridge::BridgeState;
+use crate::ledger::LedgerRead;
 use crate::ledger::{LedgerError, Send};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;

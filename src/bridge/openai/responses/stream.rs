@@ -16,6 +16,7 @@ use super::super::outcome::Outcome;
 use super::super::wait::{Step, Waiter};
 use super::object::{message_item, object, output_text, with_mismatch, Stand};
 use crate::bridge::BridgeState;
+use crate::ledger::LedgerRead;
 use crate::ledger::{LedgerError, Send, SendState};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};

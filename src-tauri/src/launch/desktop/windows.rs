@@ -58,3 +58,6 @@ pub fn tell(sentence: &str) {
         )
     };
 }
+
+/// One argument of the log-in entry's command, quoted as a Windows command line (the Run value) reads it.
+pub use crate::autostart::quote_for_windows as quote_arg;

@@ -12,7 +12,7 @@ mod os;
 #[path = "windows.rs"]
 mod os;
 
-pub use os::{exec, outlive_this_process, pass, single_instance, tell};
+pub use os::{exec, outlive_this_process, pass, quote_arg, single_instance, tell};
 
 /// How long the running window may take to answer a launch, in ms.
 pub const ANSWER_MS: i32 = 5_000;

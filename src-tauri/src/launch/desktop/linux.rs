@@ -37,3 +37,6 @@ pub fn outlive_this_process(command: &mut Command) -> &mut Command {
 
 /// Nothing more to show: the sentence is already on stderr, which a desktop launch logs.
 pub fn tell(_sentence: &str) {}
+
+/// One argument of the log-in entry's command, quoted as a desktop entry's `Exec` line (the XDG autostart entry) reads it.
+pub use crate::autostart::quote_for_desktop_entry as quote_arg;

@@ -1,4 +1,4 @@
--- 0012: one send in flight per conversation (and per tab), under a profile-wide cap
+-- 0013: one send in flight per conversation (and per tab), under a profile-wide cap
 -- (issue 27, "parallel conversations"). Shipped migrations are never edited.
 --
 -- in_flight_cap: how many sends may be in flight at once across the profile. The owner
@@ -36,10 +36,10 @@ WHEN NEW.state = 'claimed' AND EXISTS (
     p.tab_id = (SELECT tab_id FROM leases WHERE lease_id = NEW.lease_id)
     OR p.conversation_id = COALESCE(NEW.conversation_id,
          (SELECT conversation_id FROM leases WHERE lease_id = NEW.lease_id))))
-BEGIN SELECT RAISE(ABORT, 'one browser send at a time in a conversation and in a tab'); END;
+BEGIN SELECT RAISE(ABORT, 'one_in_flight: one browser send at a time in a conversation and in a tab'); END;
 
 CREATE TRIGGER sends_in_flight_capped BEFORE UPDATE OF state ON sends
 WHEN NEW.state = 'claimed'
   AND (SELECT count(*) FROM sends_in_flight WHERE seq <> NEW.seq)
       >= (SELECT max_in_flight FROM in_flight_cap WHERE id = 1)
-BEGIN SELECT RAISE(ABORT, 'max_in_flight sends are in flight already'); END;
+BEGIN SELECT RAISE(ABORT, 'one_in_flight: max_in_flight sends are in flight already'); END;

@@ -1,0 +1,157 @@
+//! The custody acts on [`Ledger`] for sends and leases, each one immediate transaction
+//! committed before it returns (the rules are in `sends`, `leases` and `epochs`).
+
+use super::epochs::{self, Lease, TabBinding};
+use super::error::{LedgerError, Result};
+use super::handle::Ledger;
+use super::in_flight;
+use super::leases;
+use super::page_destination::{self, PageDestination};
+use super::record::{Receipt, Send};
+use super::sends::{self, Grant, PageError, QueueRequest, Resolution, Resolved};
+use super::tab_reports::{self, TabReport};
+
+impl Ledger {
+    /// Queues a send (idempotent per operation id). Returns the send and whether it is new.
+    /// Errors: `PayloadChanged`, `EpochStopped`, `Invalid`.
+    pub fn queue(&mut self, req: &QueueRequest, actor: &str) -> Result<(Send, bool)> {
+        self.write(|tx, now| sends::queue(tx, req, actor, None, now))
+    }
+
+    /// Takes a lease on a tab: a new epoch. Errors: `EpochStopped` while the gate is closed.
+    pub fn lease(&mut self, binding: &TabBinding) -> Result<Lease> {
+        self.write(|tx, now| {
+            let lease = leases::lease(tx, binding, now)?;
+            tab_reports::clear(tx, &binding.tab_id)?;
+            sends::move_claims_to(tx, &lease, now)?;
+            Ok(lease)
+        })
+    }
+
+    /// Records what the extension said about a tab that cannot take a send (its
+    /// `reported_at` is the ledger's time). Errors: `Invalid` (bounds in [`TabReport`]).
+    pub fn report_tab(&mut self, report: TabReport) -> Result<()> {
+        self.write(|tx, now| tab_reports::record(tx, &tab_reports::stamped(report, now)))
+    }
+
+    /// Forgets a tab's report (the tab closed or took a lease). Returns whether one was kept.
+    pub fn clear_tab_report(&mut self, tab_id: &str) -> Result<bool> {
+        self.write(|tx, _| tab_reports::clear(tx, tab_id))
+    }
+
+    /// The page ended the accepted send's turn with an error: accepted → page_error, with
+    /// the page's message as evidence; a usage limit also closes the limit gate — one
+    /// transaction. Repeating it is a no-op. Errors: `WrongState`, `Invalid`.
+    pub fn page_error(&mut self, op_id: &str, error: &PageError, actor: &str) -> Result<Send> {
+        self.write(|tx, now| sends::page_error(tx, op_id, error, actor, now))
+    }
+
+    /// Ends a lease (the tab closed or navigated away). A send it had claimed is rejected
+    /// at once (no grant can be asked under an ended lease, so nothing was clicked);
+    /// returns those sends' ids. Errors: `UnknownLease`.
+    pub fn end_lease(&mut self, lease_id: &str, reason: &str) -> Result<Vec<String>> {
+        self.write(|tx, now| leases::end_lease(tx, lease_id, reason, now))
+    }
+
+    /// Reads a lease.
+    pub fn get_lease(&mut self, lease_id: &str) -> Result<Lease> {
+        self.write(|tx, _| epochs::get_lease(tx, lease_id))
+    }
+
+    /// Sets how many sends may be in flight at once (the owner at start, from
+    /// `max_in_flight` in `config.json`; kept in the ledger so its triggers and read-only
+    /// readers see it). Errors: `Invalid` outside 1 to [`super::MAX_IN_FLIGHT`].
+    pub fn set_max_in_flight(&mut self, max: u32) -> Result<()> {
+        self.write(|tx, _| in_flight::set_cap(tx, max))
+    }
+
+    /// How many sends may be in flight at once.
+    pub fn max_in_flight(&self) -> Result<u32> {
+        Ok(in_flight::cap(self.raw_connection())?)
+    }
+
+    /// Claims the next send for `lease_id`; `None` while the cap's number of sends are in
+    /// flight, another is in flight in its conversation or in its tab, or nothing fits.
+    /// Errors: `EpochStopped`, `UnknownLease`, `NotGranted` (lease ended).
+    pub fn claim_next(&mut self, lease_id: &str) -> Result<Option<Send>> {
+        self.write(|tx, now| sends::claim_next(tx, lease_id, now))
+    }
+
+    /// The dispatch grant, the tab confirming nothing. `Ok` means `dispatched` is on disk
+    /// and the extension may click. Errors: `NotGranted` (not claimed by this lease, or
+    /// asked twice; or its destination, which the send named, not confirmed — the send is
+    /// then rejected, committed), `EpochStopped`.
+    pub fn dispatch(&mut self, op_id: &str, lease_id: &str) -> Result<Send> {
+        match self.dispatch_confirmed(op_id, lease_id, None)? {
+            Grant::Granted(send) => Ok(send),
+            Grant::Refused { reason, .. } => Err(LedgerError::NotGranted(reason)),
+        }
+    }
+
+    /// The dispatch grant for a tab that confirmed what it shows: granted only when that is
+    /// the send's destination, checked in the transaction that writes `dispatched`;
+    /// otherwise the send is rejected (nothing was clicked) in that transaction.
+    /// Errors: as [`Ledger::dispatch`].
+    pub fn dispatch_confirmed(
+        &mut self,
+        op_id: &str,
+        lease_id: &str,
+        confirmed: Option<&crate::destination::Confirmation>,
+    ) -> Result<Grant> {
+        self.write(|tx, now| sends::dispatch(tx, op_id, lease_id, confirmed, now))
+    }
+
+    /// Records what the page's own conversation request for the dispatched send `op_id`
+    /// named (`conversation`: `None` for a new chat; the model slug), once; a
+    /// `destination_mismatch` note when it is not the send's destination. Nothing is
+    /// resent. Errors: `UnknownSend`; storage errors (also when the send was never
+    /// dispatched: the trigger refuses evidence before the dispatch).
+    pub fn record_page_destination(
+        &mut self,
+        op_id: &str,
+        conversation: Option<&str>,
+        model: Option<&str>,
+    ) -> Result<PageDestination> {
+        self.write(|tx, now| page_destination::record_page(tx, op_id, (conversation, model), now))
+    }
+
+    /// A failure the caller witnessed: claimed → rejected, dispatched → uncertain.
+    pub fn fail(&mut self, op_id: &str, reason: &str, actor: &str) -> Result<Send> {
+        self.write(|tx, now| sends::fail(tx, op_id, reason, actor, now))
+    }
+
+    /// Records the native receipt. Errors: `ReceiptBeforeDispatch`, `ReceiptOwnerChanged`,
+    /// `ReceiptTaken`, `WrongState`.
+    pub fn accept(&mut self, op_id: &str, receipt: &Receipt, actor: &str) -> Result<Send> {
+        self.write(|tx, now| sends::accept(tx, op_id, receipt, actor, now))
+    }
+
+    /// Records the final answer (accepted → completed).
+    pub fn complete(
+        &mut self,
+        op_id: &str,
+        message_id: &str,
+        text: &str,
+        actor: &str,
+    ) -> Result<Send> {
+        self.write(|tx, now| sends::complete(tx, op_id, message_id, text, actor, now))
+    }
+
+    /// A person's decision on an uncertain send.
+    /// On a full disk the profile's reserve is released for it.
+    pub fn resolve(&mut self, op_id: &str, resolution: &Resolution) -> Result<Resolved> {
+        self.write_braking(|tx, now| sends::resolve(tx, op_id, resolution, now))
+            .map(|(r, _)| r)
+    }
+
+    /// Queue again a stopped or rejected send, as a new operation linked to it.
+    pub fn requeue(&mut self, op_id: &str, by: &str) -> Result<Send> {
+        self.write(|tx, now| sends::requeue(tx, op_id, by, now))
+    }
+
+    /// Takes back one send before it is clicked: queued or claimed → stopped, by a person
+    /// (`by`); the gate stays open and the other sends go on. See [`sends::withdraw`].
+    pub fn withdraw(&mut self, op_id: &str, by: &str) -> Result<Send> {
+        self.write(|tx, now| sends::withdraw(tx, op_id, by, now))
+    }
+}

@@ -1,0 +1,233 @@
+//! The ledger's one read API, [`LedgerRead`], implemented by the owner's [`Ledger`] and
+//! by [`LedgerReader`] (a read-only handle that works while another process owns the
+//! profile: the CLI's `status`/`show`, the queue view's source). Both answer the same
+//! queries with the same errors; the owner's answers also say when its files moved
+//! under it.
+
+use super::destinations;
+use super::displacement::Displacement;
+use super::error::{self, LedgerError, Result};
+use super::handle::Ledger;
+use super::limit_gate::{self, LimitGate};
+use super::overview::{self, Glance, Status};
+use super::page_destination::{self, PageDestination};
+use super::placement;
+use super::read::{self, ListFilter};
+use super::record::{Event, Send};
+use super::remote_stop::{self, RemoteStop};
+use super::sections::{self, Shelf};
+use super::store;
+use super::tool_calls::{self, ToolCall};
+use super::traces::{self, BrokenReference};
+use super::waiting::{self, Waiting};
+use crate::clock::{Clock, Millis, SystemClock};
+use crate::destination::Destination;
+use crate::profile::Profile;
+use rusqlite::Connection;
+use std::path::{Path, PathBuf};
+
+/// What a read reads from: a handle's connection, its file (named in errors), the time
+/// of the read (ms, wall clock) and what moved under the owner, if anything. Made only
+/// inside the ledger, so [`LedgerRead`] has no implementations but these two.
+pub struct ReadSource<'a> {
+    conn: &'a Connection,
+    path: &'a Path,
+    now: Millis,
+    displaced: Option<&'a Displacement>,
+}
+
+impl ReadSource<'_> {
+    /// SQLite's failure as a person can act on it (a damaged file names its path).
+    fn mapped(&self, e: rusqlite::Error) -> LedgerError {
+        error::from_sqlite(e, self.path)
+    }
+}
+
+/// The reads of a ledger. Errors: storage errors mapped to what a person can act on
+/// (`Corrupt` naming the file, `Busy`, …).
+pub trait LedgerRead {
+    /// Where this handle's reads come from.
+    #[doc(hidden)]
+    fn source(&self) -> ReadSource<'_>;
+
+    /// Reads one send.
+    fn get(&self, op_id: &str) -> Result<Option<Send>> {
+        let s = self.source();
+        read::get(s.conn, op_id).map_err(|e| s.mapped(e))
+    }
+
+    /// Lists sends, newest first.
+    fn list(&self, filter: &ListFilter) -> Result<Vec<Send>> {
+        let s = self.source();
+        read::list(s.conn, filter).map_err(|e| s.mapped(e))
+    }
+
+    /// A send's audit trail, oldest first.
+    fn timeline(&self, op_id: &str) -> Result<Vec<Event>> {
+        let s = self.source();
+        read::timeline(s.conn, op_id).map_err(|e| s.mapped(e))
+    }
+
+    /// Audit events after `after_id` (the change feed), at most `limit`.
+    fn events_since(&self, after_id: i64, limit: u32) -> Result<Vec<Event>> {
+        let s = self.source();
+        read::events_since(s.conn, after_id, limit).map_err(|e| s.mapped(e))
+    }
+
+    /// The remote stop a Stop asked for on `op_id`'s answer, in whatever phase, if any.
+    fn remote_stop(&self, op_id: &str) -> Result<Option<RemoteStop>> {
+        let s = self.source();
+        remote_stop::of_send(s.conn, op_id).map_err(|e| s.mapped(e))
+    }
+
+    /// What the page's request for `op_id` named, once observed.
+    fn page_destination(&self, op_id: &str) -> Result<Option<PageDestination>> {
+        page_destination::page_of(self.source().conn, op_id)
+    }
+
+    /// Where the send `op_id` goes, as recorded at queue time; `None` for a send admitted
+    /// before destinations were recorded (migration 0011).
+    fn destination(&self, op_id: &str) -> Result<Option<Destination>> {
+        destinations::get(self.source().conn, op_id)
+    }
+
+    /// The limit gate as stored (see [`LimitGate::holds_at`]).
+    fn limit_gate(&self) -> Result<LimitGate> {
+        let s = self.source();
+        limit_gate::get(s.conn).map_err(|e| s.mapped(e))
+    }
+
+    /// The profile at a glance. When the owner's files moved under it, why nothing goes
+    /// out says so (the tray's line, the window, `GET /v1/status`).
+    fn status(&self) -> Result<Status> {
+        let s = self.source();
+        let mut status = overview::status(s.conn, s.now).map_err(|e| s.mapped(e))?;
+        if let Some(d) = s.displaced {
+            status.waiting_sentence = Some(d.sentence(s.now));
+        }
+        Ok(status)
+    }
+
+    /// The gate, why nothing goes out, and whether a tab is leased: [`Status`] without
+    /// counting every send. When the owner's files moved under it, why nothing goes out
+    /// says so.
+    fn glance(&self) -> Result<Glance> {
+        let s = self.source();
+        let mut glance = overview::glance(s.conn, s.now).map_err(|e| s.mapped(e))?;
+        if let Some(d) = s.displaced {
+            glance.waiting_sentence = Some(d.sentence(s.now));
+            glance.waiting_words = Some("files moved: see doctor".into());
+        }
+        Ok(glance)
+    }
+
+    /// The sends on one part of the queue, read through its index.
+    fn shelf(&self, shelf: &Shelf) -> Result<Vec<Send>> {
+        let s = self.source();
+        sections::read(s.conn, shelf).map_err(|e| s.mapped(e))
+    }
+
+    /// The operation that queued `op_id` again, if a person did.
+    fn queued_again_as(&self, op_id: &str) -> Result<Option<String>> {
+        let s = self.source();
+        sections::queued_again_as(s.conn, op_id).map_err(|e| s.mapped(e))
+    }
+
+    /// Why the queued send `send` waits now, if something holds it back.
+    fn waiting(&self, send: &Send) -> Result<Option<Waiting>> {
+        let s = self.source();
+        waiting::for_send(s.conn, send, s.now).map_err(|e| s.mapped(e))
+    }
+
+    /// [`Self::waiting`] as the sentence a person reads (local times).
+    fn waiting_sentence(&self, send: &Send) -> Result<Option<String>> {
+        let now = self.source().now;
+        Ok(self.waiting(send)?.map(|w| w.sentence(now)))
+    }
+
+    /// Reads a tool call.
+    fn tool_show(&self, call_id: &str) -> Result<Option<ToolCall>> {
+        tool_calls::get(self.source().conn, call_id)
+    }
+
+    /// `PRAGMA integrity_check` and `foreign_key_check`; empty when healthy.
+    fn integrity_problems(&self) -> Result<Vec<String>> {
+        let s = self.source();
+        integrity(s.conn).map_err(|e| match e {
+            LedgerError::Sqlite(e) => s.mapped(e),
+            other => other,
+        })
+    }
+
+    /// The missing rows that rows still refer to (after a salvage: the sends whose rows
+    /// were on damaged pages), by key.
+    fn broken_references(&self) -> Result<Vec<BrokenReference>> {
+        let s = self.source();
+        traces::broken_references(s.conn).map_err(|e| s.mapped(e))
+    }
+}
+
+impl LedgerRead for Ledger {
+    fn source(&self) -> ReadSource<'_> {
+        ReadSource {
+            conn: &self.conn,
+            path: &self.path,
+            now: self.now_ms(),
+            displaced: self.displacement(),
+        }
+    }
+}
+
+/// A read-only handle: works while another process owns the profile, and takes no lock.
+pub struct LedgerReader {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl LedgerReader {
+    /// Opens the profile's ledger read-only. Errors: `NoLedger`, `LedgerMissing` (none, but
+    /// the profile shows it had one: what was found and what to do), `NewerSchema`, `Corrupt`.
+    pub fn open(profile: &Profile) -> Result<Self> {
+        let path = profile.ledger_path()?;
+        if !path.exists() {
+            let found = profile.signs_of_a_ledger();
+            if !found.is_empty() {
+                return Err(placement::missing_ledger(profile, &path, &found));
+            }
+        }
+        let conn = store::open_reader(&path)?;
+        Ok(Self { conn, path })
+    }
+
+    /// The ledger file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl LedgerRead for LedgerReader {
+    fn source(&self) -> ReadSource<'_> {
+        ReadSource {
+            conn: &self.conn,
+            path: &self.path,
+            now: SystemClock.now_ms(),
+            displaced: None,
+        }
+    }
+}
+
+fn integrity(conn: &Connection) -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    let mut stmt = conn.prepare("PRAGMA integrity_check")?;
+    for row in stmt.query_map([], |r| r.get::<_, String>(0))? {
+        let row = row?;
+        if row != "ok" {
+            problems.push(row);
+        }
+    }
+    let mut stmt = conn.prepare("PRAGMA foreign_key_check")?;
+    for row in stmt.query_map([], |r| r.get::<_, String>(0))? {
+        problems.push(format!("foreign key broken in table {}", row?));
+    }
+    Ok(problems)
+}
