@@ -294,6 +294,13 @@ impl Destination {
         }
     }
 
+    /// The same place: kind, conversation and Project (model and effort aside).
+    pub fn same_place(&self, other: &Destination) -> bool {
+        self.kind == other.kind
+            && self.conversation_id == other.conversation_id
+            && self.project_id == other.project_id
+    }
+
     /// The same place, model and effort (who chose it aside).
     pub fn same_as(&self, other: &Destination) -> bool {
         self.kind == other.kind

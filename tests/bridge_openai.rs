@@ -292,23 +292,11 @@ fn fixture(name: &str) -> String {
         .unwrap_or_else(|e| panic!("fixture {name}: {e}"))
 }
 
-/// Plays the tab for the one queued send: claims, is granted, forwards the fixture's
-/// request and answer stream. Returns the op id.
+/// Plays the tab for the one queued send: claims, is granted (confirming nothing, as an
+/// extension that predates confirmations), forwards the fixture's request and answer
+/// stream. Returns the op id.
 fn page_answers(ext: &Extension, lease: &str) -> String {
-    let handed = ext.next(lease, 10_000).expect("a send is handed out");
-    let op = handed["op_id"].as_str().unwrap().to_string();
-    assert_eq!(ext.dispatch(lease, &op).body["granted"], true);
-    let traffic = [
-        json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1",
-                "url": URL, "body": fixture("request_new_chat_f.json") }),
-        json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": "s1",
-                "seq": 0, "chunk": fixture("stream_delta_new_chat.sse") }),
-        json!({ "lease_id": lease, "op_id": op, "kind": "stream_end", "stream_id": "s1" }),
-    ];
-    for o in traffic {
-        assert_eq!(ext.observe(&o).status, 200);
-    }
-    op
+    page_answers_confirming(ext, lease, Value::Null)
 }
 
 /// `base` with the fields of `extra` added, as a body.

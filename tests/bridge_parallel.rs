@@ -42,15 +42,22 @@ fn grant(ext: &Extension, lease: &str, op: &str, conversation: &str) -> Answer {
     )
 }
 
-/// Two tabs in conv-a and conv-b, with a-1 and b-1 granted at once and a-2 waiting.
-fn two_in_flight(serve: &Serve) -> (Extension, String, String) {
+/// A paired extension with tabs in conv-a and conv-b (leases a and b), and a-1 and b-1
+/// queued for them.
+fn two_tabs(serve: &Serve) -> (Http, Extension, String, String) {
     let client = serve.client();
     let ext = serve.pair();
     let a = lease_in(&ext, "tab-a", "conv-a");
     let b = lease_in(&ext, "tab-b", "conv-b");
     queue_to(&client, "a-1", "conv-a");
-    queue_to(&client, "a-2", "conv-a");
     queue_to(&client, "b-1", "conv-b");
+    (client, ext, a, b)
+}
+
+/// Two tabs in conv-a and conv-b, with a-1 and b-1 granted at once and a-2 waiting.
+fn two_in_flight(serve: &Serve) -> (Extension, String, String) {
+    let (client, ext, a, b) = two_tabs(serve);
+    queue_to(&client, "a-2", "conv-a");
     assert_eq!(ext.next(&a, 5_000).expect("a claims")["op_id"], "a-1");
     assert_eq!(ext.next(&b, 5_000).expect("b claims")["op_id"], "b-1");
     assert_eq!(grant(&ext, &a, "a-1", "conv-a").body["granted"], true);
@@ -114,12 +121,7 @@ fn stop_fences_both_tabs_with_two_sends_claimed() {
     let (_tmp, profile) = profile_dir();
     set_config(&profile, &json!({ "max_in_flight": 2 }));
     let serve = Serve::start(&profile, &[]);
-    let client = serve.client();
-    let ext = serve.pair();
-    let a = lease_in(&ext, "tab-a", "conv-a");
-    let b = lease_in(&ext, "tab-b", "conv-b");
-    queue_to(&client, "a-1", "conv-a");
-    queue_to(&client, "b-1", "conv-b");
+    let (client, ext, a, b) = two_tabs(&serve);
     assert!(ext.next(&a, 5_000).is_some());
     assert!(ext.next(&b, 5_000).is_some());
     let stop = client.post("/v1/stop", &json!({ "by": "alice" }));
@@ -175,12 +177,7 @@ fn a_bad_max_in_flight_refuses_the_start_with_a_sentence_and_leaves_the_ledger_u
 fn max_in_flight_set_with_the_cli_is_followed_by_the_running_owner() {
     let (_tmp, profile) = profile_dir();
     let serve = Serve::start(&profile, &[]);
-    let client = serve.client();
-    let ext = serve.pair();
-    let a = lease_in(&ext, "tab-a", "conv-a");
-    let b = lease_in(&ext, "tab-b", "conv-b");
-    queue_to(&client, "a-1", "conv-a");
-    queue_to(&client, "b-1", "conv-b");
+    let (_client, ext, a, b) = two_tabs(&serve);
     assert_eq!(ext.next(&a, 5_000).expect("a claims")["op_id"], "a-1");
     assert!(ext.next(&b, 300).is_none(), "max_in_flight is 1 until set");
     for bad in ["0", "9"] {

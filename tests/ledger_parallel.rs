@@ -4,9 +4,8 @@
 mod support;
 
 use sendledger::destination::Confirmation;
-use sendledger::ledger::LedgerRead as _;
 use sendledger::ledger::{
-    Grant, Ledger, LedgerError, QueueRequest, Receipt, SendState, TabBinding,
+    Grant, Ledger, LedgerError, LedgerRead, QueueRequest, Receipt, SendState, TabBinding,
 };
 use support::*;
 
@@ -40,6 +39,11 @@ fn grant(ledger: &mut Ledger, op: &str, lease: &str, conversation: Option<&str>)
     assert!(matches!(got, Grant::Granted(_)), "{got:?}");
 }
 
+/// Leases `tab` showing `conversation`; its lease id.
+fn leased(ledger: &mut Ledger, tab: &str, conversation: Option<&str>) -> String {
+    ledger.lease(&tab_in(tab, conversation)).unwrap().lease_id
+}
+
 fn with_cap(fx: &Fixture, cap: u32) -> Ledger {
     let mut ledger = fx.open();
     ledger.set_max_in_flight(cap).unwrap();
@@ -50,18 +54,9 @@ fn with_cap(fx: &Fixture, cap: u32) -> Ledger {
 fn two_sends_in_two_conversations_go_out_at_once_under_a_cap_of_two_never_two_in_one() {
     let fx = Fixture::new();
     let mut ledger = with_cap(&fx, 2);
-    let a = ledger
-        .lease(&tab_in("tab-a", Some("conv-a")))
-        .unwrap()
-        .lease_id;
-    let a2 = ledger
-        .lease(&tab_in("tab-a2", Some("conv-a")))
-        .unwrap()
-        .lease_id;
-    let b = ledger
-        .lease(&tab_in("tab-b", Some("conv-b")))
-        .unwrap()
-        .lease_id;
+    let a = leased(&mut ledger, "tab-a", Some("conv-a"));
+    let a2 = leased(&mut ledger, "tab-a2", Some("conv-a"));
+    let b = leased(&mut ledger, "tab-b", Some("conv-b"));
     for (op, c) in [("a-1", "conv-a"), ("a-2", "conv-a"), ("b-1", "conv-b")] {
         ledger.queue(&send_to(op, Some(c)), "test").unwrap();
     }
@@ -116,7 +111,7 @@ fn the_cap_holds_a_third_send_back_whatever_conversation_it_is_for() {
 fn a_tab_takes_one_send_at_a_time_even_for_two_new_chats() {
     let fx = Fixture::new();
     let mut ledger = with_cap(&fx, 3);
-    let t = ledger.lease(&tab_in("tab-new", None)).unwrap().lease_id;
+    let t = leased(&mut ledger, "tab-new", None);
     ledger.queue(&send_to("new-1", None), "t").unwrap();
     ledger.queue(&send_to("new-2", None), "t").unwrap();
     assert_eq!(claimed(&mut ledger, &t).as_deref(), Some("new-1"));
@@ -126,7 +121,7 @@ fn a_tab_takes_one_send_at_a_time_even_for_two_new_chats() {
         None,
         "the tab is busy with new-1 until its answer"
     );
-    let other = ledger.lease(&tab_in("tab-other", None)).unwrap().lease_id;
+    let other = leased(&mut ledger, "tab-other", None);
     assert_eq!(
         claimed(&mut ledger, &other).as_deref(),
         Some("new-2"),
@@ -138,7 +133,7 @@ fn a_tab_takes_one_send_at_a_time_even_for_two_new_chats() {
 fn a_send_naming_the_conversation_a_new_chat_became_waits_while_that_new_chat_is_in_flight() {
     let fx = Fixture::new();
     let mut ledger = with_cap(&fx, 2);
-    let t = ledger.lease(&tab_in("tab-new", None)).unwrap().lease_id;
+    let t = leased(&mut ledger, "tab-new", None);
     ledger.queue(&send_to("first", None), "t").unwrap();
     assert_eq!(claimed(&mut ledger, &t).as_deref(), Some("first"));
     grant(&mut ledger, "first", &t, None);
@@ -152,10 +147,7 @@ fn a_send_naming_the_conversation_a_new_chat_became_waits_while_that_new_chat_is
     ledger
         .queue(&send_to("next", Some("conv-made")), "t")
         .unwrap();
-    let u = ledger
-        .lease(&tab_in("tab-made", Some("conv-made")))
-        .unwrap()
-        .lease_id;
+    let u = leased(&mut ledger, "tab-made", Some("conv-made"));
     assert_eq!(
         claimed(&mut ledger, &u),
         None,
@@ -181,19 +173,13 @@ fn a_send_naming_the_conversation_a_new_chat_became_waits_while_that_new_chat_is
 fn a_new_chat_claimed_by_a_tab_that_shows_a_conversation_counts_as_in_it() {
     let fx = Fixture::new();
     let mut ledger = with_cap(&fx, 2);
-    let a = ledger
-        .lease(&tab_in("tab-a", Some("conv-a")))
-        .unwrap()
-        .lease_id;
+    let a = leased(&mut ledger, "tab-a", Some("conv-a"));
     ledger.queue(&send_to("new", None), "t").unwrap();
     assert_eq!(claimed(&mut ledger, &a).as_deref(), Some("new"));
     ledger
         .queue(&send_to("for-a", Some("conv-a")), "t")
         .unwrap();
-    let a2 = ledger
-        .lease(&tab_in("tab-a2", Some("conv-a")))
-        .unwrap()
-        .lease_id;
+    let a2 = leased(&mut ledger, "tab-a2", Some("conv-a"));
     assert_eq!(
         claimed(&mut ledger, &a2),
         None,
@@ -205,13 +191,10 @@ fn a_new_chat_claimed_by_a_tab_that_shows_a_conversation_counts_as_in_it() {
 fn a_claim_never_moves_into_a_conversation_another_send_is_in_flight_in() {
     let fx = Fixture::new();
     let mut ledger = with_cap(&fx, 2);
-    let n = ledger.lease(&tab_in("tab-n", None)).unwrap().lease_id;
+    let n = leased(&mut ledger, "tab-n", None);
     ledger.queue(&send_to("new", None), "t").unwrap();
     assert_eq!(claimed(&mut ledger, &n).as_deref(), Some("new"));
-    let b = ledger
-        .lease(&tab_in("tab-b", Some("conv-b")))
-        .unwrap()
-        .lease_id;
+    let b = leased(&mut ledger, "tab-b", Some("conv-b"));
     ledger
         .queue(&send_to("for-b", Some("conv-b")), "t")
         .unwrap();
@@ -234,14 +217,8 @@ fn a_claim_never_moves_into_a_conversation_another_send_is_in_flight_in() {
 fn stop_fences_every_tab_at_once_with_two_sends_in_flight() {
     let fx = Fixture::new();
     let mut ledger = with_cap(&fx, 2);
-    let a = ledger
-        .lease(&tab_in("tab-a", Some("conv-a")))
-        .unwrap()
-        .lease_id;
-    let b = ledger
-        .lease(&tab_in("tab-b", Some("conv-b")))
-        .unwrap()
-        .lease_id;
+    let a = leased(&mut ledger, "tab-a", Some("conv-a"));
+    let b = leased(&mut ledger, "tab-b", Some("conv-b"));
     ledger.queue(&send_to("a-1", Some("conv-a")), "t").unwrap();
     ledger.queue(&send_to("b-1", Some("conv-b")), "t").unwrap();
     assert!(claimed(&mut ledger, &a).is_some());

@@ -393,6 +393,7 @@ function apply(update) {
   if (update.kind === "snapshot") {
     who = update.who;
     if (update.extension_dir) $("#extension-dir").textContent = update.extension_dir;
+    showDefaultDestination(update.default_destination);
     status = update.status;
     rows.clear();
     elements.clear();
@@ -716,6 +717,20 @@ async function pairNow() {
   }
 }
 
+/** The header line naming where a send that names no place goes (words from the core). */
+function showDefaultDestination(words) {
+  const el = $("#default-destination");
+  el.hidden = !words;
+  el.textContent = words ? `New sends without a place go to ${words === "a new chat" ? "a new chat each time" : words}.` : "";
+}
+
+/** The place input matters for a conversation or a Project only. */
+function syncPlaceId(form) {
+  const id = form.elements.place_id;
+  id.disabled = form.elements.place.value === "new_chat";
+  id.required = !id.disabled;
+}
+
 async function openSettings() {
   const form = $("#settings-form");
   clearError(form);
@@ -723,6 +738,10 @@ async function openSettings() {
     const s = await invoke("settings");
     form.elements.stale_minutes.value = +(s.stale_uncertain_ms / 60000).toFixed(2);
     form.elements.autostart.checked = s.autostart;
+    form.elements.max_in_flight.value = s.max_in_flight;
+    form.elements.place.value = s.default_destination.place;
+    form.elements.place_id.value = s.default_destination.id || "";
+    syncPlaceId(form);
   } catch (e) {
     showError(form, e);
   }
@@ -735,12 +754,19 @@ async function saveSettings(e) {
   clearError(form);
   const minutes = Number(form.elements.stale_minutes.value);
   try {
-    await invoke("save_settings", {
+    const place = form.elements.place.value;
+    const saved = await invoke("save_settings", {
       settings: {
         stale_uncertain_ms: Math.round(minutes * 60000),
         autostart: form.elements.autostart.checked,
+        max_in_flight: Number(form.elements.max_in_flight.value),
+        default_destination: {
+          place,
+          id: place === "new_chat" ? null : form.elements.place_id.value.trim(),
+        },
       },
     });
+    showDefaultDestination(saved.default_destination.words);
     $("#settings-dialog").close();
   } catch (err) {
     showError(form, err);
@@ -759,6 +785,11 @@ $("#resume-form").addEventListener("submit", submitResume);
 $("#pair").addEventListener("click", pairNow);
 $("#open-settings").addEventListener("click", openSettings);
 $("#settings-form").addEventListener("submit", saveSettings);
+$("#settings-form").addEventListener("change", (e) => {
+  if (e.target.name === "place") syncPlaceId(e.currentTarget);
+});
+// A refusal is about what was asked: editing the form again takes it away.
+$("#settings-form").addEventListener("input", (e) => clearError(e.currentTarget));
 for (const b of document.querySelectorAll("dialog [data-close]")) {
   b.addEventListener("click", () => b.closest("dialog").close());
 }

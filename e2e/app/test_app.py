@@ -507,6 +507,42 @@ def test_settings_threshold_and_autostart_with_a_space_in_the_profile_path(deskt
         app.close()
 
 
+def test_the_default_destination_and_max_in_flight_are_set_in_the_window_and_the_header_says_where(desktop):
+    p = Profile()
+    app = App(p)
+    form = "document.querySelector('#settings-form')"
+    try:
+        app.wait_js("return !document.querySelector('#default-destination').hidden", "the header's destination")
+        assert app.js("return document.querySelector('#default-destination').textContent") == \
+            "New sends without a place go to a new chat each time.", "a new chat until a person chooses"
+        app.click("#open-settings")
+        app.wait_js(f"return {form}.elements.max_in_flight.value === '1'", "one at a time by default")
+        assert app.js(f"return {form}.elements.place.value") == "new_chat"
+        assert app.js(f"return {form}.elements.place_id.disabled"), "a new chat takes no address"
+        app.click("#settings-form input[name=place][value=project]")
+        app.type("#settings-form input[name=place_id]", "https://chatgpt.com/g/g-p-0123abcd-ledgers/project")
+        app.type("#settings-form input[name=max_in_flight]", "9")
+        app.click("#settings-form button[value=save]")
+        app.wait_js("return !document.querySelector('#settings-form .error').hidden", "the refusal of 9")
+        said = app.js("return document.querySelector('#settings-form .error').textContent")
+        assert "from 1 to 8" in said, said
+        config = os.path.join(p.dir, "config.json")
+        assert not os.path.exists(config) or "max_in_flight" not in json.load(open(config)), "nothing written"
+        app.type("#settings-form input[name=max_in_flight]", "2")
+        app.wait_js("return document.querySelector('#settings-form .error').hidden", "editing takes the refusal away")
+        app.shot("15-settings-destination")
+        app.click("#settings-form button[value=save]")
+        app.wait_js("return !document.querySelector('#settings-dialog').open", "the dialog to close on save")
+        shown = app.js("return document.querySelector('#default-destination').textContent")
+        assert shown == "New sends without a place go to a new chat in Project g-p-0123abcd.", shown
+        assert p.cli("destination", "show")["default_destination"]["project_id"] == "g-p-0123abcd", \
+            "the CLI reads what the window saved"
+        assert p.cli("max-in-flight")["max_in_flight"] == 2
+        app.shot("16-header-destination")
+    finally:
+        app.close()
+
+
 def test_sigterm_sigint_and_sighup_shut_the_owner_down_cleanly(desktop):
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         p = Profile()
@@ -1406,6 +1442,7 @@ def test_the_packages_prerm_ends_the_tray_and_window_and_removes_their_log_in_en
 
 TESTS = [
     test_rows_appear_for_queued_uncertain_and_stopped_sends,
+    test_the_default_destination_and_max_in_flight_are_set_in_the_window_and_the_header_says_where,
     test_the_packages_prerm_ends_the_tray_and_window_and_removes_their_log_in_entries,
     test_a_clicked_sends_row_shows_what_became_of_the_stop_of_its_answer,
     test_withdraw_takes_back_one_queued_send_and_the_others_stay_queued,

@@ -571,6 +571,44 @@ scenario('two_tabs_take_one_send_at_a_time', async (w) => {
   await w.screenshot(pageB, '.tab-b');
 });
 
+scenario('two_tabs_in_two_conversations_are_in_flight_at_once_never_two_in_one_and_stop_fences_both', async (w) => {
+  // Issue 27: one send in flight per conversation, under the profile's cap. Each tab
+  // already shows its send's conversation (navigating a tab there is another part). A
+  // second tab on conversation A, and a cap of 3, leave only the conversation rule to
+  // keep a2 back while a1 is in flight.
+  await fakeConfig({ hold: 'answer' });
+  execFileSync(SENDLEDGER, ['--profile', w.profile, 'max-in-flight', '3']);
+  const [pageA, pageB] = await ready(w, { conversations: [CONV_A, CONV_B, CONV_A] });
+  const a1 = await w.queue('First for A.', { conversation_id: CONV_A });
+  const b1 = await w.queue('First for B.', { conversation_id: CONV_B });
+  const a2 = await w.queue('Second for A.', { conversation_id: CONV_A });
+  await w.until(a1, 'accepted');
+  await w.until(b1, 'accepted');
+  // Both answers are held by the page: two sends in flight at the same moment.
+  let st = await fakeState();
+  assert.equal(st.held, 2, 'both answers are being written at once');
+  assert.equal((await w.send(a2)).send.state, 'queued', 'a2 waits: a1 is in flight in conversation A');
+  assert.match((await w.send(a2)).waiting || '', /same conversation/, 'a2 says why it waits');
+  const perConversation = (requests) => requests.reduce((m, r) => ({ ...m, [r.conversation_id]: (m[r.conversation_id] || 0) + 1 }), {});
+  assert.deepEqual(perConversation(st.requests), { [CONV_A]: 1, [CONV_B]: 1 }, "one POST in each conversation");
+  assert.equal(Math.max(...st.requests.map((r) => r.concurrent)), 1, 'the second POST arrived while the first answer was being written');
+  await w.screenshot(pageA, '.tab-a');
+  await w.screenshot(pageB, '.tab-b');
+  // Stop fences both tabs at once: a2 is stopped, and each tab stops its own answer.
+  const stop = await w.owner.request('POST', '/v1/stop', { by: 'e2e' });
+  assert.equal(stop.status, 200, JSON.stringify(stop.body));
+  assert.deepEqual(stop.body.stop.stopped, [a2], 'the queued one is stopped');
+  assert.deepEqual([...stop.body.stop.remote_stops].sort(), [a1, b1].sort(), 'both clicked sends get a remote stop');
+  await waitFor(async () => (await fakeState()).stop_clicks === 2, {
+    what: "each tab to click its page's stop button",
+    detail: async () => w.diagnosis((await w.send(b1)).send),
+  });
+  st = await fakeState();
+  assert.equal(st.clicks, 2, 'two clicks in all');
+  assert.deepEqual(perConversation(st.requests), { [CONV_A]: 1, [CONV_B]: 1 }, 'never two in one conversation');
+  assert.equal((await w.send(a2)).send.state, 'stopped');
+});
+
 scenario('service_worker_stopped_mid_send_sends_no_duplicate', async (w) => {
   await fakeConfig({ hold: 'answer' });
   await ready(w);

@@ -130,6 +130,8 @@ pub fn settings<R: Runtime>(
     Ok(json::Settings {
         stale_uncertain_ms: desk.settings().stale_uncertain_ms,
         autostart: autostart_enabled(&app)?,
+        max_in_flight: Some(desk.max_in_flight()?),
+        default_destination: Some(desk.default_place()?),
     })
 }
 
@@ -140,9 +142,16 @@ pub fn save_settings<R: Runtime>(
     desk: State<'_, Arc<Desk>>,
     settings: json::Settings,
 ) -> Result<json::Settings, Refusal> {
-    desk.save_settings(Settings {
+    // Everything is checked before anything is written: a refusal changes nothing.
+    let app_settings = Settings {
         stale_uncertain_ms: settings.stale_uncertain_ms,
-    })?;
+    };
+    app_settings.check()?;
+    desk.save_profile_settings(
+        settings.default_destination.as_ref(),
+        settings.max_in_flight,
+    )?;
+    desk.save_settings(app_settings)?;
     if autostart_enabled(&app)? != settings.autostart {
         let manager = autostart(&app)?;
         if settings.autostart {

@@ -8,9 +8,11 @@
 use crate::json::{self, HistoryPage, Refusal, Row, Snapshot, Status, Update};
 use sendledger::api::{Outcome, Request};
 use sendledger::client::{BrakeError, BridgeClient, ClientError};
+use sendledger::destination::{self, Destination, Kind};
 use sendledger::ledger::{Decision, Resolution};
 use sendledger::profile::settings::Settings;
 use sendledger::profile::Profile;
+use sendledger::profile::{default_destination, in_flight_cap};
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard};
 use tauri::ipc::Channel;
@@ -118,6 +120,65 @@ impl Desk {
         Ok(s.save(&self.profile)?)
     }
 
+    /// The profile's default destination as the window edits it. Errors: `config.json`
+    /// unreadable (the sentence says how to set it again).
+    pub fn default_place(&self) -> Result<json::DefaultPlace, Refusal> {
+        let d = destination::read_default(self.profile.dir()).map_err(Refusal::said)?;
+        let (place, id) = match d.kind {
+            Kind::Conversation => ("conversation", d.conversation_id.clone()),
+            Kind::Project => ("project", d.project_id.clone()),
+            Kind::NewChat => ("new_chat", None),
+        };
+        Ok(json::DefaultPlace {
+            place: place.into(),
+            id,
+            words: d.words(),
+        })
+    }
+
+    /// The profile's `max_in_flight`. Errors: `config.json` unreadable or the value bad.
+    pub fn max_in_flight(&self) -> Result<i64, Refusal> {
+        Ok(in_flight_cap::read(&self.profile).map_err(Refusal::said)? as i64)
+    }
+
+    /// Writes the default destination and `max_in_flight` into the profile's
+    /// `config.json`, as `sendledger destination set` and `max-in-flight` do: both checked
+    /// before either is written, so a refusal changes nothing. A default naming the same
+    /// place as before keeps the model and effort set for it (the window does not edit
+    /// those). The running owner follows the file.
+    pub fn save_profile_settings(
+        &self,
+        place: Option<&json::DefaultPlace>,
+        max_in_flight: Option<i64>,
+    ) -> Result<(), Refusal> {
+        let cap = max_in_flight
+            .map(in_flight_cap::check)
+            .transpose()
+            .map_err(Refusal::said)?;
+        let named = match place {
+            None => None,
+            Some(p) => {
+                let kept = destination::read_default(self.profile.dir()).ok();
+                let mut named = default_destination::named(&p.place, p.id.clone(), None, None)
+                    .map_err(Refusal::said)?;
+                let d = named
+                    .resolve(&Destination::new_chat())
+                    .map_err(Refusal::said)?;
+                if let Some(old) = kept.filter(|k| k.same_place(&d)) {
+                    (named.model, named.effort) = (old.model, old.effort);
+                }
+                Some(named)
+            }
+        };
+        if let Some(n) = named {
+            default_destination::write(&self.profile, &n).map_err(Refusal::said)?;
+        }
+        if let Some(c) = cap {
+            in_flight_cap::write(&self.profile, i64::from(c)).map_err(Refusal::said)?;
+        }
+        Ok(())
+    }
+
     /// Everything the window shows.
     pub async fn snapshot(&self) -> Result<Snapshot, Refusal> {
         let c = self.client();
@@ -131,6 +192,7 @@ impl Desk {
         Snapshot {
             who: self.who.clone(),
             extension_dir: extension_dir(),
+            default_destination: self.default_place().ok().map(|p| p.words),
             view,
         }
     }

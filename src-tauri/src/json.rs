@@ -17,6 +17,9 @@ pub struct Snapshot {
     pub who: String,
     /// Where the browser extension's folder is (the first-run guide shows it), if found.
     pub extension_dir: Option<String>,
+    /// Where a send that names no place goes, in words ("a new chat"); `None` when the
+    /// profile's `config.json` cannot be read (the settings say why).
+    pub default_destination: Option<String>,
     /// Counts, gate and every section, computed in the core (`sendledger::api::queue`).
     #[serde(flatten)]
     pub view: sendledger::api::queue::QueueView,
@@ -64,6 +67,27 @@ pub struct Settings {
     pub stale_uncertain_ms: i64,
     /// Start the app (in the tray, window closed) when the person logs in.
     pub autostart: bool,
+    /// How many sends may be in flight at once, each in its own conversation and tab
+    /// (1 to 8; the profile's `config.json`). Absent when saving: unchanged.
+    #[serde(default)]
+    pub max_in_flight: Option<i64>,
+    /// Where a send that names no place goes (the profile's `config.json`). Absent when
+    /// saving: unchanged.
+    #[serde(default)]
+    pub default_destination: Option<DefaultPlace>,
+}
+
+/// The default destination as the window edits it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DefaultPlace {
+    /// `new_chat` (a new chat each time), `conversation` or `project`.
+    pub place: String,
+    /// The conversation's or Project's id or chatgpt.com URL (none for a new chat).
+    #[serde(default)]
+    pub id: Option<String>,
+    /// In words, as the header shows it (read only: ignored when saving).
+    #[serde(default)]
+    pub words: String,
 }
 
 /// The Connect panel: how a companion (OpenAI API) or an agent (MCP) reaches this owner.

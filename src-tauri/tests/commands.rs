@@ -540,6 +540,85 @@ fn settings_are_checked_and_kept_in_the_profile() {
     );
 }
 
+/// `config.json` as the CLI reads it: (default destination in words, max_in_flight).
+fn profile_settings(h: &Harness) -> (String, u32) {
+    (
+        sendledger::destination::read_default(h.profile.dir())
+            .unwrap()
+            .words(),
+        sendledger::profile::in_flight_cap::read(&h.profile).unwrap(),
+    )
+}
+
+#[test]
+fn the_default_destination_and_max_in_flight_are_saved_in_the_profile_as_the_cli_saves_them() {
+    let h = Harness::new();
+    let w = h.queue_window();
+    let s = invoke(&w, "settings", json!({})).unwrap();
+    assert_eq!(
+        s["max_in_flight"], 1,
+        "one at a time until a person raises it"
+    );
+    assert_eq!(
+        s["default_destination"],
+        json!({"place": "new_chat", "id": null, "words": "a new chat"}),
+        "a new chat until a person chooses"
+    );
+    let snap = invoke(&w, "snapshot", json!({})).unwrap();
+    assert_eq!(
+        snap["default_destination"], "a new chat",
+        "the header says it"
+    );
+    let save = |extra: Value| {
+        let mut body = json!({"stale_uncertain_ms": 300000, "autostart": false});
+        body.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        invoke(&w, "save_settings", json!({ "settings": body }))
+    };
+    let saved = save(json!({"max_in_flight": 3, "default_destination":
+        {"place": "project", "id": "https://chatgpt.com/g/g-p-0123abcd-ledgers/project"}}))
+    .unwrap();
+    assert_eq!(saved["max_in_flight"], 3);
+    assert_eq!(saved["default_destination"]["place"], "project");
+    assert_eq!(
+        profile_settings(&h),
+        ("a new chat in Project g-p-0123abcd".to_string(), 3),
+        "config.json holds what the CLI reads"
+    );
+    let before = std::fs::read(h.profile.dir().join("config.json")).unwrap();
+    for (bad, said) in [
+        (json!({"max_in_flight": 9}), "from 1 to 8"),
+        (json!({"max_in_flight": 0}), "from 1 to 8"),
+        (
+            json!({"default_destination": {"place": "conversation", "id": ""}}),
+            "needs the conversation's id",
+        ),
+        (
+            json!({"default_destination": {"place": "project", "id": "not-a-project"}}),
+            "g-p-",
+        ),
+        (
+            json!({"stale_uncertain_ms": 10, "max_in_flight": 2}),
+            "at least 1000 ms",
+        ),
+    ] {
+        let err = save(bad.clone()).unwrap_err();
+        let message = err["message"].as_str().unwrap_or_default();
+        assert!(message.contains(said), "{bad}: {err}");
+        assert_eq!(
+            std::fs::read(h.profile.dir().join("config.json")).unwrap(),
+            before,
+            "{bad}: a refusal changes nothing"
+        );
+    }
+    save(json!({"default_destination": {"place": "conversation", "id": "https://chatgpt.com/c/conv-9"}}))
+        .unwrap();
+    assert_eq!(profile_settings(&h), ("conversation conv-9".to_string(), 3));
+    let snap = invoke(&w, "snapshot", json!({})).unwrap();
+    assert_eq!(snap["default_destination"], "conversation conv-9");
+}
+
 #[test]
 fn stale_uncertain_sends_are_found_once_notified_is_recorded() {
     let h = Harness::new();

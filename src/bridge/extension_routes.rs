@@ -64,7 +64,7 @@ async fn set_default_destination(
     State(st): State<BridgeState>,
     Body(named): Body<crate::destination::Named>,
 ) -> Answer {
-    let d = crate::profile::default_destination::set(st.profile(), &named)
+    let d = crate::profile::default_destination::write(st.profile(), &named)
         .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::Invalid, e))?;
     tracing::info!(
         place = d.kind.as_str(),

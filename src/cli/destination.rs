@@ -5,7 +5,8 @@
 
 use super::backend;
 use super::output::{emit, CliError};
-use crate::destination::{self, Destination, Named};
+use crate::destination::{self, Destination};
+use crate::profile::default_destination;
 use std::path::Path;
 
 /// The commands.
@@ -60,23 +61,7 @@ pub(crate) fn run(
 
 /// The named default, checked like a send's, written into `config.json` (other keys kept).
 fn set(profile: &crate::profile::Profile, a: SetArgs) -> Result<Destination, CliError> {
-    let needs_id = a.place != "new-chat";
-    if needs_id != a.id.is_some() {
-        return Err(CliError::Usage(if needs_id {
-            format!(
-                "`destination set {}` needs the id or chatgpt.com URL",
-                a.place
-            )
-        } else {
-            "`destination set new-chat` takes no id".into()
-        }));
-    }
-    let named = Named {
-        conversation_id: a.id.clone().filter(|_| a.place == "conversation"),
-        project_id: a.id.filter(|_| a.place == "project"),
-        new_chat: a.place == "new-chat",
-        model: a.model,
-        effort: a.effort,
-    };
-    crate::profile::default_destination::set(profile, &named).map_err(CliError::Usage)
+    let named =
+        default_destination::named(&a.place, a.id, a.model, a.effort).map_err(CliError::Usage)?;
+    default_destination::write(profile, &named).map_err(CliError::Usage)
 }

@@ -60,14 +60,14 @@ impl Ledger {
 
     /// Sets how many sends may be in flight at once (the owner at start, from
     /// `max_in_flight` in `config.json`; kept in the ledger so its triggers and read-only
-    /// readers see it). Errors: `Invalid` outside 1 to [`MAX_IN_FLIGHT`].
+    /// readers see it). Errors: `Invalid` outside 1 to [`super::MAX_IN_FLIGHT`].
     pub fn set_max_in_flight(&mut self, max: u32) -> Result<()> {
         self.write(|tx, _| in_flight::set_cap(tx, max))
     }
 
     /// How many sends may be in flight at once.
     pub fn max_in_flight(&self) -> Result<u32> {
-        Ok(in_flight::cap(&self.conn)?)
+        Ok(in_flight::cap(self.raw_connection())?)
     }
 
     /// Claims the next send for `lease_id`; `None` while the cap's number of sends are in

@@ -63,11 +63,17 @@ impl Settings {
         }
     }
 
-    /// Checks and writes the settings (0600, atomically).
-    pub fn save(&self, profile: &Profile) -> Result<(), SettingsError> {
+    /// Checks the settings' bounds. Errors: `TooShort`.
+    pub fn check(&self) -> Result<(), SettingsError> {
         if self.stale_uncertain_ms < MIN_STALE_UNCERTAIN_MS {
             return Err(SettingsError::TooShort(self.stale_uncertain_ms));
         }
+        Ok(())
+    }
+
+    /// Checks and writes the settings (0600, atomically).
+    pub fn save(&self, profile: &Profile) -> Result<(), SettingsError> {
+        self.check()?;
         let text = serde_json::to_vec_pretty(self).expect("settings serialise");
         profile.write_private(SETTINGS_FILE, &text)?;
         Ok(())
