@@ -154,7 +154,7 @@
   const shows = (name, words) => (name ? (words && words !== name ? `${words} (${name})` : name) : 'nothing readable');
 
   /** The refusal for a send asking for a disabled item: `what` "model" or "effort". */
-  const unavailable = (what, name, words) => ({ ok: false, reason: `the picker's ${what} ${name} is unavailable (${words ? `"${words}"` : 'the page gives no notice'}): nothing was typed` });
+  const unavailable = (what, name, words) => ({ ok: false, reason: `the picker's ${what} ${name} is unavailable (${words ? `"${words}"` : 'the page gives no notice'}): queue it again once the page offers it, or ask for another ${what}; nothing was typed` });
 
   /**
    * Makes the picker show `model` and `effort` (either may be null: left as it is).

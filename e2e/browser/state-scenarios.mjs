@@ -162,7 +162,7 @@ export function stateScenarios({ scenario, ready, fakeState, fakeConfig, convers
     const { send } = await w.until(first, 'rejected');
     assert.equal(
       send.evidence,
-      `failed before dispatch: the picker's effort ${DISABLED_EFFORT} is unavailable ("${WORDS.en.effort_limit}"): nothing was typed`,
+      `failed before dispatch: the picker's effort ${DISABLED_EFFORT} is unavailable ("${WORDS.en.effort_limit}"): queue it again once the page offers it, or ask for another effort; nothing was typed`,
     );
     assert.equal(await composerText(page), '', 'nothing typed');
     // Only that tier is out: a send asking for another effort goes out, once.
@@ -176,7 +176,7 @@ export function stateScenarios({ scenario, ready, fakeState, fakeConfig, convers
     await page.waitForSelector('html[data-fake-ready="true"]');
     const third = await ask('Asked of the disabled tier on a German page.', DISABLED_EFFORT);
     const again = (await w.until(third, 'rejected')).send;
-    assert.ok(again.evidence.endsWith(`${WORDS.de.effort_limit}"): nothing was typed`), again.evidence);
+    assert.ok(again.evidence.endsWith(`${WORDS.de.effort_limit}"): queue it again once the page offers it, or ask for another effort; nothing was typed`), again.evidence);
     assert.match(again.evidence, new RegExp(`the picker's effort ${DISABLED_EFFORT} is unavailable \\("`));
     st = await fakeState();
     assert.deepEqual({ clicks: st.clicks, posts: st.posts, disabled_clicks: st.disabled_clicks }, { clicks: 1, posts: 1, disabled_clicks: 0 }, 'the disabled item never clicked, nothing posted for it');
