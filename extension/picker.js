@@ -40,12 +40,32 @@
   }
 
   const label = (el) => (el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 60);
+  const NOTICE_CHARS = 200; // the most of a disabled item's notice carried into a sentence
+
+  /** An item the page has switched off, as Radix marks a disabled menu item. */
+  const disabled = (el) => el.getAttribute('aria-disabled') === 'true' || el.hasAttribute('data-disabled');
+
+  /**
+   * A disabled item's notice, in the page's words: the elements its `aria-describedby`
+   * names, else the item's own text nodes (its label and any notice inside it), joined by
+   * spaces, at most NOTICE_CHARS characters.
+   */
+  function notice(el) {
+    const ids = (el.getAttribute('aria-describedby') || '').split(/\s+/).filter(Boolean);
+    const described = ids.map((id) => document.getElementById(id)).filter(Boolean);
+    const texts = [];
+    for (const root of described.length ? described : [el]) {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      while (walker.nextNode()) texts.push(walker.currentNode.nodeValue.replace(/\s+/g, ' ').trim());
+    }
+    return texts.filter(Boolean).join(' ').slice(0, NOTICE_CHARS);
+  }
 
   /** The radio items of the open menus whose test id starts with `prefix`. */
   function radios(prefix) {
     return [...document.querySelectorAll(RADIO)]
       .filter((el) => el.getAttribute('data-testid').startsWith(prefix))
-      .map((el) => ({ el, name: el.getAttribute('data-testid').slice(prefix.length), label: label(el), checked: el.getAttribute('aria-checked') === 'true' }))
+      .map((el) => ({ el, name: el.getAttribute('data-testid').slice(prefix.length), label: label(el), checked: el.getAttribute('aria-checked') === 'true', off: disabled(el) ? notice(el) : null }))
       .filter((r) => r.name && r.name !== 'advanced' && r.name !== 'dropdown-button');
   }
 
@@ -86,14 +106,18 @@
     await until(() => !menuOpen(), MENU_MS);
   }
 
+  /** `{name: notice}` for the disabled items among `rows`. */
+  const offOf = (rows) => Object.fromEntries(rows.filter((r) => r.off !== null).map((r) => [r.name, r.off]));
+
   /**
    * What the picker shows: `{present: false}` for a page without one, else `{present,
-   * model, modelLabel, effort, effortLabel, models, efforts}` (slugs and effort names from
-   * the items' test ids; null where nothing is checked).
+   * model, modelLabel, effort, effortLabel, models, efforts, modelsOff, effortsOff}` (slugs
+   * and effort names from the items' test ids; null where nothing is checked; `…Off`: the
+   * disabled items, name → the page's notice).
    */
   async function read() {
     if (!document.querySelector(BUTTON)) return { present: false };
-    if (!(await open())) return { present: true, model: null, modelLabel: null, effort: null, effortLabel: null, models: [], efforts: [] };
+    if (!(await open())) return { present: true, model: null, modelLabel: null, effort: null, effortLabel: null, models: [], efforts: [], modelsOff: {}, effortsOff: {} };
     const models = radios(MODEL_PREFIX);
     const efforts = radios(EFFORT_PREFIX);
     const m = models.find((r) => r.checked);
@@ -107,13 +131,15 @@
       effortLabel: e ? e.label : null,
       models: models.map((r) => r.name),
       efforts: efforts.map((r) => r.name),
+      modelsOff: offOf(models),
+      effortsOff: offOf(efforts),
     };
   }
 
-  /** Clicks the item `prefix + name` in the open picker. False: no such item. */
+  /** Clicks the item `prefix + name` in the open picker. False: no such item, or it is disabled. */
   async function pick(prefix, name) {
     if (!(await open())) return false;
-    const item = radios(prefix).find((r) => r.name === name);
+    const item = radios(prefix).find((r) => r.name === name && r.off === null);
     if (!item) {
       await close();
       return false;
@@ -127,20 +153,26 @@
   /** "GPT-5 Instant (gpt-5-instant)", or "nothing readable". */
   const shows = (name, words) => (name ? (words && words !== name ? `${words} (${name})` : name) : 'nothing readable');
 
+  /** The refusal for a send asking for a disabled item: `what` "model" or "effort". */
+  const unavailable = (what, name, words) => ({ ok: false, reason: `the picker's ${what} ${name} is unavailable (${words ? `"${words}"` : 'the page gives no notice'}): queue it again once the page offers it, or ask for another ${what}; nothing was typed` });
+
   /**
    * Makes the picker show `model` and `effort` (either may be null: left as it is).
    * Answers `{ok: true, model, effort}` with what the picker shows afterwards, or
-   * `{ok: false, reason}` with a sentence naming what the page showed; nothing is typed
-   * either way.
+   * `{ok: false, reason}` with a sentence naming what the page showed — for a model or
+   * effort the page has disabled, its notice (only that item is out: other sends go on);
+   * nothing is typed either way, and a disabled item is never clicked.
    */
   async function choose(model, effort) {
     let now = await read();
     if (!now.present) {
       return { ok: false, reason: `this page shows no model picker (the account offers none); the send asks for ${model ? `model ${model}` : `effort ${effort}`}: nothing was typed` };
     }
+    if (model && Object.hasOwn(now.modelsOff, model)) return unavailable('model', model, now.modelsOff[model]);
     if (model && now.model !== model && now.models.includes(model)) await pick(MODEL_PREFIX, model);
     if (effort) {
       now = await read();
+      if (Object.hasOwn(now.effortsOff, effort)) return unavailable('effort', effort, now.effortsOff[effort]);
       if (now.effort !== effort && now.efforts.includes(effort)) await pick(EFFORT_PREFIX, effort);
     }
     now = await read();

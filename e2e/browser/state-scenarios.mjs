@@ -7,7 +7,7 @@
 // Registered by run.mjs: `stateScenarios({scenario, ready, fakeState, fakeConfig, conversation})`.
 
 import assert from 'node:assert/strict';
-import { WORDS, DOWNGRADED_MODEL, REQUESTED_MODEL } from './fake-chatgpt/states.mjs';
+import { WORDS, DOWNGRADED_MODEL, REQUESTED_MODEL, DISABLED_EFFORT } from './fake-chatgpt/states.mjs';
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -16,6 +16,9 @@ async function counted(fakeState) {
   const st = await fakeState();
   return { clicks: st.clicks, posts: st.posts, retry_clicks: st.retry_clicks };
 }
+
+/** The composer's text, as the page holds it. */
+const composerText = (page) => page.evaluate(() => document.querySelector('#prompt-textarea').textContent);
 
 /** The last state change of a send's timeline, as [from, to]. */
 const lastEdge = (timeline) => {
@@ -148,5 +151,35 @@ export function stateScenarios({ scenario, ready, fakeState, fakeConfig, convers
     assert.deepEqual(await counted(fakeState), { clicks: 1, posts: 1, retry_clicks: 0 });
     const next = await queue(w, 'Sending goes on.');
     await w.until(next, 'completed');
+  });
+
+  scenario('a_disabled_effort_tier_fails_before_dispatch_with_its_reset_notice_and_is_never_clicked', async (w) => {
+    // English, the top-level picker: the notice beside the item (aria-describedby).
+    await fakeConfig({ state: 'effort_limit', lang: 'en', picker: 'top' });
+    const [page] = await ready(w);
+    const ask = (text, effort) => w.queue(text, { conversation_id: conversation(), model: REQUESTED_MODEL, effort });
+    const first = await ask('Asked of the disabled tier.', DISABLED_EFFORT);
+    const { send } = await w.until(first, 'rejected');
+    assert.equal(
+      send.evidence,
+      `failed before dispatch: the picker's effort ${DISABLED_EFFORT} is unavailable ("${WORDS.en.effort_limit}"): queue it again once the page offers it, or ask for another effort; nothing was typed`,
+    );
+    assert.equal(await composerText(page), '', 'nothing typed');
+    // Only that tier is out: a send asking for another effort goes out, once.
+    const other = await ask('Asked of the standard tier.', 'standard');
+    await w.until(other, 'completed');
+    let st = await fakeState();
+    assert.deepEqual(st.requests.map((r) => [r.model, r.effort]), [[REQUESTED_MODEL, 'standard']]);
+    // German, under Advanced: the notice inside the item.
+    await fakeConfig({ lang: 'de', picker: 'advanced' });
+    await page.reload();
+    await page.waitForSelector('html[data-fake-ready="true"]');
+    const third = await ask('Asked of the disabled tier on a German page.', DISABLED_EFFORT);
+    const again = (await w.until(third, 'rejected')).send;
+    assert.ok(again.evidence.endsWith(`${WORDS.de.effort_limit}"): queue it again once the page offers it, or ask for another effort; nothing was typed`), again.evidence);
+    assert.match(again.evidence, new RegExp(`the picker's effort ${DISABLED_EFFORT} is unavailable \\("`));
+    st = await fakeState();
+    assert.deepEqual({ clicks: st.clicks, posts: st.posts, disabled_clicks: st.disabled_clicks }, { clicks: 1, posts: 1, disabled_clicks: 0 }, 'the disabled item never clicked, nothing posted for it');
+    assert.equal(await composerText(page), '', 'nothing typed');
   });
 }

@@ -5,6 +5,12 @@
 // the extension recognises it: data-testid, roles and aria attributes; the words are the
 // project's own.
 //
+// In the `effort_limit` state (states.mjs) one effort item is disabled as Radix disables a
+// menu item (`aria-disabled="true"`, `data-disabled`) with the page's reset notice beside it:
+// in the top-level layout a sibling the item names with `aria-describedby`, under Advanced a
+// second line inside the item. A click on it still selects it, as a careless page's might
+// (counted: `disabled_clicks`), so only the extension's own rule keeps it from being used.
+//
 // Test hooks (MAIN world, for the browser suite): `window.__fakePicker.set(slug, effort)`.
 
 const MODELS = [
@@ -52,7 +58,27 @@ function group(label, children) {
 }
 
 const modelItems = (filter) => MODELS.filter(filter).map((m) => item(`model-switcher-${m.slug}`, m.label, m.slug === model));
-const effortItems = () => EFFORTS.map((e) => item(`effort-switcher-${e.name}`, e.label, e.name === effort));
+
+/** The effort items; the tier the page's state disables carries its notice (`inside` or beside it). */
+function effortItems(inside) {
+  const view = config.view || {};
+  return EFFORTS.flatMap((e) => {
+    const el = item(`effort-switcher-${e.name}`, e.label, e.name === effort);
+    if (e.name !== view.disabled_effort) return [el];
+    el.setAttribute('aria-disabled', 'true');
+    el.dataset.disabled = '';
+    const notice = document.createElement(inside ? 'span' : 'div');
+    notice.className = 'picker-notice';
+    notice.textContent = view.words.effort_limit;
+    if (inside) {
+      el.append(notice);
+      return [el];
+    }
+    notice.id = `effort-notice-${e.name}`;
+    el.setAttribute('aria-describedby', notice.id);
+    return [el, notice];
+  });
+}
 
 function closeMenu() {
   if (menu) menu.remove();
@@ -77,16 +103,17 @@ function openMenu() {
       const sub = document.createElement('div');
       sub.setAttribute('role', 'menu');
       sub.className = 'picker-menu sub';
-      sub.append(group('Model', modelItems((m) => !m.top)), group('Effort', effortItems()));
+      sub.append(group('Model', modelItems((m) => !m.top)), group('Effort', effortItems(true)));
       menu.appendChild(sub);
     });
     menu.append(...modelItems((m) => m.top), advanced);
   } else {
-    menu.append(...modelItems(() => true), group('Effort', effortItems()));
+    menu.append(...modelItems(() => true), group('Effort', effortItems(false)));
   }
   menu.addEventListener('click', (ev) => {
     const pick = ev.target.closest('[role="menuitemradio"]');
     if (!pick) return;
+    if (pick.getAttribute('aria-disabled') === 'true') fetch('/__fake/event', { method: 'POST', body: JSON.stringify({ kind: 'disabled_click' }) });
     const id = pick.dataset.testid;
     if (id.startsWith('model-switcher-')) set(id.slice('model-switcher-'.length), effort);
     else set(model, id.slice('effort-switcher-'.length));

@@ -6,7 +6,7 @@
 // every Enter submit, every conversation POST, every stop. The counts and the POSTed
 // texts are readable on test-only routes under /__test/:
 //
-//   GET  /__test/state    → {clicks, enter_submits, posts, stop_clicks, stop_requests, retry_clicks, held,
+//   GET  /__test/state    → {clicks, enter_submits, posts, stop_clicks, stop_requests, retry_clicks, disabled_clicks, held,
 //                            requests: [{text, message_id, conversation_id, turn_exchange_id, assistant_id, format, concurrent}]}
 //        (`concurrent`: answers still being written when that POST arrived)
 //   POST /__test/config   {format?: "delta"|"legacy"|"handoff", layout?: "standard"|"no-send-button"|"no-composer",
@@ -26,7 +26,7 @@
 //        hold_page "<path>": that page's GET waits for a release (a tab held on its way there);
 //        answer_model "<slug>": the answer names that model, whatever the request asked for
 //        state: a page state that ends a send (states.mjs: something_went_wrong,
-//        too_many_requests, unusual_activity, headers_too_large, downgrade), lang "en"|"de",
+//        too_many_requests, unusual_activity, headers_too_large, downgrade, effort_limit), lang "en"|"de",
 //        retry_after (a 429's Retry-After: seconds, an HTTP date, or null for none)
 //   POST /__test/release  releases every held answer → {released: n}
 //   POST /__test/reset    zeroes the counts, releases holds, keeps conversations
@@ -130,7 +130,7 @@ function page(config, surface = config.surface) {
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
   const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined };
   const config = { ...DEFAULTS };
-  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, requests: [] });
+  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, requests: [] });
   let state = counts();
   let holds = [];
   const conversations = new Map();
@@ -306,6 +306,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       if (kind === 'enter') state.enter_submits += 1;
       if (kind === 'stop_click') state.stop_clicks += 1;
       if (kind === 'retry_click') state.retry_clicks += 1;
+      if (kind === 'disabled_click') state.disabled_clicks += 1;
       return json(res, 200, {});
     }
     if (req.method === 'POST' && (p === '/backend-api/f/conversation' || p === '/backend-api/conversation')) {

@@ -21,6 +21,10 @@
 //   downgrade             the turn completes, answered by another model than the request
 //                         named (the answer's metadata.model_slug), and the page shows
 //                         its notice [data-testid="model-downgrade-notice"]
+//   effort_limit          the picker's `extended` effort tier is disabled as a Radix menu
+//                         item is (`aria-disabled="true"`, `data-disabled`) with its reset
+//                         notice beside it (places.js); a click on it still selects it, as a
+//                         careless page's might, and is counted as `disabled_clicks`
 
 /** Every state's words, by language. */
 export const WORDS = {
@@ -34,6 +38,7 @@ export const WORDS = {
     headers_too_large: 'Request headers too large. Clear the cookies for chatgpt.com, then reload the page.',
     downgrade: "You've reached the limit for this model. Responses will use another model until your limit resets after 3:45 PM.",
     usage_limit: "You've hit your limit for this plan. You can send again after December 4, 2099 at 9:12 AM.",
+    effort_limit: 'Extended thinking is available again after 3:45 PM.',
   },
   de: {
     something_went_wrong: 'Beim Erzeugen der Antwort ist etwas schiefgelaufen. Wenn das weiter passiert, wende dich an die Hilfe.',
@@ -45,12 +50,15 @@ export const WORDS = {
     headers_too_large: 'Die Anfrage-Header sind zu groß. Lösche die Cookies für chatgpt.com und lade die Seite neu.',
     downgrade: 'Du hast das Limit für dieses Modell erreicht. Antworten nutzen ein anderes Modell, bis dein Limit nach 15:45 Uhr zurückgesetzt wird.',
     usage_limit: 'Du hast das Kontingent deines Tarifs aufgebraucht. Du kannst nach dem 4. Dezember 2099 um 9:12 Uhr wieder senden.',
+    effort_limit: 'Erweitertes Nachdenken ist ab 15:45 Uhr wieder verfügbar.',
   },
 };
 
 /** The model that answers in the `downgrade` state, and the one the request named. */
 export const DOWNGRADED_MODEL = 'gpt-5-mini';
 export const REQUESTED_MODEL = 'gpt-5-2-thinking';
+/** The effort tier the `effort_limit` state disables. */
+export const DISABLED_EFFORT = 'extended';
 
 const words = (config) => WORDS[config.lang] || WORDS.en;
 
@@ -93,6 +101,11 @@ export function pageView(config) {
   if (!config.state) return null;
   const w = words(config);
   // In the downgrade state the page's request names the model its picker shows (the
-  // limit's model); another one answers.
-  return { state: config.state, words: { ...w }, requested: config.state === 'downgrade' ? REQUESTED_MODEL : null };
+  // limit's model); another one answers. In the effort_limit state the picker disables a tier.
+  return {
+    state: config.state,
+    words: { ...w },
+    requested: config.state === 'downgrade' ? REQUESTED_MODEL : null,
+    disabled_effort: config.state === 'effort_limit' ? DISABLED_EFFORT : null,
+  };
 }
