@@ -69,18 +69,7 @@ pub(crate) fn status(profile: Option<&Path>, json: bool) -> Result<(), CliError>
 
 pub(crate) fn doctor(profile: Option<&Path>, json: bool) -> Result<(), CliError> {
     let profile = backend::profile(profile)?;
-    let mut problems: Vec<String> = Vec::new();
-    problems.extend(platform::privacy_problem(profile.dir(), true));
-    for entry in std::fs::read_dir(profile.dir())
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        let p = entry.path();
-        if p.is_file() {
-            problems.extend(platform::privacy_problem(&p, false));
-        }
-    }
+    let mut problems = privacy_problems(profile.dir());
     let mut notes: Vec<String> = Vec::new();
     if ledger_damage(&profile, &mut problems, &mut notes) {
         problems.push(format!(
@@ -138,6 +127,19 @@ pub(crate) fn doctor(profile: Option<&Path>, json: bool) -> Result<(), CliError>
             "the doctor found problems (listed above); keep a copy of the profile before repairing anything".into(),
         ))
     }
+}
+
+/// The profile folder's and its files' privacy problems (the platform's rule: 0700/0600 on
+/// Unix, the folder's ACL on Windows), one sentence each.
+fn privacy_problems(dir: &Path) -> Vec<String> {
+    let mut problems: Vec<String> = platform::privacy_problem(dir, true).into_iter().collect();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = entry.path();
+        if p.is_file() {
+            problems.extend(platform::privacy_problem(&p, false));
+        }
+    }
+    problems
 }
 
 /// What `doctor` says about an owner that found its ledger or lock file moved under it.
