@@ -247,6 +247,17 @@ fn the_page_answering_with_another_model_is_a_destination_mismatch_shown_and_nev
         shown.contains("MISMATCH   destination_mismatch: the page's request used model auto"),
         "{shown}"
     );
+    let queue = serve.client().get("/v1/queue");
+    let row = ["pending", "uncertain", "stopped", "history"]
+        .iter()
+        .flat_map(|s| queue.body[*s].as_array().cloned().unwrap_or_default())
+        .find(|r| r["op_id"] == "op-m")
+        .unwrap_or_else(|| panic!("op-m listed: {}", queue.body));
+    assert_eq!(
+        row["mismatch"].as_str(),
+        Some(why),
+        "the window's row carries the mismatch (shown in red)"
+    );
 }
 
 #[test]

@@ -207,6 +207,12 @@ function build(row, previous) {
 /** The row's waiting reason, why it is uncertain, its answer, the page's words, a remote stop. */
 function fillNotes(el, row) {
   setRowWaiting($(".waiting", el), row);
+  if (row.mismatch) {
+    // The page's own request (or its answer) went elsewhere: sent once, never resent.
+    const m = $(".mismatch", el);
+    m.hidden = false;
+    m.textContent = `Not where it was meant to go: ${row.mismatch.replace(/^destination_mismatch: /, "")}`;
+  }
   if (row.why) {
     const w = $(".why", el);
     w.hidden = false;

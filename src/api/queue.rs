@@ -93,6 +93,11 @@ pub struct Row {
     /// `None` for a send admitted before destinations (it went to whichever tab was leased).
     #[serde(default)]
     pub destination: Option<String>,
+    /// Where the page's own request (or its answer's model) went instead of `destination`:
+    /// the owner's `destination_mismatch: …` sentence, which the window shows in red. The
+    /// send went out once and is never resent.
+    #[serde(default)]
+    pub mismatch: Option<String>,
     /// Current state.
     pub state: SendState,
     /// Which section it belongs to.
@@ -371,6 +376,7 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
     let answer = send.answer.as_ref().map(|a| excerpt(&a.text));
     let waiting = src.waiting_sentence(&send)?;
     let destination = src.destination(&send.op_id)?.map(|d| d.words());
+    let mismatch = mismatch_of(src, &send.op_id, &timeline)?;
     let remote_stop = src.remote_stop(&send.op_id)?.map(|rs| AnswerStop {
         phase: rs.phase,
         words: answer_stop_words(&rs),
@@ -382,6 +388,7 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
         op_id: send.op_id,
         conversation: send.conversation_id,
         destination,
+        mismatch,
         state: send.state,
         section,
         created_at: send.created_at,
@@ -397,6 +404,29 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
         answer,
         timeline: timeline.into_iter().map(Into::into).collect(),
     })
+}
+
+/// The send's `destination_mismatch` sentence: the one recorded with the page's request,
+/// else the owner's note about the answer's model (a note the owner wrote, never a person's
+/// evidence that happens to start alike).
+fn mismatch_of(
+    src: &impl LedgerRead,
+    op_id: &str,
+    timeline: &[Event],
+) -> crate::ledger::Result<Option<String>> {
+    if let Some(why) = src.page_destination(op_id)?.and_then(|p| p.mismatch) {
+        return Ok(Some(why));
+    }
+    Ok(timeline
+        .iter()
+        .find(|e| {
+            e.kind == EventKind::Note
+                && e.actor == "owner"
+                && e.evidence
+                    .as_deref()
+                    .is_some_and(|w| w.starts_with(crate::ledger::MISMATCH_NOTE))
+        })
+        .and_then(|e| e.evidence.clone()))
 }
 
 /// The first [`ANSWER_CHARS`] characters of an answer, its lines kept.
