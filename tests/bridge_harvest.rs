@@ -357,7 +357,7 @@ fn a_background_response_of_an_answer_cut_by_a_reload_completes_from_the_convers
     let lease = ext.lease("tab-1");
     let asked = client.post(
         "/v1/responses",
-        &json!({"model": "gpt-5", "background": true,
+        &json!({"model": "chatgpt-tab", "background": true,
                 "input": [{"role": "user", "content": [{"type": "input_text", "text": TEXT}]}]}),
     );
     assert_eq!(asked.status, 200, "{}", asked.body);
