@@ -38,7 +38,7 @@ scripts/lint-js.sh 2>&1 | tee target/test-lint-js.log
 count target/test-lint-js.log
 
 step "core: ledger, provider, bridge, CLI"
-cargo test 2>&1 | tee target/test-core.log
+cargo test --no-fail-fast 2>&1 | tee target/test-core.log
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 count target/test-core.log
 
