@@ -79,7 +79,9 @@ export function stateScenarios({ scenario, ready, fakeState, fakeConfig, convers
       document.body.appendChild(d);
     });
     const second = await queue(w, 'Handed out under the dialog.');
-    const { send } = await w.until(second, 'rejected');
+    // The tab waits up to 20 s (content.js IDLE_MS) for the dialog to close before it gives
+    // up: wait past that bound.
+    const { send } = await w.until(second, 'rejected', 40_000);
     assert.equal(
       send.evidence,
       'failed before dispatch: the page shows a dialog ("Zu viele Anfragen: Warte ein paar Minuten."): close it in the ChatGPT tab, then queue again; nothing was typed',
