@@ -250,6 +250,14 @@ async fn dispatch(State(st): State<BridgeState>, Body(b): Body<DispatchBody>) ->
                 reason,
             ));
         }
+        Grant::Held { reason, .. } => {
+            st.ledger().poke();
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                ErrorCode::NotGranted,
+                reason,
+            ));
+        }
     };
     debug_assert_eq!(
         send.state,
