@@ -160,13 +160,7 @@ fn take(l: &mut crate::ledger::Ledger, lease_id: &str) -> Result<Option<Send>, L
     if l.get_lease(lease_id)?.ended_at.is_some() {
         return Err(LedgerError::LeaseEnded(lease_id.into()));
     }
-    let held = l
-        .list(&crate::ledger::ListFilter {
-            states: vec![SendState::Claimed],
-            limit: Some(1),
-        })?
-        .into_iter()
-        .find(|s| s.lease_id.as_deref() == Some(lease_id));
+    let held = l.claimed_by(lease_id)?;
     match held {
         Some(s) => Ok(Some(s)),
         None => l.claim_next(lease_id),
