@@ -340,3 +340,48 @@ fn a_later_limit_lengthens_a_shorter_hold_never_the_reverse() {
         .unwrap();
     assert_eq!(ledger.limit_gate().unwrap().until_ms, Some(long));
 }
+
+#[test]
+fn a_send_whose_page_went_elsewhere_counts_in_flight_there_too() {
+    let fx = Fixture::new();
+    let mut ledger = with_cap(&fx, 2);
+    let y = leased(&mut ledger, "tab-y", Some("conv-y"));
+    let w = leased(&mut ledger, "tab-w", Some("conv-w"));
+    ledger
+        .queue(&send_to("a-1", Some("conv-y")), "test")
+        .unwrap();
+    assert_eq!(claimed(&mut ledger, &y).as_deref(), Some("a-1"));
+    grant(&mut ledger, "a-1", &y, Some("conv-y"));
+    ledger
+        .record_page_destination("a-1", Some("conv-w"), None)
+        .unwrap();
+    ledger
+        .queue(&send_to("b-1", Some("conv-w")), "test")
+        .unwrap();
+    assert_eq!(
+        claimed(&mut ledger, &w),
+        None,
+        "a-1's answer streams in conv-w: b-1 waits"
+    );
+    let err = raw(
+        ledger.raw_connection(),
+        "UPDATE sends SET state = 'claimed', lease_id = ?1, claimed_at = ?2 WHERE op_id = 'b-1'",
+        rusqlite::params![w, fx.clock_now()],
+    )
+    .expect_err("the trigger holds it too");
+    assert!(err.contains("one_in_flight"), "{err}");
+    ledger
+        .queue(&send_to("y-2", Some("conv-y")), "test")
+        .unwrap();
+    let y2 = leased(&mut ledger, "tab-y2", Some("conv-y"));
+    assert_eq!(
+        claimed(&mut ledger, &y2),
+        None,
+        "and in conv-y, the one it named"
+    );
+    ledger.accept("a-1", &receipt("a-1"), "extension").unwrap();
+    ledger
+        .complete("a-1", "done", "answer", "extension")
+        .unwrap();
+    assert_eq!(claimed(&mut ledger, &w).as_deref(), Some("b-1"));
+}
