@@ -234,25 +234,18 @@ async fn dispatch(State(st): State<BridgeState>, Body(b): Body<DispatchBody>) ->
         .ledger()
         .call(move |l| l.dispatch_confirmed(&op_id, &lease_id, b.confirmed.as_ref()))
         .await?;
-    let send = match grant {
-        Grant::Granted(send) => send,
-        Grant::Refused { reason, .. } => {
-            st.ledger().poke();
-            return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                ErrorCode::DestinationNotConfirmed,
-                reason,
-            ));
-        }
-        Grant::Held { reason, .. } => {
-            st.ledger().poke();
-            return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                ErrorCode::NotGranted,
-                reason,
-            ));
-        }
+    // A refused grant rejected the send (committed): its reason, and why by code.
+    let (code, reason) = match grant {
+        Grant::Granted(send) => return granted(send),
+        Grant::Refused { reason, .. } => (ErrorCode::DestinationNotConfirmed, reason),
+        Grant::Held { reason, .. } => (ErrorCode::NotGranted, reason),
     };
+    st.ledger().poke();
+    Err(ApiError::new(StatusCode::CONFLICT, code, reason))
+}
+
+/// The answer to a granted send: `dispatched` is committed.
+fn granted(send: Send) -> Answer {
     debug_assert_eq!(
         send.state,
         SendState::Dispatched,
