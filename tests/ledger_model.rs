@@ -347,7 +347,15 @@ impl Run {
         );
         if state == Some(from) {
             m.sends.get_mut(&id).unwrap().go(SendState::PageError);
-            if until.is_some() {
+            // The stronger hold wins while the gate holds: until a person > a later time.
+            let stronger = match (until, m.limit) {
+                (None, _) => false,
+                (Some(_), _) if !m.limit_holds() => true,
+                (Some(_), Some(None)) => false,
+                (Some(new), Some(Some(held))) => new.is_none_or(|n| n > held),
+                (Some(_), None) => true,
+            };
+            if stronger {
                 m.limit = until;
             }
         }
