@@ -1,11 +1,16 @@
 //! Parallel conversations under the real owner (issue 27): `max_in_flight` from the
 //! profile's config.json, two sends in flight at once in two conversations, a SIGKILL
-//! with both in flight, and a bad setting refused at start with the ledger unchanged.
+//! with both in flight, and a bad setting refused at start with the ledger unchanged; a
+//! claim handed again to its own lease beside another tab's newer claim, and a claim
+//! made before a 429 closed the limit gate never granted after it.
 
 #[path = "support/bridge.rs"]
 mod harness;
+#[path = "support/page_traffic.rs"]
+mod page_traffic;
 
 use harness::*;
+use page_traffic::{fixture, TEXT, URL};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -194,4 +199,60 @@ fn max_in_flight_set_with_the_cli_is_followed_by_the_running_owner() {
     );
     let (_, shown) = cli_json(&profile, &["max-in-flight"]);
     assert_eq!(shown["max_in_flight"], 2);
+}
+
+#[test]
+fn a_claim_is_handed_again_to_its_lease_while_another_tab_holds_a_newer_claim() {
+    let (_tmp, profile) = profile_dir();
+    set_config(&profile, &json!({ "max_in_flight": 2 }));
+    let serve = Serve::start(&profile, &[]);
+    let (client, ext, a, b) = two_tabs(&serve);
+    assert_eq!(ext.next(&a, 5_000).expect("a claims")["op_id"], "a-1");
+    assert_eq!(ext.next(&b, 5_000).expect("b claims")["op_id"], "b-1");
+    let again = ext
+        .next(&a, 300)
+        .expect("a-1 handed again: a's answer was lost");
+    assert_eq!(again["op_id"], "a-1");
+    assert_eq!(grant(&ext, &a, "a-1", "conv-a").body["granted"], true);
+    assert_eq!(client.state("a-1"), "dispatched");
+}
+
+#[test]
+fn a_claim_made_before_a_429_closed_the_limit_gate_is_not_granted_after_it() {
+    let (_tmp, profile) = profile_dir();
+    set_config(&profile, &json!({ "max_in_flight": 2 }));
+    let serve = Serve::start(&profile, &[]);
+    let (client, ext) = (serve.client(), serve.pair());
+    let a = lease_in(&ext, "tab-a", "conv-a");
+    let b = lease_in(&ext, "tab-b", "conv-b");
+    for (op, conversation) in [("a-1", "conv-a"), ("b-1", "conv-b")] {
+        let queued = client.post(
+            "/v1/sends",
+            &json!({ "op_id": op, "text": TEXT, "conversation_id": conversation }),
+        );
+        assert!(
+            queued.status == 200 || queued.status == 201,
+            "{}",
+            queued.body
+        );
+    }
+    assert_eq!(ext.next(&a, 5_000).expect("a claims")["op_id"], "a-1");
+    assert_eq!(ext.next(&b, 5_000).expect("b claims")["op_id"], "b-1");
+    assert_eq!(grant(&ext, &a, "a-1", "conv-a").body["granted"], true);
+    let request = json!({ "lease_id": a, "op_id": "a-1", "kind": "request", "stream_id": "a-1",
+                          "url": URL, "body": fixture("request_new_chat_f.json"),
+                          "status": 429, "retry_after": "120",
+                          "error_body": json!({ "detail": "Too many requests" }).to_string() });
+    assert_eq!(ext.observe(&request).status, 200);
+    let end = json!({ "lease_id": a, "op_id": "a-1", "kind": "stream_end", "stream_id": "a-1" });
+    assert_eq!(ext.observe(&end).status, 200);
+    assert_eq!(client.state("a-1"), "page_error");
+    let answer = grant(&ext, &b, "b-1", "conv-b");
+    assert_eq!(
+        answer.status, 409,
+        "not granted into the limit: {}",
+        answer.body
+    );
+    assert_eq!(answer.body["code"], "not_granted", "{}", answer.body);
+    assert_eq!(client.state("b-1"), "rejected", "nothing was clicked");
 }

@@ -172,19 +172,27 @@ impl Model {
     fn lease(&self, id: &str) -> Option<&MLease> {
         self.leases.iter().find(|l| l.id == id)
     }
-    /// Where an in-flight send is: its tab, and its conversation — the one it names, else
-    /// its receipt's, else the one its lease's tab showed.
-    fn place(&self, s: &MSend) -> (Option<u8>, Option<String>) {
+    /// Where an in-flight send is: its tab, and every conversation it is known in — the
+    /// one it names, its receipt's, and for a send naming none the one its lease's tab
+    /// showed (a tab taking a send for another conversation goes there first).
+    fn place(&self, s: &MSend) -> (Option<u8>, Vec<String>) {
         let lease = s.lease.as_deref().and_then(|l| self.lease(l));
-        let conv = s
-            .conv
-            .clone()
-            .or_else(|| s.receipt.as_ref().map(|(c, _)| c.clone()))
-            .or_else(|| lease.and_then(|l| l.conv.clone()));
-        (lease.map(|l| l.tab), conv)
+        let mut convs: Vec<String> = [
+            s.conv.clone(),
+            s.receipt.as_ref().map(|(c, _)| c.clone()),
+            lease
+                .filter(|_| s.conv.is_none())
+                .and_then(|l| l.conv.clone()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        convs.sort();
+        convs.dedup();
+        (lease.map(|l| l.tab), convs)
     }
     /// The in-flight sends other than `except`, with their places.
-    fn places(&self, except: Option<&str>) -> Vec<(Option<u8>, Option<String>)> {
+    fn places(&self, except: Option<&str>) -> Vec<(Option<u8>, Vec<String>)> {
         self.sends
             .iter()
             .filter(|(id, s)| s.in_flight() && Some(id.as_str()) != except)
@@ -194,7 +202,7 @@ impl Model {
     fn conv_busy(&self, conv: &str, except: Option<&str>) -> bool {
         self.places(except)
             .iter()
-            .any(|(_, c)| c.as_deref() == Some(conv))
+            .any(|(_, c)| c.iter().any(|c| c == conv))
     }
     /// What a claim under `lease_id` takes: `None` when nothing may go now.
     fn claimable(&self, lease_id: &str) -> Option<String> {
@@ -210,7 +218,16 @@ impl Model {
             .iter()
             .find(|id| {
                 let s = &self.sends[*id];
-                let fits = s.conv.is_none() || s.conv == lease.conv;
+                // A send for a conversation no live tab shows is taken by any tab, which
+                // goes there first (in_flight::next_for).
+                let shown = |c: &String| {
+                    self.leases
+                        .iter()
+                        .any(|l| !l.ended && l.conv.as_ref() == Some(c))
+                };
+                let fits = s.conv.is_none()
+                    || s.conv == lease.conv
+                    || s.conv.as_ref().is_some_and(|c| !shown(c));
                 let conv = s.conv.clone().or_else(|| lease.conv.clone());
                 s.state == SendState::Queued
                     && fits
@@ -330,7 +347,15 @@ impl Run {
         );
         if state == Some(from) {
             m.sends.get_mut(&id).unwrap().go(SendState::PageError);
-            if until.is_some() {
+            // The stronger hold wins while the gate holds: until a person > a later time.
+            let stronger = match (until, m.limit) {
+                (None, _) => false,
+                (Some(_), _) if !m.limit_holds() => true,
+                (Some(_), Some(None)) => false,
+                (Some(new), Some(Some(held))) => new.is_none_or(|n| n > held),
+                (Some(_), None) => true,
+            };
+            if stronger {
                 m.limit = until;
             }
         }
@@ -415,6 +440,16 @@ impl Run {
                         })
                         .cloned()
                         .collect();
+                    // A claim naming a conversation the tab does not show is rejected with
+                    // the old lease (it was taken to go there; the tab leased again elsewhere).
+                    let (moving, stranded): (Vec<String>, Vec<String>) =
+                        moving.into_iter().partition(|id| {
+                            let named = &m.sends[id].conv;
+                            named.is_none() || *named == shown(tab)
+                        });
+                    for id in stranded {
+                        m.sends.get_mut(&id).unwrap().go(SendState::Rejected);
+                    }
                     for id in moving {
                         let conv = m.sends[&id].conv.clone().or_else(|| shown(tab));
                         let busy = conv.is_some_and(|c| m.conv_busy(&c, Some(&id)));
@@ -486,10 +521,23 @@ impl Run {
                     .unwrap()
                     .dispatch_confirmed(&id, &lease_id, confirmed.as_ref())
                     .map(|g| matches!(g, sendledger::ledger::Grant::Granted(_)));
-                let ok = m.sends.get(&id).is_some_and(|s| {
+                let asked = m.sends.get(&id).is_some_and(|s| {
                     s.state == SendState::Claimed && s.lease.as_deref() == Some(lease_id.as_str())
                 }) && m.lease_usable(&lease_id);
+                // Refused, the send rejected, nothing clicked: a limit that closed after the
+                // claim, or a tab not showing the conversation the send names.
+                let shows = m.lease(&lease_id).and_then(|l| l.conv.clone());
+                let refused = asked
+                    && (m.limit_holds()
+                        || m.sends[&id]
+                            .conv
+                            .as_ref()
+                            .is_some_and(|c| Some(c) != shows.as_ref()));
+                let ok = asked && !refused;
                 assert_eq!(got.as_ref().is_ok_and(|g| *g), ok, "{op:?}: {got:?}");
+                if refused {
+                    m.sends.get_mut(&id).unwrap().go(SendState::Rejected);
+                }
                 if ok {
                     let now = m.now;
                     let s = m.sends.get_mut(&id).unwrap();
@@ -821,21 +869,22 @@ fn assert_never_two_in_flight_in_one_conversation_or_tab_nor_past_the_cap(
     cap: usize,
     op: &Op,
 ) {
+    let sends: std::collections::BTreeSet<&String> = places.iter().map(|(id, _, _)| id).collect();
     assert!(
-        places.len() <= cap,
+        sends.len() <= cap,
         "after {op:?}: {} sends in flight, max_in_flight is {cap}: {places:?}",
-        places.len()
+        sends.len()
     );
     let mut convs = BTreeMap::new();
     let mut tabs = BTreeMap::new();
     for (id, tab, conv) in places {
         if let Some(c) = conv {
-            if let Some(other) = convs.insert(c.clone(), id.clone()) {
+            if let Some(other) = convs.insert(c.clone(), id.clone()).filter(|o| o != id) {
                 panic!("after {op:?}: {other} and {id} both in flight in conversation {c}");
             }
         }
         if let Some(t) = tab {
-            if let Some(other) = tabs.insert(t.clone(), id.clone()) {
+            if let Some(other) = tabs.insert(t.clone(), id.clone()).filter(|o| o != id) {
                 panic!("after {op:?}: {other} and {id} both in flight in tab {t}");
             }
         }

@@ -244,3 +244,144 @@ fn max_in_flight_outside_one_to_eight_is_refused_and_the_cap_unchanged() {
     assert_eq!(ledger.max_in_flight().unwrap(), 3);
     assert_eq!(ledger.status().unwrap().max_in_flight, 3);
 }
+
+/// A usage limit the page named on refusing a send's request (`None`: until a person).
+fn limit_until(until_ms: Option<i64>) -> sendledger::ledger::PageError {
+    sendledger::ledger::PageError {
+        message: "Too many requests".into(),
+        limit: Some(sendledger::ledger::LimitHold { until_ms }),
+    }
+}
+
+/// Two tabs in two conversations with a send each claimed (cap 2): (lease a, lease b).
+fn two_claimed(ledger: &mut Ledger) -> (String, String) {
+    let a = leased(ledger, "tab-a", Some("conv-a"));
+    let b = leased(ledger, "tab-b", Some("conv-b"));
+    ledger
+        .queue(&send_to("a-1", Some("conv-a")), "test")
+        .unwrap();
+    ledger
+        .queue(&send_to("b-1", Some("conv-b")), "test")
+        .unwrap();
+    assert_eq!(claimed(ledger, &a).as_deref(), Some("a-1"));
+    assert_eq!(claimed(ledger, &b).as_deref(), Some("b-1"));
+    (a, b)
+}
+
+#[test]
+fn a_claim_made_before_the_limit_gate_closed_is_not_granted_after_it() {
+    let fx = Fixture::new();
+    let mut ledger = with_cap(&fx, 2);
+    let (a, b) = two_claimed(&mut ledger);
+    grant(&mut ledger, "a-1", &a, Some("conv-a"));
+    let until = fx.clock_now() + 60_000;
+    ledger
+        .refused("a-1", 429, &limit_until(Some(until)), "extension")
+        .unwrap();
+    let shows = Confirmation {
+        conversation_id: Some("conv-b".into()),
+        ..Confirmation::default()
+    };
+    let got = ledger.dispatch_confirmed("b-1", &b, Some(&shows)).unwrap();
+    let Grant::Held { send, reason } = got else {
+        panic!("granted into the usage limit: {got:?}");
+    };
+    assert_eq!(send.state, SendState::Rejected);
+    assert!(reason.contains("nothing was clicked"), "{reason}");
+    assert!(
+        !reason.contains("text of"),
+        "never the send's text: {reason}"
+    );
+    assert_eq!(state_of(&ledger, "b-1"), SendState::Rejected);
+    assert_eq!(dispatch_events(ledger.raw_connection(), "b-1"), 0);
+}
+
+#[test]
+fn a_shorter_hold_never_shortens_a_hold_until_a_person_resumes() {
+    let fx = Fixture::new();
+    let mut ledger = with_cap(&fx, 2);
+    let (a, b) = two_claimed(&mut ledger);
+    grant(&mut ledger, "a-1", &a, Some("conv-a"));
+    grant(&mut ledger, "b-1", &b, Some("conv-b"));
+    ledger
+        .refused("a-1", 403, &limit_until(None), "extension")
+        .unwrap();
+    let later = fx.clock_now() + 60_000;
+    ledger
+        .refused("b-1", 429, &limit_until(Some(later)), "extension")
+        .unwrap();
+    assert_eq!(ledger.limit_gate().unwrap().until_ms, None);
+    fx.clock.advance(3_600_000);
+    ledger
+        .queue(&send_to("a-2", Some("conv-a")), "test")
+        .unwrap();
+    assert_eq!(
+        claimed(&mut ledger, &a),
+        None,
+        "the 403 holds until a person resumes, not the 429's 60 s"
+    );
+    assert!(ledger.resume("alice").unwrap());
+    assert_eq!(claimed(&mut ledger, &a).as_deref(), Some("a-2"));
+}
+
+#[test]
+fn a_later_limit_lengthens_a_shorter_hold_never_the_reverse() {
+    let fx = Fixture::new();
+    let mut ledger = with_cap(&fx, 2);
+    let (a, b) = two_claimed(&mut ledger);
+    grant(&mut ledger, "a-1", &a, Some("conv-a"));
+    grant(&mut ledger, "b-1", &b, Some("conv-b"));
+    let (long, short) = (fx.clock_now() + 600_000, fx.clock_now() + 60_000);
+    ledger
+        .refused("a-1", 429, &limit_until(Some(long)), "extension")
+        .unwrap();
+    ledger
+        .refused("b-1", 429, &limit_until(Some(short)), "extension")
+        .unwrap();
+    assert_eq!(ledger.limit_gate().unwrap().until_ms, Some(long));
+}
+
+#[test]
+fn a_send_whose_page_went_elsewhere_counts_in_flight_there_too() {
+    let fx = Fixture::new();
+    let mut ledger = with_cap(&fx, 2);
+    let y = leased(&mut ledger, "tab-y", Some("conv-y"));
+    let w = leased(&mut ledger, "tab-w", Some("conv-w"));
+    ledger
+        .queue(&send_to("a-1", Some("conv-y")), "test")
+        .unwrap();
+    assert_eq!(claimed(&mut ledger, &y).as_deref(), Some("a-1"));
+    grant(&mut ledger, "a-1", &y, Some("conv-y"));
+    ledger
+        .record_page_destination("a-1", Some("conv-w"), None)
+        .unwrap();
+    ledger
+        .queue(&send_to("b-1", Some("conv-w")), "test")
+        .unwrap();
+    assert_eq!(
+        claimed(&mut ledger, &w),
+        None,
+        "a-1's answer streams in conv-w: b-1 waits"
+    );
+    let err = raw(
+        ledger.raw_connection(),
+        "UPDATE sends SET state = 'claimed', lease_id = ?1, claimed_at = ?2 WHERE op_id = 'b-1'",
+        rusqlite::params![w, fx.clock_now()],
+    )
+    .expect_err("the trigger holds it too");
+    assert!(err.contains("one_in_flight"), "{err}");
+    ledger
+        .queue(&send_to("y-2", Some("conv-y")), "test")
+        .unwrap();
+    let y2 = leased(&mut ledger, "tab-y2", Some("conv-y"));
+    assert_eq!(
+        claimed(&mut ledger, &y2),
+        None,
+        "and in conv-y, the one it named"
+    );
+    ledger.accept("a-1", &receipt("a-1"), "extension").unwrap();
+    ledger
+        .complete("a-1", "done", "answer", "extension")
+        .unwrap();
+    assert_eq!(claimed(&mut ledger, &w).as_deref(), Some("b-1"));
+}

@@ -160,13 +160,7 @@ fn take(l: &mut crate::ledger::Ledger, lease_id: &str) -> Result<Option<Send>, L
     if l.get_lease(lease_id)?.ended_at.is_some() {
         return Err(LedgerError::LeaseEnded(lease_id.into()));
     }
-    let held = l
-        .list(&crate::ledger::ListFilter {
-            states: vec![SendState::Claimed],
-            limit: Some(1),
-        })?
-        .into_iter()
-        .find(|s| s.lease_id.as_deref() == Some(lease_id));
+    let held = l.claimed_by(lease_id)?;
     match held {
         Some(s) => Ok(Some(s)),
         None => l.claim_next(lease_id),
@@ -240,17 +234,18 @@ async fn dispatch(State(st): State<BridgeState>, Body(b): Body<DispatchBody>) ->
         .ledger()
         .call(move |l| l.dispatch_confirmed(&op_id, &lease_id, b.confirmed.as_ref()))
         .await?;
-    let send = match grant {
-        Grant::Granted(send) => send,
-        Grant::Refused { reason, .. } => {
-            st.ledger().poke();
-            return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                ErrorCode::DestinationNotConfirmed,
-                reason,
-            ));
-        }
+    // A refused grant rejected the send (committed): its reason, and why by code.
+    let (code, reason) = match grant {
+        Grant::Granted(send) => return granted(send),
+        Grant::Refused { reason, .. } => (ErrorCode::DestinationNotConfirmed, reason),
+        Grant::Held { reason, .. } => (ErrorCode::NotGranted, reason),
     };
+    st.ledger().poke();
+    Err(ApiError::new(StatusCode::CONFLICT, code, reason))
+}
+
+/// The answer to a granted send: `dispatched` is committed.
+fn granted(send: Send) -> Answer {
     debug_assert_eq!(
         send.state,
         SendState::Dispatched,

@@ -84,7 +84,9 @@ impl Ledger {
     pub fn dispatch(&mut self, op_id: &str, lease_id: &str) -> Result<Send> {
         match self.dispatch_confirmed(op_id, lease_id, None)? {
             Grant::Granted(send) => Ok(send),
-            Grant::Refused { reason, .. } => Err(LedgerError::NotGranted(reason)),
+            Grant::Refused { reason, .. } | Grant::Held { reason, .. } => {
+                Err(LedgerError::NotGranted(reason))
+            }
         }
     }
 

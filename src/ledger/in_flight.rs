@@ -2,10 +2,12 @@
 //! never more than the profile's cap (`max_in_flight`, 1 to [`MAX_IN_FLIGHT`]) at once.
 //!
 //! A send in flight is claimed, dispatched, or accepted with its answer awaited (the
-//! `sends_in_flight` view). Its conversation is the one it names; else the one the page
-//! named since (its receipt, or the page's request after the click); else the one its
-//! lease's tab showed (view `in_flight_places`). So a new chat whose conversation the page
-//! has named is that conversation: a send naming it waits. The claim
+//! `sends_in_flight` view). It is in flight in every conversation it is known in (view
+//! `in_flight_places`, one row each): the one it names, its receipt's, the one the page's
+//! own request named after the click, and, for a send naming none, the one its lease's tab
+//! showed (a tab taking a send that names a conversation goes there first). So a new chat
+//! whose conversation the page has named is that conversation, and a send whose page went
+//! elsewhere (a `destination_mismatch`) holds both conversations until it ends. The claim
 //! (`sends::claim_next`) asks these questions; triggers `sends_one_in_flight_per_conversation`
 //! and `sends_in_flight_capped` re-check them in SQL at the claim's time.
 

@@ -58,8 +58,10 @@ pub(crate) fn get(conn: &Connection) -> rusqlite::Result<LimitGate> {
     )
 }
 
-/// Closes the gate until `until_ms` (`None`: until a person resumes). A later closing
-/// replaces an earlier one, and is notified anew.
+/// Closes the gate until `until_ms` (`None`: until a person resumes). The stronger hold
+/// wins: while the gate holds at `now`, a closing that would open it sooner (a time, when
+/// it holds until a person resumes; an earlier time) leaves it as it is — its reason,
+/// send and notification too. Otherwise the closing replaces the gate and is notified anew.
 pub(crate) fn close(
     tx: &Transaction,
     until_ms: Option<Millis>,
@@ -67,12 +69,26 @@ pub(crate) fn close(
     op_id: &str,
     now: Millis,
 ) -> Result<()> {
+    let gate = get(tx)?;
+    if gate.holds_at(now) && !outlasts(until_ms, gate.until_ms) {
+        return Ok(());
+    }
     tx.execute(
         "UPDATE limit_gate SET closed = 1, until_ms = ?1, reason = ?2, op_id = ?3, \
          changed_at = ?4, changed_by = 'extension', notified_at = NULL WHERE id = 1",
         params![until_ms, reason, op_id, now],
     )?;
     Ok(())
+}
+
+/// Whether a hold until `new` lasts longer than one until `held` (`None`: until a person
+/// resumes, the longest).
+fn outlasts(new: Option<Millis>, held: Option<Millis>) -> bool {
+    match (new, held) {
+        (_, None) => false,
+        (None, Some(_)) => true,
+        (Some(n), Some(h)) => n > h,
+    }
 }
 
 /// A person's resume: opens the gate. Returns whether it was holding sends back.

@@ -84,6 +84,16 @@ pub(crate) fn get(conn: &Connection, op_id: &str) -> rusqlite::Result<Option<Sen
     .optional()
 }
 
+/// The send `lease_id` holds claimed (the oldest, should it hold several), if any.
+pub(crate) fn claimed_by(conn: &Connection, lease_id: &str) -> rusqlite::Result<Option<Send>> {
+    conn.prepare_cached(&format!(
+        "SELECT {SEND_COLUMNS} FROM {SEND_FROM} \
+         WHERE s.state = 'claimed' AND s.lease_id = ?1 ORDER BY s.seq LIMIT 1"
+    ))?
+    .query_row([lease_id], send_from_row)
+    .optional()
+}
+
 /// Which sends to list.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ListFilter {

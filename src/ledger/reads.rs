@@ -62,6 +62,13 @@ pub trait LedgerRead {
         read::list(s.conn, filter).map_err(|e| s.mapped(e))
     }
 
+    /// The send the lease `lease_id` holds claimed, whatever other claims other tabs hold
+    /// (a claimed send is handed again to its own lease: a lost answer, a moved claim).
+    fn claimed_by(&self, lease_id: &str) -> Result<Option<Send>> {
+        let s = self.source();
+        read::claimed_by(s.conn, lease_id).map_err(|e| s.mapped(e))
+    }
+
     /// A send's audit trail, oldest first.
     fn timeline(&self, op_id: &str) -> Result<Vec<Event>> {
         let s = self.source();

@@ -432,6 +432,14 @@ pub enum Grant {
         /// Why, naming what the tab showed and what the send is for.
         reason: String,
     },
+    /// The usage limit closed the limit gate after the send was claimed: the send is
+    /// rejected (nothing was clicked), committed, with `reason` as its evidence.
+    Held {
+        /// The send, now rejected.
+        send: Send,
+        /// Why, with what to do.
+        reason: String,
+    },
 }
 
 /// Why the grant is refused for the send's destination, given what the tab confirmed;
@@ -457,13 +465,32 @@ fn destination_refusal(
     })
 }
 
+/// Why the grant is refused while the usage limit holds at `now` (the gate closed after
+/// the send was claimed: a limit means nothing more is clicked until the reset); `None`:
+/// the gate is open.
+fn limit_refusal(tx: &Transaction, now: Millis) -> Result<Option<String>> {
+    let gate = super::limit_gate::get(tx)?;
+    if !gate.holds_at(now) {
+        return Ok(None);
+    }
+    let until = match gate.until_ms {
+        Some(_) => "until the time the page named",
+        None => "until a person resumes",
+    };
+    Ok(Some(format!(
+        "the account's usage limit closed the gate after this send was claimed, {until}: \
+         nothing was clicked (queue it again once sending resumes)"
+    )))
+}
+
 /// The dispatch grant: claimed by this lease, the tab showing the send's destination →
 /// dispatched, only once, only while the epoch is not stopped — all checked in this
 /// transaction. The fence (gate, the send's and the lease's epoch, the lease still live)
 /// is checked once, by the database: trigger `sends_dispatch_fenced` refuses the write
 /// itself. Only a refusal reads the lease again, to say whether it ended (`LeaseEnded`)
 /// or the epoch is stopped (`EpochStopped`). A destination the tab did not confirm
-/// rejects the send in this transaction ([`Grant::Refused`]).
+/// rejects the send in this transaction ([`Grant::Refused`]); so does a limit gate that
+/// holds (closed after the claim, [`Grant::Held`]).
 pub(crate) fn dispatch(
     tx: &Transaction,
     op_id: &str,
@@ -482,6 +509,10 @@ pub(crate) fn dispatch(
         return Err(LedgerError::NotGranted(format!(
             "send {op_id} is claimed by another lease: do not click"
         )));
+    }
+    if let Some(reason) = limit_refusal(tx, now)? {
+        let send = transition(tx, op_id, SendState::Rejected, "owner", Some(&reason), now)?;
+        return Ok(Grant::Held { send, reason });
     }
     if let Some(reason) = destination_refusal(tx, op_id, confirmed)? {
         let send = transition(tx, op_id, SendState::Rejected, "owner", Some(&reason), now)?;
