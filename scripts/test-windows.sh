@@ -51,12 +51,14 @@ if command -v ld.lld >/dev/null; then
 fi
 target=x86_64-pc-windows-gnu
 tests=(api_keys bridge_automatic bridge_destination bridge_events bridge_harvest bridge_loop
-       bridge_observations bridge_openai bridge_page_says_no bridge_queue_feed bridge_refusals
+       bridge_model_downgrade bridge_observations bridge_openai bridge_page_refused
+       bridge_page_says_no bridge_parallel bridge_queue_feed bridge_refusals
        bridge_release bridge_stop_race bridge_wait bridge_withdraw chatgpt_conversation
        chatgpt_inspect chatgpt_page_says_no chatgpt_request chatgpt_shared_replay
        chatgpt_stream cli_offline cli_salvage client_routes error_codes ledger_clock
        ledger_deadlines ledger_destination ledger_door ledger_kill ledger_lease
-       ledger_lifecycle ledger_model ledger_owner ledger_page_error ledger_sections ledger_stop
+       ledger_lifecycle ledger_model ledger_owner ledger_page_error ledger_parallel
+       ledger_sections ledger_stop
        ledger_tool_calls ledger_withdraw mcp_outcome verdict)
 # The files of the header's "Not run under Windows" list: every tests/*.rs is in one list or
 # the other (checked below), so a new test file runs under Wine unless someone says why not.
