@@ -600,6 +600,21 @@ fn a_page_error_before_the_receipt_is_never_answered_as_sent_once_before_the_led
 /// Plays the tab for the one queued send, confirming `confirmed` at the grant; forwards
 /// the fixture's request (a new chat, model `auto`) and answer. Returns the op id.
 fn page_answers_confirming(ext: &Extension, lease: &str, confirmed: Value) -> String {
+    page_answers_confirming_asking(ext, lease, confirmed, "auto")
+}
+
+/// As [`page_answers_confirming`], the page's request naming `request_model` (the answer's
+/// model stays the fixture's, `gpt-5-2`).
+fn page_answers_confirming_asking(
+    ext: &Extension,
+    lease: &str,
+    confirmed: Value,
+    request_model: &str,
+) -> String {
+    let request = fixture("request_new_chat_f.json").replace(
+        "\"model\": \"auto\"",
+        &format!("\"model\": \"{request_model}\""),
+    );
     let handed = ext.next(lease, 10_000).expect("a send is handed out");
     let op = handed["op_id"].as_str().unwrap().to_string();
     let g = ext.http.post(
@@ -609,7 +624,7 @@ fn page_answers_confirming(ext: &Extension, lease: &str, confirmed: Value) -> St
     assert_eq!(g.body["granted"], true, "{}", g.body);
     for o in [
         json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1",
-                "url": URL, "body": fixture("request_new_chat_f.json") }),
+                "url": URL, "body": request }),
         json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": "s1",
                 "seq": 0, "chunk": fixture("stream_delta_new_chat.sse") }),
         json!({ "lease_id": lease, "op_id": op, "kind": "stream_end", "stream_id": "s1" }),
@@ -738,6 +753,33 @@ fn a_page_answering_with_another_model_is_reported_by_the_chat_doors_model_and_a
         "{line}"
     );
     assert_eq!(serve.client().state(&op), "completed");
+}
+
+#[test]
+fn an_answer_from_another_model_than_the_request_named_is_reported_by_the_chat_door_too() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    let key = make_key(&serve);
+    let port = serve.port;
+    let asked = json!({"model": "gpt-5-2-thinking", "metadata": {"new_chat": "true"}});
+    let confirmed = json!({ "conversation_id": null, "model": "gpt-5-2-thinking" });
+    let chat_body = with_fields(serde_json::from_slice(&chat(FIXTURE_TEXT)).unwrap(), asked);
+    let k = bearer(&key);
+    let call = std::thread::spawn(move || door(port, &[k], &chat_body));
+    // The page's request names the model asked; its answer comes from gpt-5-2.
+    page_answers_confirming_asking(&ext, &lease, confirmed, "gpt-5-2-thinking");
+    let (status, head, v) = call.join().unwrap();
+    assert_eq!((status, v["model"].as_str()), (200, Some("gpt-5-2")), "{v}");
+    let line = head
+        .lines()
+        .find_map(|l| l.strip_prefix("x-sendledger-destination-mismatch: "))
+        .unwrap_or_else(|| panic!("a header says the answer differs: {head}"));
+    assert!(
+        line.contains("the page answered with model gpt-5-2; the send asked for gpt-5-2-thinking"),
+        "{line}"
+    );
 }
 
 #[test]

@@ -408,8 +408,9 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
 
 /// The send's `destination_mismatch` sentence: the one recorded with the page's request,
 /// else the owner's note about the answer's model (a note the owner wrote, never a person's
-/// evidence that happens to start alike).
-fn mismatch_of(
+/// evidence that happens to start alike). `timeline`: the send's events. What the window's
+/// row and the OpenAI doors report.
+pub fn mismatch_of(
     src: &impl LedgerRead,
     op_id: &str,
     timeline: &[Event],

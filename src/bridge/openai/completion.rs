@@ -32,15 +32,18 @@ pub(crate) const MISMATCH_HEADER: &str = "x-sendledger-destination-mismatch";
 pub(crate) const MISMATCH_METADATA: &str = "sendledger_destination_mismatch";
 
 /// The `destination_mismatch` sentence of send `op_id`, when the page's request after the
-/// click was not its destination (it went out once; it is never resent).
+/// click, or its answer's model, was not its destination (it went out once; it is never
+/// resent): [`crate::api::queue::mismatch_of`], as the window's row says it.
 pub(crate) async fn mismatch_of(st: &BridgeState, op_id: &str) -> Option<String> {
     let id = op_id.to_string();
     st.ledger()
-        .call(move |l| l.page_destination(&id))
+        .call(move |l| {
+            let timeline = l.timeline(&id)?;
+            crate::api::queue::mismatch_of(&*l, &id, &timeline)
+        })
         .await
         .ok()
         .flatten()
-        .and_then(|p| p.mismatch)
 }
 
 /// Sets [`MISMATCH_HEADER`] to `mismatch` in printable ASCII (a header's alphabet).
