@@ -313,16 +313,29 @@ impl Destination {
     /// In words: "conversation 6a1…", "a new chat in Project g-p-…", "a new chat", plus
     /// "with model …, effort …".
     pub fn words(&self) -> String {
-        let place = match self.kind {
-            Kind::Conversation => format!(
+        self.words_titled(None)
+    }
+
+    /// [`Self::words`], naming the conversation by `title` when the page gave one: the
+    /// title of the conversation it names, or of the chat a new chat became
+    /// ("conversation “Bakery ledger”", "a new chat, now “Bakery ledger”").
+    pub fn words_titled(&self, title: Option<&str>) -> String {
+        let place = match (self.kind, title) {
+            (Kind::Conversation, Some(t)) => format!("conversation “{t}”"),
+            (Kind::Conversation, None) => format!(
                 "conversation {}",
                 self.conversation_id.as_deref().unwrap_or("?")
             ),
-            Kind::Project => format!(
+            (Kind::Project, Some(t)) => format!(
+                "a new chat in Project {}, now “{t}”",
+                self.project_id.as_deref().unwrap_or("?")
+            ),
+            (Kind::NewChat, Some(t)) => format!("a new chat, now “{t}”"),
+            (Kind::Project, None) => format!(
                 "a new chat in Project {}",
                 self.project_id.as_deref().unwrap_or("?")
             ),
-            Kind::NewChat => "a new chat".to_string(),
+            (Kind::NewChat, None) => "a new chat".to_string(),
         };
         let mut out = place;
         if let Some(m) = &self.model {

@@ -19,6 +19,8 @@ fn bounds() -> Bounds {
         claim_ms: 60_000,
         receipt_ms: 60_000,
         answer_ms: 600_000,
+        // Longer than every bound tested here: the tab is silent throughout.
+        lease_silence_ms: 3_600_000,
     }
 }
 

@@ -9,19 +9,39 @@ use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{Bounds, SendState};
 use support::*;
 
+/// The default bounds, but a tab that is never let go for silence: these tests are about
+/// the sends' own bounds (the lease's is `a_lease_whose_tab_stopped_answering_…`).
+fn quiet_tabs_kept() -> Bounds {
+    Bounds {
+        lease_silence_ms: i64::MAX / 4,
+        ..Bounds::default()
+    }
+}
+
+/// The next deadline of a send or a stop under [`quiet_tabs_kept`] (its tabs' far-off
+/// silence bound left out).
+fn next_send_deadline(ledger: &mut sendledger::ledger::Ledger, b: &Bounds) -> Option<i64> {
+    ledger
+        .next_expiry_at(b)
+        .unwrap()
+        .filter(|at| *at < i64::MAX / 8)
+}
+
 #[test]
 fn nothing_in_flight_has_no_expiry_deadline() {
     let fx = Fixture::new();
     let mut ledger = fx.open();
     let b = Bounds::default();
     assert_eq!(ledger.next_expiry_at(&b).unwrap(), None, "an empty ledger");
-    drive_to(&mut ledger, "op-done", SendState::Completed);
+    let lease = drive_to(&mut ledger, "op-done", SendState::Completed).unwrap();
+    ledger.end_lease(&lease, "the tab closed").unwrap();
     assert_eq!(
         ledger.next_expiry_at(&b).unwrap(),
         None,
         "a completed send has no bound"
     );
-    drive_to(&mut ledger, "op-uncertain", SendState::Uncertain);
+    let lease = drive_to(&mut ledger, "op-uncertain", SendState::Uncertain).unwrap();
+    ledger.end_lease(&lease, "the tab closed").unwrap();
     assert_eq!(
         ledger.next_expiry_at(&b).unwrap(),
         None,
@@ -41,7 +61,7 @@ fn nothing_in_flight_has_no_expiry_deadline() {
 fn the_expiry_deadline_is_the_bound_of_each_in_flight_stage_and_the_sweep_acts_exactly_then() {
     let fx = Fixture::new();
     let mut ledger = fx.open();
-    let b = Bounds::default();
+    let b = quiet_tabs_kept();
     let stages = [
         (SendState::Claimed, b.claim_ms),
         (SendState::Dispatched, b.receipt_ms),
@@ -51,18 +71,18 @@ fn the_expiry_deadline_is_the_bound_of_each_in_flight_stage_and_the_sweep_acts_e
         let op = format!("op-{i}");
         drive_to(&mut ledger, &op, stage);
         let at = fx.clock_now() + bound;
-        assert_eq!(ledger.next_expiry_at(&b).unwrap(), Some(at), "{stage}");
+        assert_eq!(next_send_deadline(&mut ledger, &b), Some(at), "{stage}");
         fx.clock.advance(bound - 1);
         assert!(ledger.expire(&b).unwrap().is_empty(), "{stage}: not before");
         assert_eq!(
-            ledger.next_expiry_at(&b).unwrap(),
+            next_send_deadline(&mut ledger, &b),
             Some(at),
             "{stage}: unchanged"
         );
         fx.clock.advance(1);
         assert!(!ledger.expire(&b).unwrap().is_empty(), "{stage}: due then");
         assert_eq!(
-            ledger.next_expiry_at(&b).unwrap(),
+            next_send_deadline(&mut ledger, &b),
             None,
             "{stage}: expired, nothing left"
         );
@@ -77,6 +97,7 @@ fn the_expiry_deadline_is_the_earliest_of_several() {
         claim_ms: 5_000,
         receipt_ms: 1_000,
         answer_ms: 60_000,
+        lease_silence_ms: i64::MAX / 4,
     };
     let lease = drive_to(&mut ledger, "op-1", SendState::Claimed).unwrap();
     let claim_due = fx.clock_now() + b.claim_ms;
@@ -138,7 +159,7 @@ fn a_remote_stop_nobody_reports_on_becomes_uncertain_at_the_answer_bound() {
     use sendledger::ledger::RemotePhase;
     let fx = Fixture::new();
     let mut ledger = fx.open();
-    let b = Bounds::default();
+    let b = quiet_tabs_kept();
     let lease = drive_to(&mut ledger, "op-1", SendState::Dispatched).unwrap();
     let stopped_at = fx.clock_now();
     ledger.stop("alice").unwrap();
@@ -149,7 +170,7 @@ fn a_remote_stop_nobody_reports_on_becomes_uncertain_at_the_answer_bound() {
         "the send's own bound"
     );
     assert_eq!(
-        ledger.next_expiry_at(&b).unwrap(),
+        next_send_deadline(&mut ledger, &b),
         Some(stopped_at + b.answer_ms),
         "the open stop's bound is what is left"
     );
@@ -158,7 +179,7 @@ fn a_remote_stop_nobody_reports_on_becomes_uncertain_at_the_answer_bound() {
     fx.clock.advance(1);
     assert_eq!(ledger.expire(&b).unwrap().remote_stops, ["op-1"]);
     assert!(ledger.remote_stops().unwrap().is_empty(), "no longer open");
-    assert_eq!(ledger.next_expiry_at(&b).unwrap(), None);
+    assert_eq!(next_send_deadline(&mut ledger, &b), None);
     let note = ledger.timeline("op-1").unwrap().pop().unwrap();
     assert_eq!(note.actor, "owner");
     assert!(
@@ -169,4 +190,30 @@ fn a_remote_stop_nobody_reports_on_becomes_uncertain_at_the_answer_bound() {
     );
     let late = ledger.remote_stop_phase(&lease, "op-1", RemotePhase::Dispatched, None);
     assert_eq!(late.unwrap_err().code(), "remote_stop_settled");
+}
+
+#[test]
+fn a_lease_whose_tab_stopped_answering_is_ended_at_its_silence_bound_and_its_claim_rejected() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let b = Bounds {
+        claim_ms: 600_000,
+        lease_silence_ms: 120_000,
+        ..Bounds::default()
+    };
+    let lease = drive_to(&mut ledger, "op-1", SendState::Claimed).unwrap();
+    // The tab asks at 100 s: its silence bound runs again from then.
+    fx.clock.advance(100_000);
+    ledger.hear_lease(&lease);
+    fx.clock.advance(119_999);
+    assert!(
+        ledger.expire(&b).unwrap().is_empty(),
+        "heard 119.999 s ago: the tab is kept"
+    );
+    fx.clock.advance(1);
+    let x = ledger.expire(&b).unwrap();
+    assert_eq!(x.leases, [lease.clone()], "silent for the whole bound: let go");
+    assert_eq!(x.claims, ["op-1"], "its claim is rejected with it");
+    assert_eq!(state_of(&ledger, "op-1"), SendState::Rejected);
+    assert!(ledger.get_lease(&lease).unwrap().ended_at.is_some());
 }

@@ -375,7 +375,7 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
         .flatten();
     let answer = send.answer.as_ref().map(|a| excerpt(&a.text));
     let waiting = src.waiting_sentence(&send)?;
-    let destination = src.destination(&send.op_id)?.map(|d| d.words());
+    let destination = destination_words(src, &send)?;
     let mismatch = mismatch_of(src, &send.op_id, &timeline)?;
     let remote_stop = src.remote_stop(&send.op_id)?.map(|rs| AnswerStop {
         phase: rs.phase,
@@ -404,6 +404,26 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
         answer,
         timeline: timeline.into_iter().map(Into::into).collect(),
     })
+}
+
+/// Where the send goes, in words, with the conversation's title when the page gave one
+/// (the conversation it names, else the one its receipt shows a new chat became).
+fn destination_words(
+    src: &impl LedgerRead,
+    send: &Send,
+) -> crate::ledger::Result<Option<String>> {
+    let Some(d) = src.destination(&send.op_id)? else {
+        return Ok(None);
+    };
+    let conversation = d
+        .conversation_id
+        .clone()
+        .or_else(|| send.receipt.as_ref().map(|r| r.conversation_id.clone()));
+    let title = match conversation {
+        Some(c) => src.conversation_title(&c)?,
+        None => None,
+    };
+    Ok(Some(d.words_titled(title.as_deref())))
 }
 
 /// The send's `destination_mismatch` sentence: the one recorded with the page's request,

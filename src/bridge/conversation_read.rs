@@ -12,6 +12,8 @@
 //! - **Evidence**: a send still awaiting its receipt (`dispatched`) or `uncertain` in that
 //!   conversation gets a note saying how many user messages with its text the read shows
 //!   after the dispatch — a suggestion for a person, never a decision.
+//! - **Title**: the page's name for the conversation is kept (bounded, `ledger::titles`),
+//!   so the window says where a send goes in words a person knows.
 
 use super::error::ApiError;
 use super::observations::Applied;
@@ -30,6 +32,7 @@ pub(crate) async fn apply(
     listing: ConversationListing,
     listed: Option<String>,
 ) -> Result<Vec<Applied>, ApiError> {
+    note_title(st, &listing, listed.as_deref()).await;
     let mut applied = Vec::new();
     for send in sends_in(st, SendState::Accepted).await? {
         if let Some(a) = harvest(st, &listing, listed.as_deref(), send).await? {
@@ -44,6 +47,21 @@ pub(crate) async fn apply(
         }
     }
     Ok(applied)
+}
+
+/// Keeps the title the read gives its conversation. A title that cannot be kept changes
+/// nothing else the read does: it is said in the log, without the title.
+async fn note_title(st: &BridgeState, listing: &ConversationListing, listed: Option<&str>) {
+    let (Some(title), Some(id)) = (listing.title.clone(), listed.map(str::to_string)) else {
+        return;
+    };
+    if let Err(e) = st
+        .ledger()
+        .call(move |l| l.note_conversation_title(&id, &title))
+        .await
+    {
+        tracing::warn!(error = %e, "the conversation's title could not be kept");
+    }
 }
 
 async fn sends_in(st: &BridgeState, state: SendState) -> Result<Vec<Send>, ApiError> {

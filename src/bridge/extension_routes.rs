@@ -157,6 +157,7 @@ fn handed((send, destination): &(Send, Option<Destination>)) -> Value {
 /// The send this lease already holds as claimed (re-delivered after a lost answer:
 /// claimed means no grant was issued, so nothing was clicked), or a new claim.
 fn take(l: &mut crate::ledger::Ledger, lease_id: &str) -> Result<Option<Send>, LedgerError> {
+    l.hear_lease(lease_id);
     if l.get_lease(lease_id)?.ended_at.is_some() {
         return Err(LedgerError::LeaseEnded(lease_id.into()));
     }
@@ -232,7 +233,10 @@ async fn dispatch(State(st): State<BridgeState>, Body(b): Body<DispatchBody>) ->
     let (op_id, lease_id) = (b.op_id.clone(), b.lease_id.clone());
     let grant = st
         .ledger()
-        .call(move |l| l.dispatch_confirmed(&op_id, &lease_id, b.confirmed.as_ref()))
+        .call(move |l| {
+            l.hear_lease(&lease_id);
+            l.dispatch_confirmed(&op_id, &lease_id, b.confirmed.as_ref())
+        })
         .await?;
     // A refused grant rejected the send (committed): its reason, and why by code.
     let (code, reason) = match grant {
@@ -314,6 +318,7 @@ async fn remote_stops(State(st): State<BridgeState>, Query(q): Query<RemoteStopQ
             let stops = st
                 .ledger()
                 .call(move |l| {
+                    l.hear_lease(&lease_id);
                     l.get_lease(&lease_id)?;
                     l.remote_stops_of_lease(&lease_id)
                 })

@@ -22,6 +22,9 @@ pub struct ServeArgs {
     /// Answer bound: an accepted send stops holding the queue after this many ms.
     #[arg(long, default_value_t = Bounds::default().answer_ms)]
     pub answer_ms: i64,
+    /// Lease silence bound: a lease whose tab asked nothing within this many ms is ended.
+    #[arg(long, default_value_t = Bounds::default().lease_silence_ms)]
+    pub lease_silence_ms: i64,
 }
 
 pub(crate) fn serve(profile: Option<&Path>, a: ServeArgs) -> Result<(), CliError> {
@@ -47,6 +50,7 @@ pub(crate) fn serve(profile: Option<&Path>, a: ServeArgs) -> Result<(), CliError
                 claim_ms: a.claim_ms,
                 receipt_ms: a.receipt_ms,
                 answer_ms: a.answer_ms,
+                lease_silence_ms: a.lease_silence_ms,
             },
             clock: Arc::new(SystemClock),
         };

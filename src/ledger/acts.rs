@@ -10,6 +10,7 @@ use super::page_destination::{self, PageDestination};
 use super::record::{Receipt, Send};
 use super::sends::{self, Grant, PageError, QueueRequest, Resolution, Resolved};
 use super::tab_reports::{self, TabReport};
+use super::titles;
 
 impl Ledger {
     /// Queues a send (idempotent per operation id). Returns the send and whether it is new.
@@ -51,6 +52,13 @@ impl Ledger {
     /// returns those sends' ids. Errors: `UnknownLease`.
     pub fn end_lease(&mut self, lease_id: &str, reason: &str) -> Result<Vec<String>> {
         self.write(|tx, now| leases::end_lease(tx, lease_id, reason, now))
+    }
+
+    /// Records the title the page gave a conversation (its conversation read), for the
+    /// window's words; the least recently seen go past [`super::MAX_TITLES`]. Returns
+    /// whether it was kept (`false`: the transient `WEB:` id, or an empty title).
+    pub fn note_conversation_title(&mut self, conversation_id: &str, title: &str) -> Result<bool> {
+        self.write(|tx, now| titles::note(tx, conversation_id, title, now))
     }
 
     /// Reads a lease.

@@ -29,6 +29,9 @@ pub(crate) enum Kind {
     Answer,
     /// An open remote stop: `answer_ms` from the Stop.
     RemoteStop,
+    /// A live lease: `lease_silence_ms` from its creation or the last time its tab asked
+    /// anything ([`Deadlines::hear`]); the item's id is the lease id.
+    LeaseSilence,
 }
 
 impl Kind {
@@ -37,6 +40,7 @@ impl Kind {
             Kind::Claim => b.claim_ms,
             Kind::Receipt => b.receipt_ms,
             Kind::Answer | Kind::RemoteStop => b.answer_ms,
+            Kind::LeaseSilence => b.lease_silence_ms,
         }
     }
 }
@@ -47,7 +51,8 @@ const IN_FLIGHT: &str = "\
     UNION ALL SELECT 1, op_id, dispatched_at FROM sends WHERE state = 'dispatched' \
     UNION ALL SELECT 2, s.op_id, r.observed_at FROM sends s JOIN receipts r ON r.op_id = s.op_id \
       WHERE s.state = 'accepted' AND s.answered_at IS NULL AND s.answer_not_observed_at IS NULL \
-    UNION ALL SELECT 3, op_id, requested_at FROM remote_stops WHERE phase IN ('pending', 'dispatched')";
+    UNION ALL SELECT 3, op_id, requested_at FROM remote_stops WHERE phase IN ('pending', 'dispatched') \
+    UNION ALL SELECT 4, lease_id, created_at FROM leases WHERE ended_at IS NULL";
 
 type Key = (Kind, String, Millis);
 
@@ -73,7 +78,8 @@ impl Deadlines {
                 0 => Kind::Claim,
                 1 => Kind::Receipt,
                 2 => Kind::Answer,
-                _ => Kind::RemoteStop,
+                3 => Kind::RemoteStop,
+                _ => Kind::LeaseSilence,
             };
             Ok((kind, r.get::<_, String>(1)?, r.get::<_, Millis>(2)?))
         })?;
@@ -89,6 +95,16 @@ impl Deadlines {
         }
         self.started = now;
         Ok(())
+    }
+
+    /// The lease's tab asked something at monotonic time `mono`: its silence bound starts
+    /// again from then. A lease not in flight (ended, unknown) is left alone.
+    pub(crate) fn hear(&mut self, lease_id: &str, mono: Millis) {
+        for ((kind, id, _), start) in self.started.iter_mut() {
+            if *kind == Kind::LeaseSilence && id == lease_id {
+                *start = (*start).max(mono);
+            }
+        }
     }
 
     /// The earliest monotonic time a bound falls due, or `None` when nothing is in flight.

@@ -3,7 +3,7 @@
 //! monotonic clock (`deadlines`); the events record the wall time.
 
 use super::error::Result;
-use super::{remote_stop, sends};
+use super::{leases, remote_stop, sends};
 use crate::clock::Millis;
 use rusqlite::{params, Transaction};
 use serde::{Deserialize, Serialize};
@@ -20,6 +20,16 @@ pub struct Bounds {
     /// stays accepted, marked "answer not observed". Default 600,000 ms. Also the bound of
     /// a remote stop nobody reported on: from the Stop, it becomes uncertain.
     pub answer_ms: Millis,
+    /// A lease whose tab has not asked the owner anything within this is ended ("the tab
+    /// stopped answering"): its claim is rejected (nothing was clicked) and the
+    /// conversation it showed is free for another tab. A tab asks at least every 25 s
+    /// while it can take sends. Default 120,000 ms.
+    #[serde(default = "default_lease_silence_ms")]
+    pub lease_silence_ms: Millis,
+}
+
+fn default_lease_silence_ms() -> Millis {
+    Bounds::default().lease_silence_ms
 }
 
 impl Default for Bounds {
@@ -28,6 +38,7 @@ impl Default for Bounds {
             claim_ms: 60_000,
             receipt_ms: 60_000,
             answer_ms: 600_000,
+            lease_silence_ms: 120_000,
         }
     }
 }
@@ -44,6 +55,9 @@ pub struct Expired {
     /// Sends whose remote stop no tab reported on within `answer_ms` (→ uncertain).
     #[serde(default)]
     pub remote_stops: Vec<String>,
+    /// Leases ended because their tab stopped answering (their claims are in `claims`).
+    #[serde(default)]
+    pub leases: Vec<String>,
 }
 
 impl Expired {
@@ -53,6 +67,7 @@ impl Expired {
             && self.receipts.is_empty()
             && self.answers.is_empty()
             && self.remote_stops.is_empty()
+            && self.leases.is_empty()
     }
 }
 
@@ -64,6 +79,7 @@ pub(crate) struct Due {
     pub(crate) receipts: Vec<String>,
     pub(crate) answers: Vec<String>,
     pub(crate) remote_stops: Vec<String>,
+    pub(crate) leases: Vec<String>,
 }
 
 const STILL_CLAIMED: &str = "SELECT 1 FROM sends WHERE op_id = ?1 AND state = 'claimed'";
@@ -71,6 +87,7 @@ const STILL_DISPATCHED: &str = "SELECT 1 FROM sends WHERE op_id = ?1 AND state =
 const STILL_AWAITING_ANSWER: &str =
     "SELECT 1 FROM sends_in_flight s JOIN receipts r ON r.op_id = s.op_id \
      WHERE s.op_id = ?1 AND s.state = 'accepted'";
+const STILL_LEASED: &str = "SELECT 1 FROM leases WHERE lease_id = ?1 AND ended_at IS NULL";
 const STILL_REMOTE_STOP_OPEN: &str =
     "SELECT 1 FROM remote_stops WHERE op_id = ?1 AND phase IN ('pending', 'dispatched')";
 
@@ -147,6 +164,14 @@ pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis, due: &Due) -> Res
         let send = sends::load(tx, &op_id)?;
         sends::note(tx, &send, "owner", (&why, None), now)?;
         out.remote_stops.push(op_id);
+    }
+    for lease_id in still(tx, STILL_LEASED, &due.leases)? {
+        let why = format!(
+            "the tab stopped answering: nothing heard from it within {} s (closed, crashed, or the browser asleep)",
+            b.lease_silence_ms / 1000
+        );
+        out.claims.extend(leases::end_lease(tx, &lease_id, &why, now)?);
+        out.leases.push(lease_id);
     }
     Ok(out)
 }

@@ -8,7 +8,7 @@
 //! |---|---|
 //! | Handles | `handle` ([`Ledger`]: the owner's, the only writer), `reads` ([`LedgerRead`], the one read API; [`LedgerReader`], read-only beside an owner) |
 //! | The owner's acts | `acts` (sends and leases), `brake` (Stop, Resume), `upkeep` (expiry, notifications, remote stops, tool calls), `rebuild` (salvage) |
-//! | Custody rules | `sends`, `leases`, `epochs`, `fence`, `limit_gate`, `remote_stop`, `expiry`, `recovery`, `deadlines`, `door`, `tool_calls`, `tab_reports`, `destinations`, `page_destination` |
+//! | Custody rules | `sends`, `leases`, `epochs`, `fence`, `limit_gate`, `remote_stop`, `expiry`, `recovery`, `deadlines`, `door`, `tool_calls`, `tab_reports`, `destinations`, `page_destination`, `titles` |
 //! | Reading | `read` (rows), `overview` ([`Status`], [`Glance`]), `sections` (shelves), `waiting`, `notifications`, `local_time` |
 //! | The file | `store`, `migrations`, `trigger` (trigger messages, parsed here only), `error`, `placement`, `displacement`, `salvage`, `traces` |
 //! | Values | `record`, `state` |
@@ -46,6 +46,7 @@ mod sends;
 mod state;
 mod store;
 mod tab_reports;
+mod titles;
 mod tool_calls;
 mod traces;
 mod trigger;
@@ -84,6 +85,7 @@ pub use sends::{
 };
 pub use state::SendState;
 pub use tab_reports::{TabReport, MAX_TAB_REPORTS};
+pub use titles::{MAX_TITLES, MAX_TITLE_CHARS};
 pub use tool_calls::{Admission, ToolCall, ToolState, TOOL_RECEIPTS_CAP};
 pub use traces::{first_page_unreadable, unreadable_first_page, BrokenReference};
 pub use waiting::Waiting;

@@ -17,6 +17,7 @@ use super::record::{Event, Send};
 use super::remote_stop::{self, RemoteStop};
 use super::sections::{self, Shelf};
 use super::store;
+use super::titles;
 use super::tool_calls::{self, ToolCall};
 use super::traces::{self, BrokenReference};
 use super::waiting::{self, Waiting};
@@ -96,6 +97,12 @@ pub trait LedgerRead {
     /// before destinations were recorded (migration 0011).
     fn destination(&self, op_id: &str) -> Result<Option<Destination>> {
         destinations::get(self.source().conn, op_id)
+    }
+
+    /// The title the page last gave the conversation, if a tab forwarded one.
+    fn conversation_title(&self, conversation_id: &str) -> Result<Option<String>> {
+        let s = self.source();
+        titles::get(s.conn, conversation_id).map_err(|e| s.mapped(e))
     }
 
     /// The limit gate as stored (see [`LimitGate::holds_at`]).

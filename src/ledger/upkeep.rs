@@ -62,8 +62,18 @@ impl Ledger {
             remote_stops: self
                 .deadlines
                 .due(deadlines::Kind::RemoteStop, bounds, mono),
+            leases: self
+                .deadlines
+                .due(deadlines::Kind::LeaseSilence, bounds, mono),
         };
         self.write(|tx, now| expiry::sweep(tx, bounds, now, &due))
+    }
+
+    /// The lease's tab asked the owner something now: its silence bound
+    /// ([`Bounds::lease_silence_ms`]) runs again from now. Nothing is written.
+    pub fn hear_lease(&mut self, lease_id: &str) {
+        let mono = self.clock.mono_ms();
+        self.deadlines.hear(lease_id, mono);
     }
 
     /// When the next expiry bound falls due, in ms on the custody clock

@@ -5,12 +5,12 @@
 use super::in_flight;
 use super::limit_gate;
 use super::local_time::local_time;
-use super::read;
+use super::read::{self, cached_row};
 use super::record::Send;
 use super::state::SendState;
 use super::tab_reports;
 use crate::clock::Millis;
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 /// Why sends are held back. `Display` is the sentence a person reads, with what to do.
@@ -42,6 +42,13 @@ pub enum Waiting {
         /// The oldest send in flight.
         op_id: String,
     },
+    /// A leased tab shows the send's conversation and is free, so the send is left to it;
+    /// it is taken as soon as that tab asks. A tab that stopped answering is let go after
+    /// [`super::Bounds::lease_silence_ms`], and another tab then takes the send.
+    TabToTake {
+        /// The tab that shows the conversation.
+        tab_id: String,
+    },
     /// No tab is leased, and a chatgpt.com tab said why it cannot take a send.
     TabCannotTakeSends {
         /// The tab.
@@ -63,6 +70,7 @@ impl Waiting {
             Waiting::InFlight { .. } | Waiting::AtCap { .. } | Waiting::TabsBusy { .. } => {
                 "sending"
             }
+            Waiting::TabToTake { .. } => "waiting for its tab",
             Waiting::TabCannotTakeSends { .. } => "tab can't send",
             Waiting::NoTab => "no tab",
         }
@@ -98,6 +106,10 @@ impl Waiting {
             ),
             Waiting::TabsBusy { op_id } => format!(
                 "waiting: every leased tab that can take it has a send in flight (oldest {op_id}); open another chatgpt.com tab, or wait"
+            ),
+            Waiting::TabToTake { tab_id } => format!(
+                "waiting for tab {tab_id}, which shows its conversation, to take it; a tab that stops answering (closed, crashed, asleep) is let go after {} s, and another chatgpt.com tab then takes the send",
+                super::Bounds::default().lease_silence_ms / 1000
             ),
             Waiting::TabCannotTakeSends { tab_id, reason } => {
                 format!("no chatgpt.com tab can take a send: tab {tab_id}: {reason}")
@@ -164,7 +176,27 @@ pub(crate) fn for_send(
     }
     // A send for a conversation no leased tab shows is not held back: a leased tab takes
     // it and goes there (docs/extension.md, "The tab goes to the destination").
-    Ok(tabs_busy(conn, send)?.map(|op_id| Waiting::TabsBusy { op_id }))
+    if let Some(op_id) = tabs_busy(conn, send)? {
+        return Ok(Some(Waiting::TabsBusy { op_id }));
+    }
+    Ok(showing_tab(conn, send)?.map(|tab_id| Waiting::TabToTake { tab_id }))
+}
+
+/// The leased tab that shows the conversation `send` names, when one does: the send is
+/// left to it (`in_flight::next_for`).
+fn showing_tab(conn: &Connection, send: &Send) -> rusqlite::Result<Option<String>> {
+    let Some(c) = &send.conversation_id else {
+        return Ok(None);
+    };
+    cached_row(
+        conn,
+        "SELECT tab_id FROM leases WHERE ended_at IS NULL AND conversation_id = ?1 \
+         AND generation = (SELECT generation FROM gate WHERE id = 1) \
+         ORDER BY created_at DESC LIMIT 1",
+        [c],
+        |r| r.get(0),
+    )
+    .optional()
 }
 
 /// The oldest send in flight when every leased tab that fits `send` (shows its

@@ -83,7 +83,8 @@ async fn expire(ledger: &Writer, bounds: Bounds) -> bool {
                 uncertain = ?x.receipts,
                 answer_not_observed = ?x.answers,
                 remote_stops_uncertain = ?x.remote_stops,
-                "expiry: claims failed (nothing clicked), dispatches with no receipt now uncertain (a person decides), remote stops nobody reported on now uncertain"
+                leases_ended = ?x.leases,
+                "expiry: claims failed (nothing clicked), dispatches with no receipt now uncertain (a person decides), remote stops nobody reported on now uncertain, leases of tabs that stopped answering ended"
             );
             true
         }

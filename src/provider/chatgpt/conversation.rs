@@ -41,10 +41,14 @@ impl std::fmt::Debug for ListedUserMessage {
 }
 
 /// What a listing shows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConversationListing {
     /// `conversation_id` or `id`.
     pub conversation_id: Option<String>,
+    /// `title`: the page's name for the conversation (generated from its first turn, or
+    /// the person's rename), as given; `None` when absent or not a string.
+    #[serde(default)]
+    pub title: Option<String>,
     /// `current_node`: the leaf of the branch shown.
     pub current_node: Option<String>,
     /// Visible user messages of every branch, in tree order (depth first from the
@@ -52,6 +56,20 @@ pub struct ConversationListing {
     pub user_messages: Vec<ListedUserMessage>,
     /// Every message, in the same order; `parent_id` is the tree link.
     pub messages: Vec<ObservedMessage>,
+}
+
+impl std::fmt::Debug for ConversationListing {
+    /// Everything but the title, shown as its length (the page's words about the person's
+    /// conversation never reach a log); the messages hide their text themselves.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConversationListing")
+            .field("conversation_id", &self.conversation_id)
+            .field("title_chars", &self.title.as_ref().map(|t| t.chars().count()))
+            .field("current_node", &self.current_node)
+            .field("user_messages", &self.user_messages)
+            .field("messages", &self.messages)
+            .finish()
+    }
 }
 
 impl ConversationListing {
@@ -93,6 +111,7 @@ pub fn parse_listing(body: &[u8]) -> Result<ConversationListing, ParseError> {
         .iter()
         .find_map(|k| obj.get(*k).and_then(Value::as_str))
         .map(str::to_string);
+    let title = obj.get("title").and_then(Value::as_str).map(str::to_string);
     let current_node = obj
         .get("current_node")
         .and_then(Value::as_str)
@@ -132,6 +151,7 @@ pub fn parse_listing(body: &[u8]) -> Result<ConversationListing, ParseError> {
     }
     Ok(ConversationListing {
         conversation_id,
+        title,
         current_node,
         user_messages,
         messages,
