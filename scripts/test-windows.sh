@@ -58,7 +58,7 @@ tests=(api_keys bridge_automatic bridge_destination bridge_events bridge_harvest
        chatgpt_stream cli_offline cli_salvage client_routes error_codes ledger_clock
        ledger_deadlines ledger_destination ledger_door ledger_kill ledger_lease
        ledger_lifecycle ledger_model ledger_owner ledger_page_error ledger_parallel
-       ledger_sections ledger_stop
+       ledger_sections ledger_stop ledger_titles
        ledger_tool_calls ledger_withdraw mcp_outcome verdict)
 # The files of the header's "Not run under Windows" list: every tests/*.rs is in one list or
 # the other (checked below), so a new test file runs under Wine unless someone says why not.

@@ -212,7 +212,11 @@ fn a_lease_whose_tab_stopped_answering_is_ended_at_its_silence_bound_and_its_cla
     );
     fx.clock.advance(1);
     let x = ledger.expire(&b).unwrap();
-    assert_eq!(x.leases, [lease.clone()], "silent for the whole bound: let go");
+    assert_eq!(
+        x.leases,
+        [lease.clone()],
+        "silent for the whole bound: let go"
+    );
     assert_eq!(x.claims, ["op-1"], "its claim is rejected with it");
     assert_eq!(state_of(&ledger, "op-1"), SendState::Rejected);
     assert!(ledger.get_lease(&lease).unwrap().ended_at.is_some());

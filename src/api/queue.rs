@@ -408,10 +408,7 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
 
 /// Where the send goes, in words, with the conversation's title when the page gave one
 /// (the conversation it names, else the one its receipt shows a new chat became).
-fn destination_words(
-    src: &impl LedgerRead,
-    send: &Send,
-) -> crate::ledger::Result<Option<String>> {
+fn destination_words(src: &impl LedgerRead, send: &Send) -> crate::ledger::Result<Option<String>> {
     let Some(d) = src.destination(&send.op_id)? else {
         return Ok(None);
     };

@@ -170,7 +170,8 @@ pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis, due: &Due) -> Res
             "the tab stopped answering: nothing heard from it within {} s (closed, crashed, or the browser asleep)",
             b.lease_silence_ms / 1000
         );
-        out.claims.extend(leases::end_lease(tx, &lease_id, &why, now)?);
+        out.claims
+            .extend(leases::end_lease(tx, &lease_id, &why, now)?);
         out.leases.push(lease_id);
     }
     Ok(out)

@@ -64,7 +64,10 @@ impl std::fmt::Debug for ConversationListing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ConversationListing")
             .field("conversation_id", &self.conversation_id)
-            .field("title_chars", &self.title.as_ref().map(|t| t.chars().count()))
+            .field(
+                "title_chars",
+                &self.title.as_ref().map(|t| t.chars().count()),
+            )
             .field("current_node", &self.current_node)
             .field("user_messages", &self.user_messages)
             .field("messages", &self.messages)
