@@ -92,7 +92,7 @@ class World {
   }
 
   async startBrowser() {
-    this.browser = await launch({ fakePort: fake.port, extension: EXTENSION });
+    this.browser = await launch({ fakePort: fake.port, extension: EXTENSION, blob: { host: fake.blobHost, port: fake.blobPort } });
     this.context = this.browser.context;
     return this.context;
   }
