@@ -6,7 +6,8 @@
 // the conversation request that names the file ids does.
 //
 // The blob store keeps every file's bytes, so a test reads them back byte for byte
-// (`GET /__test/blob/<file id>`), and can hold a PUT (config `upload_hold`) or make it fail
+// (`GET /__test/blob/<file id>`), and can hold a PUT (config `upload_hold`: true for every
+// file, or one file's name) or make it fail
 // (config `upload_fail`). The page's own limits (a size, refused types) are in `LIMITS`,
 // and reach the page through `/__fake/config`.
 
@@ -93,7 +94,7 @@ export function fileStore({ config, holds, blobOrigin }) {
     const bytes = await readBytes(req);
     counts.blob_puts += 1;
     f.puts += 1;
-    if (config.upload_hold) {
+    if (config.upload_hold === true || config.upload_hold === f.name) {
       counts.held_uploads += 1;
       await new Promise((resolve) => holds.push(resolve));
     }

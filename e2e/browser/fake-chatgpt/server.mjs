@@ -29,7 +29,8 @@
 //        too_many_requests, unusual_activity, headers_too_large, downgrade, effort_limit), lang "en"|"de",
 //        retry_after (a 429's Retry-After: seconds, an HTTP date, or null for none);
 //        file_limit (bytes a file may have on the page; 20 MiB by default), upload_hold
-//        (the blob store holds each PUT until a release; `held_uploads` counts them),
+//        (true, or a file's name: the blob store holds that PUT until a release;
+//        `held_uploads` counts them),
 //        upload_fail (the blob store answers 500 to a PUT)
 //   POST /__test/release  releases every held answer → {released: n}
 //   POST /__test/reset    zeroes the counts, releases holds, forgets uploads, keeps conversations

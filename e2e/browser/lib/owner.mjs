@@ -14,7 +14,7 @@ export const SENDLEDGER = process.env.SENDLEDGER_BIN || path.join(repo, 'target'
 /**
  * Starts `sendledger serve` on `profile` (port 0: any free port, printed as `port N`);
  * `args`: more flags (e.g. `--answer-ms 1000`).
- * Returns `{port, pid, address, request(), kill(signal), exited}`.
+ * Returns `{port, pid, address, request(), upload(), kill(signal), exited}`.
  */
 export async function startOwner({ profile, port = 0, logFile, args = [] }) {
   const log = fs.openSync(logFile, 'a');
@@ -58,8 +58,29 @@ export async function startOwner({ profile, port = 0, logFile, args = [] }) {
     return { status: r.status, body: parsed };
   }
 
+  /**
+   * Stores a file as an attachment: `POST /v1/attachments?name=NAME` with the raw bytes and
+   * their MIME type (issue 29). Answers `{status, body}`.
+   */
+  async function upload(name, bytes, mime) {
+    const r = await fetch(`http://${address}/v1/attachments?name=${encodeURIComponent(name)}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, ...(mime ? { 'content-type': mime } : {}) },
+      body: bytes,
+    });
+    const text = await r.text();
+    let parsed;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+    return { status: r.status, body: parsed };
+  }
+
   return {
     port: boundPort,
+    upload,
     pid: child.pid,
     address,
     request,
