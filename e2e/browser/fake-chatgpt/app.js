@@ -407,7 +407,7 @@ async function loadConversation() {
   for (const node of chain) {
     const m = node.message;
     if (!m || m.metadata?.is_visually_hidden_from_conversation || m.recipient !== 'all') continue;
-    if (m.author.role === 'user' || m.author.role === 'assistant') addTurn(m.author.role, m.id, m.content.parts.join(''));
+    if (m.author.role === 'user' || m.author.role === 'assistant') addTurn(m.author.role, m.id, m.content.parts.filter((p) => typeof p === 'string').join(''));
   }
   leafId = conv.current_node === 'client-created-root' ? null : conv.current_node;
 }
