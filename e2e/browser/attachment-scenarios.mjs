@@ -134,6 +134,21 @@ export function attachmentScenarios({ scenario, ready, fakeState, fakeConfig, fa
     assert.deepEqual(notes, [], 'no attachment_mismatch');
   });
 
+  scenario('files_go_in_by_a_drop_on_the_composer_when_the_page_shows_no_file_input', async (w) => {
+    const a = conversation();
+    await fakeConfig({ file_input: false });
+    const [page] = await ready(w, { conversations: [a] });
+    assert.equal(await page.locator('input[type="file"]').count(), 0, 'the page has no file input');
+    const doc = pdf();
+    const sha = await store(w, 'dropped.pdf', doc, 'application/pdf');
+    const op = await w.queue('A file dropped on the composer.', { conversation_id: a, attachments: [sha] });
+    await w.until(op, 'completed', 30_000);
+    const st = await fakeState();
+    assert.equal(st.posts, 1);
+    assert.deepEqual(st.requests[0].attachments.map((f) => [f.id, f.name, f.size]), [[st.files[0].file_id, 'dropped.pdf', doc.length]]);
+    assert.ok((await fakeBytes(`/__test/blob/${st.files[0].file_id}`)).equals(doc), 'byte-identical at the blob store');
+  });
+
   scenario('a_file_the_page_refuses_fails_the_send_before_dispatch_with_the_pages_words', async (w) => {
     const a = conversation();
     const [page] = await ready(w, { conversations: [a] });

@@ -413,7 +413,6 @@ async function loadConversation() {
 }
 
 refreshButtons();
-mountUploads($('#composer-form'), refreshButtons);
-await Promise.all([openUserSocket(), loadConversation(), mountPlaces()]);
+await Promise.all([openUserSocket(), loadConversation(), mountPlaces(), mountUploads($('#composer-form'), refreshButtons)]);
 document.documentElement.dataset.fakeReady = 'true';
 view.focus();

@@ -13,14 +13,14 @@
 
 const files = []; // {file, chip, state: 'uploading'|'done'|'error', id, width, height}
 let onChange = () => {};
-let limits = null;
+let config = null;
 
 /** Whether a file is still uploading (the page keeps its send button disabled meanwhile). */
 export const busy = () => files.some((f) => f.state === 'uploading');
 
-async function pageLimits() {
-  if (!limits) limits = (await (await fetch('/__fake/config')).json()).limits;
-  return limits;
+async function pageConfig() {
+  if (!config) config = await (await fetch('/__fake/config')).json();
+  return config;
 }
 
 function chipFor(file) {
@@ -70,7 +70,7 @@ const postJson = (url, body) =>
 /** One file's upload, as the page does it; ends with the chip done or in error. */
 async function upload(entry) {
   const { file } = entry;
-  const l = await pageLimits();
+  const l = (await pageConfig()).limits;
   if (l.refused_types.includes(file.type)) return settle(entry, 'error', l.words.refused_type);
   if (file.size > l.file_bytes) return settle(entry, 'error', l.words.too_large);
   const use = file.type.startsWith('image/') ? 'multimodal' : 'my_files';
@@ -135,13 +135,22 @@ export function takeForMessage() {
   return { parts, attachments };
 }
 
-/** Mounts the file input, the "+" button and the drop target; `changed` runs on every chip change. */
-export function mountUploads(form, changed) {
+/**
+ * Mounts the file input, the "+" button and the drop target (config `file_input: false`: a
+ * page with the drop target only); `changed` runs on every chip change.
+ */
+export async function mountUploads(form, changed) {
   onChange = changed;
   const tray = document.createElement('div');
   tray.dataset.testid = 'composer-attachments';
   tray.className = 'composer-attachments';
   form.prepend(tray);
+  form.addEventListener('dragover', (ev) => ev.preventDefault());
+  form.addEventListener('drop', (ev) => {
+    ev.preventDefault();
+    if (ev.dataTransfer && ev.dataTransfer.files.length) add([...ev.dataTransfer.files]);
+  });
+  if ((await pageConfig()).file_input === false) return;
   const input = document.createElement('input');
   input.type = 'file';
   input.multiple = true;
@@ -158,9 +167,4 @@ export function mountUploads(form, changed) {
   plus.textContent = '+';
   plus.addEventListener('click', () => input.click());
   form.prepend(plus, input);
-  form.addEventListener('dragover', (ev) => ev.preventDefault());
-  form.addEventListener('drop', (ev) => {
-    ev.preventDefault();
-    if (ev.dataTransfer && ev.dataTransfer.files.length) add([...ev.dataTransfer.files]);
-  });
 }
