@@ -165,6 +165,11 @@ export function attachmentScenarios({ scenario, ready, fakeState, fakeConfig, fa
     const second = await w.queue('Never typed either: one file is too large for the page.', { conversation_id: a, attachments: shas });
     const refused = (await w.until(second, 'rejected', 30_000)).send;
     assert.match(refused.evidence, /the page refused the attachment "dump\.bin" \("This file is too large\. Files can be at most 1 MB\."\): nothing was typed/);
+    // An upload the blob store fails.
+    await fakeConfig({ file_limit: false, upload_fail: true });
+    const third = await w.queue('Never typed: the upload fails.', { conversation_id: a, attachments: [shas[0]] });
+    const failed = (await w.until(third, 'rejected', 30_000)).send;
+    assert.match(failed.evidence, /the page refused the attachment "notes\.pdf" \("The upload failed\. Remove the file and try again\."\): nothing was typed/);
     const st = await fakeState();
     assert.equal(st.clicks + st.posts + st.enter_submits, 0, 'nothing clicked, posted or submitted');
     await waitFor(async () => JSON.stringify(await composer(page)) === JSON.stringify({ text: '', chips: [] }), { what: 'the chips to be removed, nothing typed' });
