@@ -95,6 +95,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0014_refused_request_page_error.sql",
         sql: include_str!("../../migrations/0014_refused_request_page_error.sql"),
     },
+    Migration {
+        version: 15,
+        name: "0015_attachments.sql",
+        sql: include_str!("../../migrations/0015_attachments.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

@@ -108,6 +108,7 @@ pub(crate) async fn admit(
             new_chat: req.place.new_chat,
             model: req.place.model.clone(),
             effort: req.place.effort.clone(),
+            attachments: Vec::new(),
         },
         client: caller.identity(),
         actor: format!("openai:{}", caller.client()),
