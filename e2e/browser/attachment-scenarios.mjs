@@ -93,8 +93,8 @@ export function attachmentScenarios({ scenario, ready, fakeState, fakeConfig, fa
       chips: [...document.querySelectorAll('[data-testid="file-chip"]')].map((c) => c.querySelector('[data-testid="file-chip-name"]').textContent),
     }));
 
-  /** The attachments the owner recorded with a send (its view), as `[name, size]`. */
-  const recorded = (view) => (view.send.attachments || view.attachments || []).map((a) => [a.name, a.size]);
+  /** The attachments the owner recorded with a send (its view), as `[name, size, file id]`. */
+  const recorded = (view) => view.attachments.map((a) => [a.name, a.size, a.file_id || null]);
 
   scenario('a_png_and_a_pdf_go_with_one_send_in_one_conversation_post_byte_identical_at_the_blob_store', async (w) => {
     const a = conversation();
@@ -129,9 +129,14 @@ export function attachmentScenarios({ scenario, ready, fakeState, fakeConfig, fa
     assert.ok((await fakeBytes(`/__test/blob/${byName['gradient.png'].file_id}`)).equals(image), 'the PNG at the blob store is byte-identical');
     assert.ok((await fakeBytes(`/__test/blob/${byName['custody-notes.pdf'].file_id}`)).equals(doc), 'the PDF at the blob store is byte-identical');
     assert.equal(st.files.length, 2, 'each file uploaded once');
-    assert.deepEqual(recorded(view), [['gradient.png', image.length], ['custody-notes.pdf', doc.length]], 'the send records its attachments');
+    assert.deepEqual(recorded(view), [
+      ['gradient.png', image.length, byName['gradient.png'].file_id],
+      ['custody-notes.pdf', doc.length, byName['custody-notes.pdf'].file_id],
+    ], "the send records its attachments with the page's file ids from the grant");
+    assert.deepEqual(view.page_attachments.seen.map((f) => f.file_id), req.attachments.map((f) => f.id), "the page's request's files recorded with the receipt");
+    assert.equal(view.page_attachments.mismatch, null, 'no attachment_mismatch');
     const notes = view.timeline.filter((e) => /mismatch/.test(e.evidence || ''));
-    assert.deepEqual(notes, [], 'no attachment_mismatch');
+    assert.deepEqual(notes, [], 'no mismatch note');
   });
 
   scenario('files_go_in_by_a_drop_on_the_composer_when_the_page_shows_no_file_input', async (w) => {
@@ -235,8 +240,8 @@ export function attachmentScenarios({ scenario, ready, fakeState, fakeConfig, fa
     await w.startOwner(port);
     const view = await w.send(op);
     assert.equal(view.send.state, 'uncertain', 'recovery makes a dispatched send uncertain, never queued again');
-    assert.deepEqual(recorded(view), [['small.png', image.length]], 'its attachment recorded');
     const st = await fakeState();
+    assert.deepEqual(recorded(view), [['small.png', image.length, st.files[0].file_id]], "its attachment recorded, with the page's file id");
     assert.equal(st.posts, 1, 'one conversation POST');
     assert.deepEqual(st.requests[0].attachments.map((f) => [f.name, f.size]), [['small.png', image.length]]);
     await fakeConfig({ hold: false });
