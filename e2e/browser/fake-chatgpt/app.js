@@ -288,7 +288,13 @@ async function submit(kind) {
   clearComposer();
   generating = true;
   refreshButtons();
-  addTurn('user', userId, text);
+  const shown = addTurn('user', userId, text);
+  if (files.attachments.length) {
+    const list = document.createElement('div');
+    list.className = 'turn-files';
+    list.textContent = files.attachments.map((f) => `${f.mime_type.startsWith('image/') ? '🖼' : '📄'} ${f.name}`).join('  ·  ');
+    shown.parentElement.prepend(list);
+  }
   let answerBody = null;
   let answerId = null;
   const render = (message) => {

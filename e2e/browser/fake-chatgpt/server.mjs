@@ -133,6 +133,7 @@ function page(config, surface = config.surface) {
   .file-chip[data-state="error"] { border-color: #e5a3a0; background: #fdecea; }
   .file-chip[data-state="done"] .file-name::after { content: " ✓"; color: #1a7f37; }
   .file-error { color: #b3261e; }
+  .turn-files { font-size: 13px; color: #555; margin-bottom: 4px; }
   .spinner { width: 12px; height: 12px; border: 2px solid #ccc; border-top-color: #0d0d0d; border-radius: 50%; animation: spin .8s linear infinite; }
   @keyframes spin { to { transform: rotate(360deg); } }
   .file-chip button { background: transparent; color: #555; padding: 0 4px; }
