@@ -77,7 +77,9 @@ export function pdf() {
   return Buffer.from(out, 'latin1');
 }
 
-export function attachmentScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation }) {
+export function attachmentScenarios({ scenario: register, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation }) {
+  /** Every scenario here is also chosen by the word `attachments`. */
+  const scenario = (name, fn) => register(name, fn, 'attachments');
   /** Stores a file with the owner; returns its sha256 (checked against the bytes). */
   async function store(w, name, bytes, mime) {
     const r = await w.owner.upload(name, bytes, mime);

@@ -8,6 +8,7 @@
 //
 //   node run.mjs                 every scenario
 //   node run.mjs two_tabs text   the scenarios whose name contains one of the words
+//   node run.mjs attachments     a group of scenarios (a send's files)
 //
 // Ends with `N passed, N failed` and exits non-zero when any failed.
 
@@ -226,7 +227,8 @@ async function ready(w, { conversations = [CONV_A], ownerArgs = [] } = {}) {
 // ---------------------------------------------------------------- scenarios
 
 const scenarios = [];
-const scenario = (name, fn) => scenarios.push({ name, fn });
+/** Registers a scenario; `group`: a word that also chooses it (`node run.mjs attachments`). */
+const scenario = (name, fn, group = null) => scenarios.push({ name, fn, group });
 
 scenario('a_send_completes_with_the_native_tuple_and_answer', async (w) => {
   await ready(w);
@@ -1085,7 +1087,7 @@ scenario('the_popup_sets_the_default_destination_and_a_send_naming_none_goes_the
 
 async function main() {
   const filters = process.argv.slice(2);
-  const chosen = filters.length ? scenarios.filter((s) => filters.some((f) => s.name.includes(f))) : scenarios;
+  const chosen = filters.length ? scenarios.filter((s) => filters.some((f) => s.name.includes(f) || s.group === f)) : scenarios;
   const certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sendledger-cert-'));
   const pair = selfSignedCert(certDir);
   fakeCert = pair.cert;
