@@ -9,7 +9,8 @@
 // fakeRelease, fakeBytes, conversation})`.
 
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { waitFor } from './lib/wait.mjs';
 
@@ -139,6 +140,41 @@ export function attachmentScenarios({ scenario: register, ready, fakeState, fake
     assert.equal(view.page_attachments.mismatch, null, 'no attachment_mismatch');
     const notes = view.timeline.filter((e) => /mismatch/.test(e.evidence || ''));
     assert.deepEqual(notes, [], 'no mismatch note');
+  });
+
+  scenario('ten_files_one_of_32_mib_go_with_one_send_byte_identical_and_never_into_a_log_or_storage', async (w) => {
+    // The bounds at their edges: a send's ten files, the largest exactly 32 MiB (through the
+    // owner, the worker's message to the tab, the page's input and the blob PUT); the page's
+    // own limit raised above it.
+    const a = conversation();
+    await fakeConfig({ file_limit: 40 * 1024 * 1024 });
+    const [page] = await ready(w, { conversations: [a] });
+    const big = randomBytes(32 * 1024 * 1024);
+    const files = [{ name: 'archive.bin', bytes: big, mime: 'application/octet-stream' }];
+    for (let i = 1; i <= 9; i += 1) files.push({ name: `tile-${i}.png`, bytes: png(16 + i, 16), mime: 'image/png' });
+    const shas = [];
+    for (const f of files) shas.push(await store(w, f.name, f.bytes, f.mime));
+    const op = await w.queue('Ten files, one of them as large as a file may be.', { conversation_id: a, attachments: shas });
+    const view = await w.until(op, 'completed', 120_000);
+    const st = await fakeState();
+    assert.equal(st.posts, 1, 'one conversation POST');
+    assert.deepEqual(st.requests[0].attachments.map((f) => [f.name, f.size]), files.map((f) => [f.name, f.bytes.length]), 'all ten, in order');
+    assert.equal(st.requests[0].pointers.length, 9, "an asset pointer per image");
+    for (const f of files) {
+      const at = st.files.find((x) => x.name === f.name);
+      assert.ok((await fakeBytes(`/__test/blob/${at.file_id}`)).equals(f.bytes), `${f.name} byte-identical at the blob store`);
+    }
+    assert.equal(view.page_attachments.mismatch, null);
+    // The bytes and the names stay out of logs and storage (the profile's store keeps the bytes).
+    const sample = big.subarray(0, 48).toString('base64');
+    const worker = await w.worker();
+    const stored = JSON.stringify(await worker.evaluate(async () => ({ ...(await chrome.storage.local.get(null)), ...(await chrome.storage.session.get(null)) })));
+    const pageStorage = await page.evaluate(() => JSON.stringify({ l: { ...localStorage }, s: { ...sessionStorage } }));
+    const log = fs.readFileSync(w.ownerLog, 'utf8');
+    for (const [where, text] of [['extension storage', stored], ['page storage', pageStorage], ["the owner's log", log], ['the console', w.console.join('\n')]]) {
+      assert.ok(!text.includes(sample), `no bytes in ${where}`);
+      assert.ok(!files.some((f) => text.includes(f.name)), `no file name in ${where}`);
+    }
   });
 
   scenario('files_go_in_by_a_drop_on_the_composer_when_the_page_shows_no_file_input', async (w) => {
