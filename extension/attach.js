@@ -4,7 +4,7 @@
 // checked against the send's SHA-256 and size, and go to the page through its own file
 // input (a DataTransfer set as `input.files`, then `input` and `change`) — or, with no
 // input, dropped on the composer. Never through the page's upload endpoints: the page
-// uploads them itself. Then it waits (≤ UPLOAD_MS) until the page shows every file as
+// uploads them itself. Then it waits (≤ UPLOAD_MS, 40 s) until the page shows every file as
 // uploaded (its chips) and its own traffic gave each a file id (page-observer.js's
 // `page-file` notes of `POST /backend-api/files` and `…/uploaded`). A chip in error, a
 // missing file or a timeout fails the send before dispatch with the page's words, and the
@@ -16,7 +16,9 @@
 (() => {
   const S = window.sendledgerSelectors;
   const TAG = '__sendledger';
-  const UPLOAD_MS = 60_000; // how long the page may take to show every file uploaded
+  // How long the page may take to show every file uploaded: under the owner's claim bound
+  // (60 s by default from the claim to the grant ask), which would end the send anyway.
+  const UPLOAD_MS = 40_000;
   const IDS_MS = 5_000; // how long the page's file ids may lag behind its chips
   const MAX_NOTES = 200;
 

@@ -218,6 +218,23 @@ export function attachmentScenarios({ scenario: register, ready, fakeState, fake
     await waitFor(async () => JSON.stringify(await composer(page)) === JSON.stringify({ text: '', chips: [] }), { what: 'the chips to be removed, nothing typed' });
   });
 
+  scenario('an_upload_the_page_never_finishes_fails_the_send_before_dispatch_at_the_tabs_bound', async (w) => {
+    // The blob store holds the PUT and never answers: the tab's bound (40 s for a send's
+    // files, under the owner's 60 s claim bound) ends the wait, and the send fails before
+    // dispatch with the file named.
+    const a = conversation();
+    const [page] = await ready(w, { conversations: [a] });
+    const sha = await store(w, 'stuck.pdf', pdf(), 'application/pdf');
+    await fakeConfig({ upload_hold: true });
+    const op = await w.queue('Never typed: the upload never ends.', { conversation_id: a, attachments: [sha] });
+    const { send } = await w.until(op, 'rejected', 120_000);
+    assert.match(send.evidence, /the page did not show "stuck\.pdf" as uploaded within 40 s: nothing was typed/);
+    const st = await fakeState();
+    assert.equal(st.held_uploads, 1, 'the upload was still held');
+    assert.equal(st.clicks + st.posts, 0, 'nothing clicked');
+    assert.deepEqual(await composer(page), { text: '', chips: [] }, 'the file removed, nothing typed');
+  });
+
   scenario('files_a_person_left_in_the_composer_keep_a_send_from_being_typed_there', async (w) => {
     const a = conversation();
     const [page] = await ready(w, { conversations: [a] });
