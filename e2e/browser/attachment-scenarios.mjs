@@ -254,6 +254,27 @@ export function attachmentScenarios({ scenario: register, ready, fakeState, fake
     await w.screenshot(page, '.chips-refused');
   });
 
+  scenario('a_page_request_without_one_of_the_files_completes_once_with_the_attachment_mismatch_shown', async (w) => {
+    // The page showed both files uploaded (the grant matched them) but its conversation
+    // request names only the first: the owner notes the difference; nothing is resent.
+    const a = conversation();
+    await fakeConfig({ request_files: 'drop_last' });
+    await ready(w, { conversations: [a] });
+    const shas = [await store(w, 'first.pdf', pdf(), 'application/pdf'), await store(w, 'second.png', png(32, 32), 'image/png')];
+    const op = await w.queue('Two files, the page sends one.', { conversation_id: a, attachments: shas });
+    const view = await w.until(op, 'completed', 30_000);
+    const st = await fakeState();
+    assert.equal(st.posts, 1, 'one POST, never a second');
+    assert.equal(st.clicks, 1);
+    assert.deepEqual(st.requests[0].attachments.map((f) => f.name), ['first.pdf'], 'the request named one file');
+    assert.match(view.page_attachments.mismatch || '', /second\.png/, `the mismatch names the missing file: ${view.page_attachments.mismatch}`);
+    assert.ok(view.timeline.some((e) => (e.evidence || '').startsWith('attachment_mismatch')), 'an attachment_mismatch note on the timeline');
+    assert.match(w.cli(['show', op]), /MISMATCH   .*second\.png/, '`show` prints it');
+    const { body } = await w.owner.request('GET', '/v1/queue');
+    const row = ['pending', 'uncertain', 'stopped', 'history'].flatMap((k) => body[k] || []).find((r) => r.op_id === op);
+    assert.match((row && row.mismatch) || '', /^attachment_mismatch: .*second\.png/, "the queue's row carries the mismatch the window shows in red");
+  });
+
   scenario('owner_killed_during_the_upload_clicks_nothing_and_the_send_is_rejected_or_uncertain', async (w) => {
     const a = conversation();
     const [page] = await ready(w, { conversations: [a] });

@@ -112,6 +112,9 @@ function add(list) {
  */
 export function takeForMessage() {
   const done = files.filter((f) => f.state === 'done');
+  // A page that leaves its last uploaded file out of the request (config `request_files:
+  // "drop_last"`), as a careless page might: the chip was shown, the request names less.
+  if (config && config.request_files === 'drop_last') done.pop();
   const parts = done.filter((f) => f.file.type.startsWith('image/')).map((f) => ({
     content_type: 'image_asset_pointer',
     asset_pointer: `file-service://${f.id}`,
