@@ -100,6 +100,9 @@ pub(crate) async fn admit(
     headers: &HeaderMap,
 ) -> Result<Admitted, OpenAiError> {
     let key = header(headers, IDEMPOTENCY_HEADER)?.map(str::to_string);
+    // A text the ledger would refuse is refused before any file is stored: a refusal
+    // writes nothing.
+    crate::ledger::prepare_text(&req.text).map_err(queue_refusal)?;
     let attachments = super::files::store_all(st, &req.files).await?;
     let q = DoorQueue {
         send: QueueRequest {
