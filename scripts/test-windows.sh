@@ -52,7 +52,7 @@ if command -v ld.lld >/dev/null; then
   export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS="${CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS:--C link-arg=-fuse-ld=lld}"
 fi
 target=x86_64-pc-windows-gnu
-tests=(api_keys bridge_automatic bridge_destination bridge_events bridge_harvest bridge_loop
+tests=(api_keys bridge_attachment_doors bridge_automatic bridge_destination bridge_events bridge_harvest bridge_loop
        bridge_model_downgrade bridge_observations bridge_openai bridge_page_refused
        bridge_page_says_no bridge_parallel bridge_queue_feed bridge_refusals
        bridge_release bridge_stop_race bridge_wait bridge_withdraw chatgpt_conversation

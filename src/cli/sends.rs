@@ -35,6 +35,11 @@ pub struct SendArgs {
     /// The thinking effort it asks for, as the page names it.
     #[arg(long)]
     pub effort: Option<String>,
+    /// A file to send with it (repeatable, at most 10, each at most 32 MiB): uploaded to
+    /// the owner's store first, then part of the send (the same --id with other files is
+    /// refused).
+    #[arg(long = "attach", value_name = "FILE")]
+    pub attach: Vec<std::path::PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -283,6 +288,7 @@ pub(crate) fn send(profile: Option<&Path>, json: bool, a: SendArgs) -> Result<()
     // The operation id is made here, before anything is sent, so that a request whose
     // answer is lost can be retried as the same operation instead of a second send.
     let op_id = a.id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let attachments = super::attach::upload_all(profile, &a.attach)?;
     let req = Request::Queue {
         send: QueueRequest {
             op_id: Some(op_id.clone()),
@@ -292,7 +298,7 @@ pub(crate) fn send(profile: Option<&Path>, json: bool, a: SendArgs) -> Result<()
             new_chat: a.new_chat,
             model: a.model,
             effort: a.effort,
-            attachments: Vec::new(),
+            attachments,
         },
         actor: format!("cli:{}", backend::os_user()),
     };
