@@ -11,6 +11,9 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createKey, mcpClient, openaiClient, within } from './lib/doors.mjs';
 import zlib from 'node:zlib';
 import { waitFor } from './lib/wait.mjs';
 
@@ -273,6 +276,100 @@ export function attachmentScenarios({ scenario: register, ready, fakeState, fake
     const { body } = await w.owner.request('GET', '/v1/queue');
     const row = ['pending', 'uncertain', 'stopped', 'history'].flatMap((k) => body[k] || []).find((r) => r.op_id === op);
     assert.match((row && row.mismatch) || '', /^attachment_mismatch: .*second\.png/, "the queue's row carries the mismatch the window shows in red");
+  });
+
+  /** The send's files as the page's request named them and as the blob store holds them. */
+  async function filesAtThePage(view) {
+    const st = await fakeState();
+    assert.equal(st.posts, 1, 'one conversation POST');
+    assert.equal(st.clicks, 1, 'one click');
+    const named = st.requests[0].attachments;
+    assert.deepEqual(named.map((f) => [f.name, f.size]), view.attachments.map((a) => [a.name, a.size]), "the request names the send's files, in order");
+    const held = [];
+    for (const f of named) held.push(await fakeBytes(`/__test/blob/${f.id}`));
+    return { named, held };
+  }
+
+  scenario('an_image_and_a_pdf_through_the_openai_sdk_reach_the_page_in_one_post_byte_identical', async (w) => {
+    const a = conversation();
+    await ready(w, { conversations: [a] });
+    const image = png(120, 80);
+    const doc = pdf();
+    const client = openaiClient(w.owner.address, createKey(w.profile, 'files-companion'));
+    const completion = await within(
+      client.chat.completions.create({
+        model: 'chatgpt-tab',
+        metadata: { conversation_id: a },
+        messages: [{
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in the picture and the notes?' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${image.toString('base64')}` } },
+            { type: 'file', file: { file_data: `data:application/pdf;base64,${doc.toString('base64')}`, filename: 'notes.pdf' } },
+          ],
+        }],
+      }),
+      60_000,
+      'the completion',
+    );
+    assert.match(completion.choices[0].message.content, /^Received \d+ characters on the local chatgpt\.com test double/, "the page's answer");
+    const { body } = await w.owner.request('GET', '/v1/sends');
+    const view = await w.send(body.sends[0].op_id);
+    const { named, held } = await filesAtThePage(view);
+    assert.deepEqual(named.map((f) => f.mime_type), ['image/png', 'application/pdf']);
+    assert.equal(named[1].name, 'notes.pdf', "the file part's filename");
+    assert.ok(held[0].equals(image) && held[1].equals(doc), 'both byte-identical at the blob store');
+  });
+
+  scenario('an_input_file_and_an_input_image_through_the_responses_api_reach_the_page_in_one_post', async (w) => {
+    const a = conversation();
+    await ready(w, { conversations: [a] });
+    const image = png(64, 64);
+    const doc = pdf();
+    const client = openaiClient(w.owner.address, createKey(w.profile, 'responses-companion'));
+    const response = await within(
+      client.responses.create({
+        model: 'chatgpt-tab',
+        metadata: { conversation_id: a },
+        input: [{
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Summarise the report and the chart.' },
+            { type: 'input_file', filename: 'report.pdf', file_data: `data:application/pdf;base64,${doc.toString('base64')}` },
+            { type: 'input_image', image_url: `data:image/png;base64,${image.toString('base64')}`, detail: 'auto' },
+          ],
+        }],
+      }),
+      60_000,
+      'the response',
+    );
+    assert.match(response.output_text, /^Received \d+ characters on the local chatgpt\.com test double/, "the page's answer");
+    const { body } = await w.owner.request('GET', '/v1/sends');
+    const { named, held } = await filesAtThePage(await w.send(body.sends[0].op_id));
+    assert.equal(named[0].name, 'report.pdf', 'in the order of the input');
+    assert.ok(held[0].equals(doc) && held[1].equals(image), 'both byte-identical at the blob store');
+  });
+
+  scenario('a_file_by_path_through_the_mcp_tool_reaches_the_page_in_one_post_byte_identical', async (w) => {
+    const a = conversation();
+    await ready(w, { conversations: [a] });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sendledger-mcp-file-'));
+    const file = path.join(dir, 'drawing.png');
+    const image = png(200, 120);
+    fs.writeFileSync(file, image);
+    const mcp = await mcpClient(w.profile, path.join(path.dirname(w.ownerLog), `${w.name}.mcp.log`));
+    try {
+      const r = await mcp.call('send_message', { text: 'A drawing, by path.', conversation_id: a, idempotency_key: 'mcp-file-1', attachments: [{ path: file }], wait_seconds: 30 });
+      assert.equal(r.isError, false, r.text);
+      assert.equal(r.result.status, 'completed', r.text);
+    } finally {
+      await mcp.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const view = await w.send('mcp-mcp-file-1');
+    const { named, held } = await filesAtThePage(view);
+    assert.deepEqual(named.map((f) => f.name), ['drawing.png']);
+    assert.ok(held[0].equals(image), 'byte-identical at the blob store');
   });
 
   scenario('owner_killed_during_the_upload_clicks_nothing_and_the_send_is_rejected_or_uncertain', async (w) => {
