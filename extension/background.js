@@ -7,7 +7,8 @@
 //   chrome.storage.local   {bridge: "127.0.0.1:27615", token}          (survives restarts)
 //   chrome.storage.session {connection, leases, last_error, snapshot, outcomes, observed, trip:<tab id>}  (this browser session)
 // Long-polls are bounded (≤ 25 s) and re-issued by the content script that asked; a request
-// whose answer was lost with a stopped worker is reported to the caller as lost.
+// whose answer was lost with a stopped worker is reported to the caller as lost. A send's
+// attachment bytes pass through here to the tab that holds the send (never stored, never logged).
 
 const DEFAULT_BRIDGE = '127.0.0.1:27615';
 const MAX_WAIT_MS = 25_000;
@@ -77,6 +78,50 @@ async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = tr
   // routine — the tab's next page holds the new lease — and no problem to show a person.
   if (code !== 'lease_ended') await noteError(`${path}: ${message}`);
   return { ok: false, status: response.status, code, message };
+}
+
+/** The most bytes one attachment may have (the owner's own bound, docs/bridge-api.md). */
+const MAX_ATTACHMENT_BYTES = 32 * 1024 * 1024;
+
+/** Base64 of bytes, in slices (String.fromCharCode takes a bounded argument list). */
+function base64Of(bytes) {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/**
+ * An attachment's bytes for the send a lease holds claimed: `GET /v1/ext/attachments/{sha}
+ * ?lease_id=`. Answers `{ok: true, status, body: {mime, size, base64}}` (base64: extension
+ * messages carry JSON only) or a refusal like `bridgeRequest`'s. The bytes are in no log
+ * and no storage: they go to the tab that asked, which gives them to the page's file input.
+ */
+async function attachmentBytes(leaseId, sha256) {
+  if (!/^[0-9a-f]{64}$/.test(String(sha256))) return { ok: false, status: 0, code: 'bad_attachment', message: 'the send names an attachment that is not a SHA-256 digest' };
+  const { bridge, token } = await pairing();
+  if (!token) return { ok: false, status: 0, code: 'not_paired', message: 'not paired: open the sendledger extension popup and enter a pairing code' };
+  let response;
+  try {
+    response = await fetch(`http://${bridge}/v1/ext/attachments/${sha256}?lease_id=${encodeURIComponent(leaseId)}`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(60_000),
+      cache: 'no-store',
+    });
+    if (!response.ok) {
+      const answer = await response.json().catch(() => ({}));
+      return { ok: false, status: response.status, code: answer.code || `http_${response.status}`, message: answer.message || `the bridge answered ${response.status}` };
+    }
+    const declared = Number(response.headers.get('content-length'));
+    if (declared > MAX_ATTACHMENT_BYTES) return { ok: false, status: response.status, code: 'attachment_too_large', message: `the attachment has ${declared} bytes, more than the ${MAX_ATTACHMENT_BYTES} an attachment may have` };
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (bytes.length > MAX_ATTACHMENT_BYTES) return { ok: false, status: response.status, code: 'attachment_too_large', message: `the attachment has more than the ${MAX_ATTACHMENT_BYTES} bytes an attachment may have` };
+    const mime = response.headers.get('content-type') || 'application/octet-stream';
+    return { ok: true, status: response.status, body: { mime, size: bytes.length, base64: base64Of(bytes) } };
+  } catch {
+    const message = `sendledger is not reachable at ${bridge}: start the app (or \`sendledger serve\`)`;
+    await noteConnection('unreachable', message);
+    return { ok: false, status: 0, code: 'unreachable', message };
+  }
 }
 
 // Every change of the stored leases goes through this chain, one at a time: a release of
@@ -165,6 +210,9 @@ const handlers = {
     const body = { lease_id: m.lease_id, op_id: m.op_id };
     if (m.confirmed) body.confirmed = m.confirmed;
     return bridgeRequest('POST', '/v1/ext/dispatch', body);
+  },
+  async attachment(tabId, m) {
+    return attachmentBytes(m.lease_id, m.sha256);
   },
   async fail(tabId, m) {
     await noteError(m.reason);
@@ -270,7 +318,7 @@ chrome.runtime.onInstalled.addListener(async () => {
   for (const tab of tabs) {
     const target = { tabId: tab.id };
     chrome.scripting.executeScript({ target, files: ['page-observer.js'], world: 'MAIN' }).catch(() => {});
-    chrome.scripting.executeScript({ target, files: ['selectors.js', 'navigate.js', 'picker.js', 'content.js'] }).catch(() => {});
+    chrome.scripting.executeScript({ target, files: ['selectors.js', 'navigate.js', 'picker.js', 'attach.js', 'content.js'] }).catch(() => {});
   }
 });
 

@@ -4,13 +4,16 @@
 // the owner and runs remote stops. Every bridge request goes through the service worker.
 //
 // Custody order for one send (docs/extension.md, "One send"):
-//   1. checks that need no typing: the right conversation, composer found and empty,
-//      no answer being generated                       → else fail before dispatch
+//   1. checks that need no typing: the right conversation, composer found and empty
+//      (no text, no files), no answer being generated   → else fail before dispatch
+//   1b. the send's files given to the page's own file input, uploaded by the page, its
+//      file ids read (attach.js)                        → else remove them, fail before dispatch
 //   2. type the text (focus + execCommand('insertText'): the editor's own input path;
 //      line breaks go in with the text, never as Enter key presses, which submit)
 //   3. check the composer holds exactly the text and the send button is there and
 //      enabled                                          → else clear, fail before dispatch
-//   4. ask for the dispatch grant (answered after `dispatched` is committed)
+//   4. ask for the dispatch grant with the page's file ids (answered after `dispatched`
+//      is committed)
 //   5. granted: click Send, once. Refused: clear the composer. Answer lost: clear the
 //      composer and report that nothing was clicked — never ask again, never click.
 // The text of a send lives in this script's memory only while it is being typed.
@@ -19,6 +22,7 @@
   const S = window.sendledgerSelectors;
   const P = window.sendledgerPlaces;
   const picker = window.sendledgerPicker;
+  const A = window.sendledgerAttach;
   const TAG = '__sendledger';
   const WAIT_MS = 25_000; // long-poll bound
   const SETTLE_MS = 3_000; // how long typing may take to show in the composer
@@ -38,6 +42,7 @@
     arrivedElsewhere: (dest) => `the tab was sent to ${P.words(dest)} but shows ${P.describe()} (someone opened another page in it, or the page sent it elsewhere): nothing was typed`,
     noComposer: 'composer not found: chatgpt.com layout changed',
     composerBusy: 'the composer is not empty: send or clear the draft in the ChatGPT tab, then queue again',
+    composerHasFiles: 'the composer holds attached files: send or remove them in the ChatGPT tab, then queue again; nothing was typed',
     generating: 'an answer is still being generated in the ChatGPT tab: wait for it to finish, then queue again',
     typingRefused: 'the composer did not accept typed text: click into the ChatGPT tab once and queue again',
     textDiffers: 'the composer does not hold exactly the text after typing (the page changed it): nothing was sent',
@@ -279,8 +284,12 @@
     if (!r.ok && r.lost) await ask('fail', { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
   }
 
-  /** Empties the composer through the editor's own input path. */
+  /**
+   * Empties the composer through the editor's own input path, and removes the files this
+   * send attached (a send starts only with a composer holding none: pageIdle).
+   */
   function clearComposer(composer) {
+    A.removeAll();
     if (!composer || !composer.isConnected || S.composerText(composer) === '') return;
     composer.focus();
     const range = document.createRange();
@@ -322,6 +331,7 @@
     const composer = S.composer();
     if (!composer) return SENTENCES.noComposer;
     if (S.composerText(composer) !== '') return SENTENCES.composerBusy;
+    if (S.fileChips().length) return SENTENCES.composerHasFiles; // they would go with the send
     if (S.generating() && !(await until(() => !S.generating(), IDLE_MS))) return SENTENCES.generating;
     return null;
   }
@@ -361,10 +371,57 @@
     return { model: now.model || null, effort: now.effort || null };
   }
 
+  /**
+   * Types the send's text and checks it: the composer holds exactly the text, the send
+   * button is there and enabled, the tab did not move, the attached files are still shown
+   * uploaded. Returns the send button, or null when the send was failed before dispatch
+   * (the composer cleared, its chips removed).
+   */
+  async function typeAndCheck(send, held, at, attached) {
+    let composer = S.composer();
+    if (!typeText(composer, send.text)) {
+      clearComposer(composer);
+      await failBefore(send, held, SENTENCES.typingRefused);
+      return null;
+    }
+    const holdsText = () => {
+      composer = S.composer();
+      return !!composer && S.composerText(composer) === send.text;
+    };
+    if (!(await until(holdsText, SETTLE_MS))) {
+      clearComposer(S.composer());
+      await failBefore(send, held, SENTENCES.textDiffers);
+      return null;
+    }
+    let button = S.sendButton();
+    if (!button) {
+      const snapshot = S.layoutSnapshot(SENTENCES.noSendButton);
+      clearComposer(composer);
+      await ask('snapshot', { snapshot });
+      await failBefore(send, held, SENTENCES.noSendButton);
+      return null;
+    }
+    const enabled = () => {
+      button = S.sendButton();
+      return !!button && !button.disabled && button.getAttribute('aria-disabled') !== 'true';
+    };
+    if (!(await until(enabled, SETTLE_MS))) {
+      clearComposer(composer);
+      await failBefore(send, held, SENTENCES.sendDisabled);
+      return null;
+    }
+    if (location.href !== at || !holdsText() || !A.stillAttached(attached.confirmed)) {
+      clearComposer(S.composer());
+      await failBefore(send, held, SENTENCES.pageChanged);
+      return null;
+    }
+    return button;
+  }
+
   /** One send, handed to the lease `held`. */
   async function handleSend(send, held) {
     // 1. checks before typing: the place (going there if it must), the surface, the
-    // picker, the composer, no answer generating
+    // picker, the composer (no text, no files), no answer generating
     const dest = destinationOf(send);
     if (!shows(dest)) return goTo(send, held, dest);
     if (P.surface() !== 'chat') return failBefore(send, held, SENTENCES.notChat(P.surface()));
@@ -375,46 +432,19 @@
     const at = location.href;
     const idle = await pageIdle();
     if (idle) return failBefore(send, held, idle, { snapshot: idle === SENTENCES.noComposer });
-    let composer = S.composer();
-    // 2. type
-    if (!typeText(composer, send.text)) {
-      clearComposer(composer);
-      return failBefore(send, held, SENTENCES.typingRefused);
-    }
-    // 3. check what was typed and the button
-    const holdsText = () => {
-      composer = S.composer();
-      return !!composer && S.composerText(composer) === send.text;
-    };
-    if (!(await until(holdsText, SETTLE_MS))) {
-      clearComposer(S.composer());
-      return failBefore(send, held, SENTENCES.textDiffers);
-    }
-    let button = S.sendButton();
-    if (!button) {
-      const snapshot = S.layoutSnapshot(SENTENCES.noSendButton);
-      clearComposer(composer);
-      await ask('snapshot', { snapshot });
-      return failBefore(send, held, SENTENCES.noSendButton);
-    }
-    const enabled = () => {
-      button = S.sendButton();
-      return !!button && !button.disabled && button.getAttribute('aria-disabled') !== 'true';
-    };
-    if (!(await until(enabled, SETTLE_MS))) {
-      clearComposer(composer);
-      return failBefore(send, held, SENTENCES.sendDisabled);
-    }
-    if (location.href !== at || !holdsText()) {
-      clearComposer(S.composer());
-      return failBefore(send, held, SENTENCES.pageChanged);
-    }
+    // 2. the files: given to the page, uploaded by it, its file ids read (attach.js)
+    const attached = await A.attach(send, held, { ask, until });
+    if (!attached.ok) return failBefore(send, held, attached.reason);
+    // 3. type, and check what was typed and the button
+    const button = await typeAndCheck(send, held, at, attached);
+    if (!button) return;
     // 4. the grant
     await outcome(send, 'asking_grant');
-    // What the tab shows now — the address, and the picker when the send names a model or
-    // effort — for the owner to check against the send's destination in the transaction
-    // that grants.
+    // What the tab shows now — the address, the picker when the send names a model or
+    // effort, the page's file ids of its attachments — for the owner to check against the
+    // send in the transaction that grants.
     const confirmed = { ...S.shownPlace(), ...(await pickerShows(dest)) };
+    if (attached.confirmed) confirmed.attachments = attached.confirmed;
     const r = await ask('dispatch', { lease_id: held.lease_id, op_id: send.op_id, confirmed });
     if (r.ok && r.body && r.body.granted === true) {
       // 5. the one click

@@ -8,7 +8,12 @@
 //     is one envelope or a JSON array of envelopes, possibly of several conversations: each
 //     envelope is read by its own topic, and a turn ends only with its own topic's
 //     `conversation-turn-complete`; while a turn is handed off, a frame whose topic cannot
-//     be read is forwarded too, so the owner can say it was not understood).
+//     be read is forwarded too, so the owner can say it was not understood);
+//   - the page's own file uploads (issue 29): a `POST /backend-api/files` request's name and
+//     size with the file id its answer gives (or the status and words of a refusal), and
+//     whether `POST /backend-api/files/{id}/uploaded` succeeded — never the bytes. These go
+//     to the content script only (`page-file`), which reports the page's file ids with the
+//     grant ask (attach.js); they are no observation for the owner.
 // Observations go to the isolated content script with window.postMessage, after a ready
 // handshake (anything posted before the content script listens would be lost, so it is
 // buffered here until the content script says it is ready). This script holds no token
@@ -23,11 +28,13 @@
   let ready = false;
   const buffered = [];
 
-  const deliver = (observation) => window.postMessage({ [TAG]: 'observation', observation }, location.origin);
-  const emit = (observation) => {
-    if (ready) deliver(observation);
-    else if (buffered.length < MAX_BUFFERED) buffered.push(observation);
+  const deliver = (message) => window.postMessage(message, location.origin);
+  const post = (message) => {
+    if (ready) deliver(message);
+    else if (buffered.length < MAX_BUFFERED) buffered.push(message);
   };
+  const emit = (observation) => post({ [TAG]: 'observation', observation });
+  const noteFile = (file) => post({ [TAG]: 'page-file', file });
 
   window.addEventListener('message', (ev) => {
     if (ev.source !== window || !ev.data || ev.data[TAG] !== 'content-ready') return;
@@ -42,6 +49,8 @@
   const MAX_ERROR_BODY = 8 * 1024; // characters of a refused request's body forwarded
   const CONVERSATION_POST = /^\/backend-api\/(?:f\/)?conversation\/?$/;
   const CONVERSATION_GET = /^\/backend-api\/conversations?\/[0-9a-f-]{36}\/?$/;
+  const FILE_CREATE = /^\/backend-api\/files\/?$/;
+  const FILE_UPLOADED = /^\/backend-api\/files\/([^/]+)\/uploaded\/?$/;
   let streams = 0;
   const newStreamId = () => `s${Date.now().toString(36)}-${(streams += 1)}`;
 
@@ -123,6 +132,38 @@
     }
   }
 
+  /** JSON of a text, or null. */
+  const parsed = (text) => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return null;
+    }
+  };
+
+  /**
+   * The page's upload steps, read from its own requests and their answers: `created` (the
+   * name and size it announced, the file id it was given, or the refusal's status and
+   * words, at most 300 characters) and `uploaded` (the file id, and whether it was confirmed).
+   */
+  function watchFile(url, sent, answer) {
+    const uploadedId = (url.pathname.match(FILE_UPLOADED) || [])[1] || null;
+    answer.then(async (response) => {
+      const body = parsed(await response.clone().text().catch(() => ''));
+      if (uploadedId) return noteFile({ stage: 'uploaded', file_id: uploadedId, ok: response.ok && !!body && body.status === 'success' });
+      const asked = parsed(await sent) || {};
+      const words = body && typeof body.detail === 'string' ? body.detail.slice(0, 300) : null;
+      noteFile({
+        stage: 'created',
+        name: typeof asked.file_name === 'string' ? asked.file_name : null,
+        size: Number.isSafeInteger(asked.file_size) ? asked.file_size : null,
+        file_id: response.ok && body && typeof body.file_id === 'string' ? body.file_id : null,
+        status: response.status,
+        words,
+      });
+    }, () => {});
+  }
+
   const pageFetch = window.fetch;
   window.fetch = function fetch(input, init) {
     let url;
@@ -136,6 +177,12 @@
     const sameSite = url.origin === location.origin;
     const isPost = sameSite && method === 'POST' && CONVERSATION_POST.test(url.pathname);
     const isListing = sameSite && method === 'GET' && CONVERSATION_GET.test(url.pathname);
+    if (sameSite && method === 'POST' && (FILE_CREATE.test(url.pathname) || FILE_UPLOADED.test(url.pathname))) {
+      const sent = bodyText(input, init).catch(() => '');
+      const answer = pageFetch.apply(this, arguments);
+      watchFile(url, sent, answer);
+      return answer;
+    }
     if (!isPost && !isListing) return pageFetch.apply(this, arguments);
 
     const streamId = newStreamId();

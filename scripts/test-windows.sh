@@ -35,6 +35,8 @@
 #   bridge_clock_jump   runs serve under libfaketime (an LD_PRELOAD library of Linux)
 #   bridge_displaced    removes and renames files a running owner holds open (Windows
 #                       refuses that while SQLite's handles are open)
+#   bridge_attachments  0600/0700 modes of the store (privacy is the folder's ACL there)
+#                       and a 2 GiB sparse file for the store's bound
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
@@ -50,7 +52,7 @@ if command -v ld.lld >/dev/null; then
   export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS="${CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS:--C link-arg=-fuse-ld=lld}"
 fi
 target=x86_64-pc-windows-gnu
-tests=(api_keys bridge_automatic bridge_destination bridge_events bridge_harvest bridge_loop
+tests=(api_keys bridge_attachment_doors bridge_automatic bridge_destination bridge_events bridge_harvest bridge_loop
        bridge_model_downgrade bridge_observations bridge_openai bridge_page_refused
        bridge_page_says_no bridge_parallel bridge_queue_feed bridge_refusals
        bridge_release bridge_stop_race bridge_wait bridge_withdraw chatgpt_conversation
@@ -58,13 +60,13 @@ tests=(api_keys bridge_automatic bridge_destination bridge_events bridge_harvest
        chatgpt_stream cli_offline cli_salvage client_routes error_codes ledger_clock
        ledger_deadlines ledger_destination ledger_door ledger_kill ledger_lease
        ledger_lifecycle ledger_model ledger_owner ledger_page_error ledger_parallel
-       ledger_sections ledger_stop ledger_titles
+       ledger_attachments ledger_sections ledger_stop ledger_titles
        ledger_tool_calls ledger_withdraw mcp_outcome verdict)
 # The files of the header's "Not run under Windows" list: every tests/*.rs is in one list or
 # the other (checked below), so a new test file runs under Wine unless someone says why not.
 not_run=(bridge_connections bridge_crash bridge_depth cli_output cli_safety cli_stop
          ledger_profile ledger_reserve packaging architecture bridge_load bridge_clock_jump
-         bridge_displaced)
+         bridge_displaced bridge_attachments)
 passed=0; failed=0
 for f in tests/*.rs; do
   name=$(basename "$f" .rs)

@@ -117,6 +117,10 @@ pub struct Confirmation {
     /// The effort the page's picker shows, if it could read one.
     #[serde(default)]
     pub effort: Option<String>,
+    /// The files the page showed as uploaded (its file ids, names, sizes); absent from an
+    /// extension that predates attachments (then only a send without files is granted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attachments: Option<Vec<crate::attachments::ConfirmedFile>>,
 }
 
 /// A conversation id, or the id in a chatgpt.com conversation URL (`…/c/<id>`, also

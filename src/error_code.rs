@@ -111,6 +111,14 @@ pub enum ErrorCode {
     IllegalRemoteStopPhase,
     /// Another refusal by the ledger's rules.
     Refused,
+    /// A file over the attachment bound (32 MiB).
+    AttachmentTooLarge,
+    /// The attachment store is full (2 GiB).
+    AttachmentStoreFull,
+    /// A send names an attachment that is not stored.
+    UnknownAttachment,
+    /// The tab's uploaded files are not the send's attachments: the send is rejected.
+    AttachmentMismatch,
 }
 
 impl ErrorCode {
@@ -167,6 +175,10 @@ impl ErrorCode {
         Self::RemoteStopSettled,
         Self::IllegalRemoteStopPhase,
         Self::Refused,
+        Self::AttachmentTooLarge,
+        Self::AttachmentStoreFull,
+        Self::UnknownAttachment,
+        Self::AttachmentMismatch,
     ];
 
     /// The code as the wire carries it (`epoch_stopped`).
@@ -213,6 +225,10 @@ impl ErrorCode {
             Self::SendInFlight => "send_in_flight",
             Self::NotGranted => "not_granted",
             Self::DestinationNotConfirmed => "destination_not_confirmed",
+            Self::AttachmentTooLarge => "attachment_too_large",
+            Self::AttachmentStoreFull => "attachment_store_full",
+            Self::UnknownAttachment => "unknown_attachment",
+            Self::AttachmentMismatch => "attachment_mismatch",
             Self::ReceiptBeforeDispatch => "receipt_before_dispatch",
             Self::ReceiptOwnerChanged => "receipt_owner_changed",
             Self::ReceiptTaken => "receipt_taken",

@@ -4,6 +4,7 @@
 //! ledger imports neither the bridge nor the provider.
 
 pub mod api;
+pub mod attachments;
 pub mod bridge;
 pub mod cli;
 pub mod client;

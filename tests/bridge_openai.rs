@@ -115,14 +115,15 @@ fn every_door_refusal_is_an_openai_error_with_no_retry_and_leaves_the_ledger_byt
     let before = dump(&profile);
     let ext_token = ext.http_token().unwrap();
     let k = bearer(&key);
-    let big = vec![b' '; 2 * 1024 * 1024 + 1];
+    let big = vec![b' '; 48 * 1024 * 1024 + 1];
     let cases: Vec<(Vec<String>, Vec<u8>, u16, &str)> = vec![
         (vec![k.clone(), "Origin: https://evil.example".into()], chat("hi"), 403, "bad_origin"),
         (vec![], chat("hi"), 401, "invalid_api_key"),
         (vec![bearer(&format!("sk-sl-{}", "0".repeat(64)))], chat("hi"), 401, "invalid_api_key"),
         (vec![bearer(&ext_token)], chat("hi"), 403, "wrong_scope"),
         (vec![k.clone()], b"{not json".to_vec(), 400, "invalid_json"),
-        (vec![k.clone()], serde_json::to_vec(&json!({"model": "m", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]})).unwrap(), 400, "unsupported_content"),
+        (vec![k.clone()], serde_json::to_vec(&json!({"model": "m", "messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "AA", "format": "wav"}}]}]})).unwrap(), 400, "unsupported_content"),
+        (vec![k.clone()], serde_json::to_vec(&json!({"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "what is it?"}, {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]}]})).unwrap(), 400, "remote_url_unsupported"),
         (vec![k.clone()], serde_json::to_vec(&json!({"model": "m", "messages": [{"role": "assistant", "content": "hi"}]})).unwrap(), 400, "last_message_not_user"),
         (vec![k.clone()], serde_json::to_vec(&json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function"}]})).unwrap(), 400, "tools_unsupported"),
         (vec![k.clone(), "Idempotency-Key: not a key".into()], chat("hi"), 400, "invalid_value"),
@@ -400,9 +401,11 @@ fn every_responses_door_refusal_is_an_openai_error_with_no_retry_and_writes_noth
     Http::new(serve.port, Some(key.clone()), None).get("/v1/models");
     let before = dump(&profile);
     let k = vec![bearer(&key)];
-    let image = json!({"model": "m", "input": [{"role": "user", "content": [{"type": "input_image", "image_url": "data:image/png;base64,AA"}]}]});
+    let image = json!({"model": "m", "input": [{"role": "user", "content": [{"type": "input_image", "image_url": "data:image/png;base64,AAAA"}]}]});
+    let remote = json!({"model": "m", "input": [{"role": "user", "content": [{"type": "input_text", "text": "what is it?"}, {"type": "input_image", "image_url": "https://example.com/cat.png"}]}]});
     let cases: Vec<(Value, &str)> = vec![
-        (image, "unsupported_content"),
+        (image, "invalid_value"),
+        (remote, "remote_url_unsupported"),
         (
             json!({"model": "m", "input": "hi", "tools": [{"type": "web_search"}]}),
             "tools_unsupported",

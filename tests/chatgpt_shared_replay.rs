@@ -42,6 +42,7 @@ fn req(
         conversation_id: conversation_id.map(str::to_string),
         parent_message_id: None,
         model: None,
+        attachments: Vec::new(),
     }
 }
 

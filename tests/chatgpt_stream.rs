@@ -757,6 +757,7 @@ fn receipt_needs_the_turn_exchange_id() {
         conversation_id: None,
         parent_message_id: None,
         model: None,
+        attachments: Vec::new(),
     };
     assert!(
         obs.message(L_USER).is_some(),

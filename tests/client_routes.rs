@@ -45,6 +45,7 @@ fn samples() -> Vec<Request> {
                 new_chat: false,
                 model: None,
                 effort: None,
+                attachments: Vec::new(),
             },
             actor: by(),
         },

@@ -3,10 +3,12 @@
 // `sendledger serve` child process as the owner. Each scenario is named after what it
 // pins; a screenshot of the chat tab is saved after each into target/e2e-screenshots/browser/.
 // The scenarios through the OpenAI and MCP doors, with their official SDKs, are in
-// door-scenarios.mjs.
+// door-scenarios.mjs; where a send goes in destination-scenarios.mjs; page states in
+// state-scenarios.mjs; a send's files (issue 29) in attachment-scenarios.mjs.
 //
 //   node run.mjs                 every scenario
 //   node run.mjs two_tabs text   the scenarios whose name contains one of the words
+//   node run.mjs attachments     a group of scenarios (a send's files)
 //
 // Ends with `N passed, N failed` and exits non-zero when any failed.
 
@@ -20,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { doorScenarios } from './door-scenarios.mjs';
 import { destinationBench, destinationScenarios } from './destination-scenarios.mjs';
 import { stateScenarios } from './state-scenarios.mjs';
+import { attachmentScenarios } from './attachment-scenarios.mjs';
 import { startFake } from './fake-chatgpt/server.mjs';
 import { selfSignedCert } from './lib/cert.mjs';
 import { launch } from './lib/browser.mjs';
@@ -71,6 +74,18 @@ function fakeCall(method, route, body) {
 const fakeState = () => fakeCall('GET', '/__test/state');
 const fakeConfig = (c) => fakeCall('POST', '/__test/config', c);
 const fakeRelease = () => fakeCall('POST', '/__test/release');
+/** The raw bytes a test route answers (the blob store's copy of a file). */
+function fakeBytes(route) {
+  return new Promise((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port: fake.port, path: route, method: 'GET', ca: fakeCert, servername: 'chatgpt.com' }, (res) => {
+      const chunks = [];
+      res.on('data', (d) => chunks.push(d));
+      res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${route}: ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 // ---------------------------------------------------------------- one scenario's world
 
@@ -92,7 +107,7 @@ class World {
   }
 
   async startBrowser() {
-    this.browser = await launch({ fakePort: fake.port, extension: EXTENSION });
+    this.browser = await launch({ fakePort: fake.port, extension: EXTENSION, blob: { host: fake.blobHost, port: fake.blobPort } });
     this.context = this.browser.context;
     return this.context;
   }
@@ -212,7 +227,8 @@ async function ready(w, { conversations = [CONV_A], ownerArgs = [] } = {}) {
 // ---------------------------------------------------------------- scenarios
 
 const scenarios = [];
-const scenario = (name, fn) => scenarios.push({ name, fn });
+/** Registers a scenario; `group`: a word that also chooses it (`node run.mjs attachments`). */
+const scenario = (name, fn, group = null) => scenarios.push({ name, fn, group });
 
 scenario('a_send_completes_with_the_native_tuple_and_answer', async (w) => {
   await ready(w);
@@ -913,6 +929,7 @@ doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversatio
 destinationScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversations: () => ({ a: CONV_A, b: CONV_B, c: CONV_C }) });
 if (process.env.SENDLEDGER_BENCH === '1') destinationBench({ scenario, ready, conversations: () => ({ a: CONV_A, b: CONV_B }) });
 stateScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
+attachmentScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation: () => CONV_A });
 
 /** Stops the extension's service worker through the DevTools protocol, as Chromium does when idle. */
 async function stopServiceWorker(w) {
@@ -1070,7 +1087,7 @@ scenario('the_popup_sets_the_default_destination_and_a_send_naming_none_goes_the
 
 async function main() {
   const filters = process.argv.slice(2);
-  const chosen = filters.length ? scenarios.filter((s) => filters.some((f) => s.name.includes(f))) : scenarios;
+  const chosen = filters.length ? scenarios.filter((s) => filters.some((f) => s.name.includes(f) || s.group === f)) : scenarios;
   const certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sendledger-cert-'));
   const pair = selfSignedCert(certDir);
   fakeCert = pair.cert;

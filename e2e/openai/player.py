@@ -9,6 +9,7 @@ pieces). No third-party code: urllib only.
 As a program (used by the node tests, harness.mjs): `player.py --page PORT PROFILE ANSWER
 DELAY_S` plays the page (Page below) until killed, printing each grant.
 """
+import hashlib
 import json
 import sys
 import threading
@@ -74,7 +75,8 @@ def message(id, role, text, *, parent=None, turn=None, status="finished_successf
 class Turn:
     """One page turn: the request body and the answer stream, cut in pieces."""
 
-    def __init__(self, text, answer, model, pieces, conv=None):
+    def __init__(self, text, answer, model, pieces, conv=None, files=()):
+        self.files = list(files)  # the page's uploaded files: {"file_id", "name", "size"}
         self.conv = conv or str(uuid.uuid4())
         self.user = str(uuid.uuid4())
         self.turn = str(uuid.uuid4())
@@ -84,11 +86,21 @@ class Turn:
         self.continued = conv is not None
 
     def request_body(self):
+        """The page's conversation request; with files, `multimodal_text` with an asset
+        pointer part per file and `metadata.attachments`, as chatgpt.com sends it."""
+        content = {"content_type": "text", "parts": [self.text]}
+        metadata = {}
+        if self.files:
+            pointers = [{"content_type": "image_asset_pointer", "size_bytes": f["size"],
+                         "asset_pointer": "file-service://" + f["file_id"], "width": 1, "height": 1}
+                        for f in self.files]
+            content = {"content_type": "multimodal_text", "parts": pointers + [self.text]}
+            metadata = {"attachments": [{"id": f["file_id"], "name": f["name"], "size": f["size"]}
+                                        for f in self.files]}
         return dumps({
             "action": "next",
             "messages": [{"id": self.user, "author": {"role": "user"},
-                          "content": {"content_type": "text", "parts": [self.text]},
-                          "metadata": {}}],
+                          "content": content, "metadata": metadata}],
             "parent_message_id": "client-created-root",
             "model": "auto",
             **({"conversation_id": self.conv} if self.continued else {}),
@@ -131,6 +143,7 @@ class Player:
         self.grants = 0
         self.granted = []
         self.destinations = {}  # op id → the destination `next` handed out with it
+        self.files = {}  # op id → the files `next` handed out with it, as the page uploaded them
         status, code, _ = http(port, "POST", "/v1/pairing-code", {}, token=client_token)
         assert status == 200, code
         status, paired, _ = http(port, "POST", "/v1/pair", {"code": code["code"]}, origin=ORIGIN)
@@ -154,15 +167,29 @@ class Player:
                                     timeout=wait_ms / 1000 + BOUND_S)
         assert status == 200, body
         if body["send"]:
-            self.destinations[body["send"]["op_id"]] = body["send"].get("destination")
+            op = body["send"]["op_id"]
+            self.destinations[op] = body["send"].get("destination")
+            self.files[op] = [self.fetched(op, i, f) for i, f in enumerate(body["send"].get("attachments") or [])]
         return body["send"]
+
+    def fetched(self, op_id, i, f):
+        """Fetches a handed file's bytes as the extension does (checked against its
+        address) and "uploads" it to the page: the page's file id, name and size."""
+        url = f"http://127.0.0.1:{self.port}/v1/ext/attachments/{f['sha256']}?lease_id={self.lease_id}"
+        req = urllib.request.Request(url, headers={"Authorization": f"Bearer {self.token}", "Origin": ORIGIN})
+        with urllib.request.urlopen(req, timeout=BOUND_S) as r:
+            data = r.read()
+        assert hashlib.sha256(data).hexdigest() == f["sha256"], "the bytes handed are the file's"
+        return {"file_id": f"file-{op_id[-8:]}-{i}", "name": f["name"], "size": len(data)}
 
     def confirmed(self, op_id):
         """What the tab shows when it asks for the grant: the send's destination, as the
-        extension confirms it after going there (docs/bridge-api.md, `confirmed`)."""
+        extension confirms it after going there, and the files the page showed uploaded
+        (docs/bridge-api.md, `confirmed`)."""
         d = self.destinations.get(op_id) or {}
         return {"conversation_id": d.get("conversation_id"), "project_id": d.get("project_id"),
-                "model": d.get("model"), "effort": d.get("effort")}
+                "model": d.get("model"), "effort": d.get("effort"),
+                "attachments": self.files.get(op_id) or []}
 
     def grant(self, op_id):
         """Asks for the dispatch grant; a grant is where the page's POST happens."""
@@ -182,7 +209,8 @@ class Player:
         conversation when it names one, else a new one); `between(i)` runs before answer
         piece i (a test's hook to pace the stream)."""
         op, sid = send["op_id"], str(uuid.uuid4())
-        t = Turn(send["text"], answer, model, pieces, send.get("conversation_id"))
+        t = Turn(send["text"], answer, model, pieces, send.get("conversation_id"),
+                 self.files.get(op, ()))
         self.observe({"op_id": op, "kind": "request", "stream_id": sid, "url": URL,
                       "body": t.request_body()})
         seq = 0

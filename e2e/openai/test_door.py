@@ -233,7 +233,8 @@ def test_the_client_token_opens_the_door_too(owner, player):
 
 
 @pytest.mark.parametrize("messages,extra,code", [
-    ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,AA"}}]}], {}, "unsupported_content"),
+    ([{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "AA", "format": "wav"}}]}], {}, "unsupported_content"),
+    ([{"role": "user", "content": [{"type": "text", "text": "what is this?"}, {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]}], {}, "remote_url_unsupported"),
     ([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}], {}, "last_message_not_user"),
     ([{"role": "user", "content": "hi"}], {"tools": [{"type": "function", "function": {"name": "f"}}]}, "tools_unsupported"),
     ([{"role": "user", "content": "hi"}], {"n": 2}, "n_unsupported"),

@@ -40,8 +40,8 @@ impl ErrorClass {
     pub fn of(code: ErrorCode) -> ErrorClass {
         use ErrorCode as C;
         match code {
-            C::Invalid | C::Malformed => ErrorClass::Invalid,
-            C::TooLarge => ErrorClass::TooLarge,
+            C::Invalid | C::Malformed | C::UnknownAttachment => ErrorClass::Invalid,
+            C::TooLarge | C::AttachmentTooLarge => ErrorClass::TooLarge,
             C::TooMany
             | C::TooSlow
             | C::MethodNotAllowed
@@ -53,6 +53,7 @@ impl ErrorClass {
             | C::SendInFlight
             | C::NotGranted
             | C::DestinationNotConfirmed
+            | C::AttachmentMismatch
             | C::ReceiptBeforeDispatch
             | C::ReceiptOwnerChanged
             | C::ReceiptTaken
@@ -77,7 +78,8 @@ impl ErrorClass {
             | C::LedgerDisplaced
             | C::LedgerMissing
             | C::Unsalvageable
-            | C::Storage => ErrorClass::Storage,
+            | C::Storage
+            | C::AttachmentStoreFull => ErrorClass::Storage,
             C::OwnerUnreachable | C::UnknownRoute => ErrorClass::Unreachable,
             C::NoOwner => ErrorClass::NoOwner,
             C::Unauthorized | C::WrongScope | C::BadHost | C::BadOrigin => ErrorClass::Unauthorized,

@@ -220,6 +220,14 @@ pub struct SendView {
     /// model), and the `destination_mismatch` sentence when it was not the destination.
     #[serde(default)]
     pub page_destination: Option<crate::ledger::PageDestination>,
+    /// The files it carries, in order (`sha256`, `name`, `mime`, `size`, and the page's
+    /// `file_id` once the grant recorded it); empty for a send without.
+    #[serde(default)]
+    pub attachments: Vec<crate::ledger::SendAttachment>,
+    /// What the page's own conversation request carried after the click (its files), and
+    /// the `attachment_mismatch` sentence when they were not the send's.
+    #[serde(default)]
+    pub page_attachments: Option<crate::ledger::PageAttachments>,
 }
 
 /// One send with its timeline, from the owner's ledger or a reader.
@@ -236,6 +244,8 @@ pub fn show(
         remote_stop: src.remote_stop(op_id.as_str())?,
         destination: src.destination(op_id.as_str())?,
         page_destination: src.page_destination(op_id.as_str())?,
+        attachments: src.attachments_of(op_id.as_str())?,
+        page_attachments: src.page_attachments(op_id.as_str())?,
         send,
     })
 }

@@ -424,7 +424,8 @@ fn destination_words(src: &impl LedgerRead, send: &Send) -> crate::ledger::Resul
 }
 
 /// The send's `destination_mismatch` sentence: the one recorded with the page's request,
-/// else the owner's note about the answer's model (a note the owner wrote, never a person's
+/// else the owner's note about the answer's model — and the `attachment_mismatch`
+/// sentence when the request did not carry the send's files (both, joined, when both) (a note the owner wrote, never a person's
 /// evidence that happens to start alike). `timeline`: the send's events. What the window's
 /// row and the OpenAI doors report.
 pub fn mismatch_of(
@@ -432,19 +433,24 @@ pub fn mismatch_of(
     op_id: &str,
     timeline: &[Event],
 ) -> crate::ledger::Result<Option<String>> {
-    if let Some(why) = src.page_destination(op_id)?.and_then(|p| p.mismatch) {
-        return Ok(Some(why));
-    }
-    Ok(timeline
-        .iter()
-        .find(|e| {
-            e.kind == EventKind::Note
-                && e.actor == "owner"
-                && e.evidence
-                    .as_deref()
-                    .is_some_and(|w| w.starts_with(crate::ledger::MISMATCH_NOTE))
-        })
-        .and_then(|e| e.evidence.clone()))
+    let files = src.page_attachments(op_id)?.and_then(|p| p.mismatch);
+    let place = match src.page_destination(op_id)?.and_then(|p| p.mismatch) {
+        Some(why) => Some(why),
+        None => timeline
+            .iter()
+            .find(|e| {
+                e.kind == EventKind::Note
+                    && e.actor == "owner"
+                    && e.evidence
+                        .as_deref()
+                        .is_some_and(|w| w.starts_with(crate::ledger::MISMATCH_NOTE))
+            })
+            .and_then(|e| e.evidence.clone()),
+    };
+    Ok(match (place, files) {
+        (Some(p), Some(f)) => Some(format!("{p}; {f}")),
+        (p, f) => p.or(f),
+    })
 }
 
 /// The first [`ANSWER_CHARS`] characters of an answer, its lines kept.

@@ -145,13 +145,52 @@ struct NextBody {
     wait_ms: Option<u64>,
 }
 
-fn handed((send, destination): &(Send, Option<Destination>)) -> Value {
+/// A send handed to the tab: its text, where it goes, and its files
+/// (`{sha256, name, mime, size}` each, in order; `[]` when none).
+type HandedOut = (
+    Send,
+    Option<Destination>,
+    Vec<crate::attachments::Attachment>,
+);
+
+fn handed((send, destination, files): &HandedOut) -> Value {
     json!({
         "op_id": send.op_id,
         "text": send.text,
         "conversation_id": send.conversation_id,
         "destination": destination,
+        "attachments": files,
     })
+}
+
+/// The claim `take` gives, with its destination and files — after checking that each
+/// file is in the store with its size: a send whose file is missing or damaged fails
+/// before dispatch (nothing typed, nothing clicked) and the next claim is tried.
+fn take_with_files(
+    l: &mut crate::ledger::Ledger,
+    lease_id: &str,
+    store: &crate::attachments::Store,
+) -> Result<Option<HandedOut>, LedgerError> {
+    loop {
+        let Some(send) = take(l, lease_id)? else {
+            return Ok(None);
+        };
+        let files: Vec<_> = l
+            .attachments_of(&send.op_id)?
+            .into_iter()
+            .map(|a| a.file)
+            .collect();
+        let missing = files
+            .iter()
+            .find_map(|f| store.check_present(&f.sha256, f.size).err());
+        if let Some(e) = missing {
+            let why = format!("failed before dispatch: {e}; nothing was typed or clicked");
+            l.fail(&send.op_id, &why, "owner")?;
+            continue;
+        }
+        let destination = l.destination(&send.op_id)?;
+        return Ok(Some((send, destination, files)));
+    }
 }
 
 /// The send this lease already holds as claimed (re-delivered after a lost answer:
@@ -199,15 +238,10 @@ async fn next(State(st): State<BridgeState>, Body(b): Body<NextBody>) -> Answer 
     let handed_out = long_poll(&st, wait, || {
         let (st, lease_id) = (st.clone(), b.lease_id.clone());
         async move {
+            let store = crate::attachments::Store::new(st.profile().dir());
             let send = st
                 .ledger()
-                .call(move |l| -> Result<_, LedgerError> {
-                    let Some(send) = take(l, &lease_id)? else {
-                        return Ok(None);
-                    };
-                    let destination = l.destination(&send.op_id)?;
-                    Ok(Some((send, destination)))
-                })
+                .call(move |l| take_with_files(l, &lease_id, &store))
                 .await?;
             let done = send.is_some();
             Ok((send, done))
@@ -243,6 +277,7 @@ async fn dispatch(State(st): State<BridgeState>, Body(b): Body<DispatchBody>) ->
         Grant::Granted(send) => return granted(send),
         Grant::Refused { reason, .. } => (ErrorCode::DestinationNotConfirmed, reason),
         Grant::Held { reason, .. } => (ErrorCode::NotGranted, reason),
+        Grant::Mismatch { reason, .. } => (ErrorCode::AttachmentMismatch, reason),
     };
     st.ledger().poke();
     Err(ApiError::new(StatusCode::CONFLICT, code, reason))

@@ -6,6 +6,7 @@
 //! **API Boundary**: every route goes through [`auth::guard`] first; a refused request
 //! never reaches the ledger.
 
+mod attachment_routes;
 pub mod auth;
 pub mod body;
 mod client_routes;
@@ -189,6 +190,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub fn router(state: BridgeState) -> Router {
     Router::new()
         .merge(client_routes::routes())
+        .merge(attachment_routes::routes())
         .merge(openai::routes())
         .merge(
             extension_routes::routes()

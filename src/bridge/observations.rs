@@ -648,13 +648,17 @@ async fn start(
             reason: format!("send {op_id} is {}, not awaiting its receipt", send.state),
         }]);
     }
-    let (id, conversation, model) = (
+    let (id, conversation, model, files) = (
         op_id.clone(),
         req.conversation_id.clone(),
         req.model.clone(),
+        req.attachments.clone(),
     );
     st.ledger()
-        .call(move |l| l.record_page_destination(&id, conversation.as_deref(), model.as_deref()))
+        .call(move |l| {
+            l.record_page_destination(&id, conversation.as_deref(), model.as_deref())?;
+            l.record_page_attachments(&id, &files)
+        })
         .await?;
     st.observations()
         .start(stream_id, op_id.clone(), send.text, req);

@@ -7,6 +7,7 @@
 //! bridge could not be reached or answered unexpectedly; 6 no owner is running, so a
 //! send (`send`, `requeue`, `resolve --resend`) was refused and nothing was written.
 
+mod attach;
 mod backend;
 mod destination;
 mod gate;

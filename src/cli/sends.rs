@@ -35,6 +35,11 @@ pub struct SendArgs {
     /// The thinking effort it asks for, as the page names it.
     #[arg(long)]
     pub effort: Option<String>,
+    /// A file to send with it (repeatable, at most 10, each at most 32 MiB): uploaded to
+    /// the owner's store first, then part of the send (the same --id with other files is
+    /// refused).
+    #[arg(long = "attach", value_name = "FILE")]
+    pub attach: Vec<std::path::PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -147,6 +152,31 @@ fn one_line(s: &Send) -> String {
     format!("{:<36}  {:<10}  {preview}{more}", s.op_id, s.state)
 }
 
+/// The files the send carries (`file` lines: name, size, MIME type, address, the page's
+/// id once granted) and `MISMATCH` with the `attachment_mismatch` sentence.
+fn attachment_lines(view: &SendView) -> String {
+    let mut out = String::new();
+    for a in &view.attachments {
+        let page = a
+            .file_id
+            .as_deref()
+            .map(|id| format!(", page file {id}"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "file       {:?} ({} bytes, {}, sha256 {}{page})\n",
+            a.file.name, a.file.size, a.file.mime, a.file.sha256
+        ));
+    }
+    if let Some(why) = view
+        .page_attachments
+        .as_ref()
+        .and_then(|p| p.mismatch.as_ref())
+    {
+        out.push_str(&format!("MISMATCH   {why}\n"));
+    }
+    out
+}
+
 /// Where the send goes (`goes to`) and what the page's request named after the click
 /// (`page sent`, or `MISMATCH` with the `destination_mismatch` sentence).
 fn destination_lines(view: &SendView) -> String {
@@ -187,6 +217,7 @@ fn describe(view: &SendView) -> String {
         s.text.replace('\n', "\n           ")
     );
     out.push_str(&destination_lines(view));
+    out.push_str(&attachment_lines(view));
     out.push_str(&format!("means      {}\n", meaning(s)));
     if let Some(why) = waiting {
         out.push_str(&format!("waiting    {why}\n"));
@@ -257,6 +288,7 @@ pub(crate) fn send(profile: Option<&Path>, json: bool, a: SendArgs) -> Result<()
     // The operation id is made here, before anything is sent, so that a request whose
     // answer is lost can be retried as the same operation instead of a second send.
     let op_id = a.id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let attachments = super::attach::upload_all(profile, &a.attach)?;
     let req = Request::Queue {
         send: QueueRequest {
             op_id: Some(op_id.clone()),
@@ -266,6 +298,7 @@ pub(crate) fn send(profile: Option<&Path>, json: bool, a: SendArgs) -> Result<()
             new_chat: a.new_chat,
             model: a.model,
             effort: a.effort,
+            attachments,
         },
         actor: format!("cli:{}", backend::os_user()),
     };

@@ -148,6 +148,22 @@ impl BridgeClient {
         })
     }
 
+    /// `POST /v1/attachments?name=NAME`: uploads `file` to the owner's store; the stored
+    /// file (its `sha256` is what a send names). Uploading the same bytes again is
+    /// harmless (content-addressed), so a lost answer is retried by uploading again.
+    pub fn upload(
+        &self,
+        file: &super::FileToSend,
+    ) -> Result<crate::attachments::Attachment, ClientError> {
+        let r = self
+            .agent
+            .request("POST", &format!("{}{}", self.base, file.path()))
+            .set("Authorization", &format!("Bearer {}", self.token))
+            .set("Content-Type", &file.mime)
+            .send_bytes(&file.bytes);
+        super::upload::stored(self.answered("POST", r)?)
+    }
+
     /// One request; a refusal comes back as [`ClientError::Refused`] with its status, code and message.
     pub fn call(&self, method: &str, path: &str, body: &Value) -> Result<Value, ClientError> {
         let r = self
@@ -159,6 +175,15 @@ impl BridgeClient {
         } else {
             r.send_json(body)
         };
+        self.answered(method, r)
+    }
+
+    /// The answer of one request as JSON, or the refusal or the lost answer in words.
+    fn answered(
+        &self,
+        method: &str,
+        r: Result<ureq::Response, ureq::Error>,
+    ) -> Result<Value, ClientError> {
         match r {
             Ok(resp) => resp.into_json().map_err(|e| {
                 ClientError::Lost(format!("the owner answered something unreadable: {e}"))

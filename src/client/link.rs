@@ -95,6 +95,31 @@ impl OwnerLink {
         typed(self.call("POST", path, Some(body), self.timeout_ms).await?)
     }
 
+    /// `POST /v1/attachments?name=NAME` with `file`'s bytes, bounded by the call timeout;
+    /// the stored file. The same bytes again are the same file, so a retry is harmless.
+    pub async fn upload(
+        &self,
+        file: super::FileToSend,
+    ) -> Result<crate::attachments::Attachment, LinkError> {
+        let target = self.target()?;
+        let timeout_ms = self.timeout_ms;
+        let v = tokio::task::spawn_blocking(move || {
+            let agent = ureq::AgentBuilder::new()
+                .timeout_connect(Duration::from_millis(2_000))
+                .timeout(Duration::from_millis(timeout_ms))
+                .build();
+            let r = agent
+                .request("POST", &format!("{}{}", target.base, file.path()))
+                .set("Authorization", &format!("Bearer {}", target.token))
+                .set("Content-Type", &file.mime)
+                .send_bytes(&file.bytes);
+            answered(r)
+        })
+        .await
+        .map_err(|e| LinkError::Lost(format!("the request's thread ended: {e}")))??;
+        super::upload::stored(v)
+    }
+
     /// One request on a blocking thread: a caller that stops waiting (a cancelled MCP
     /// call) does not cancel the request, so nothing is ever half-sent by a cancel.
     async fn call(
@@ -139,6 +164,11 @@ fn blocking_call(
         Some(b) => req.send_json(b),
         None => req.call(),
     };
+    answered(answer)
+}
+
+/// One answer as JSON, or the refusal, the absent owner or the lost answer.
+fn answered(answer: Result<ureq::Response, ureq::Error>) -> Result<Value, LinkError> {
     match answer {
         Ok(resp) => resp
             .into_json()

@@ -20,10 +20,12 @@ pub mod feed;
 pub mod http;
 pub mod link;
 pub mod routes;
+pub mod upload;
 
 pub use brake::{brake, BrakeError, Braked, STOP_BRIDGE_MS};
 pub use http::BridgeClient;
 pub use link::OwnerLink;
+pub use upload::FileToSend;
 
 /// Why a call to the owner gave no answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

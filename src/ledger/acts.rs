@@ -1,6 +1,7 @@
 //! The custody acts on [`Ledger`] for sends and leases, each one immediate transaction
 //! committed before it returns (the rules are in `sends`, `leases` and `epochs`).
 
+use super::attachments;
 use super::epochs::{self, Lease, TabBinding};
 use super::error::{LedgerError, Result};
 use super::handle::Ledger;
@@ -92,9 +93,9 @@ impl Ledger {
     pub fn dispatch(&mut self, op_id: &str, lease_id: &str) -> Result<Send> {
         match self.dispatch_confirmed(op_id, lease_id, None)? {
             Grant::Granted(send) => Ok(send),
-            Grant::Refused { reason, .. } | Grant::Held { reason, .. } => {
-                Err(LedgerError::NotGranted(reason))
-            }
+            Grant::Refused { reason, .. }
+            | Grant::Held { reason, .. }
+            | Grant::Mismatch { reason, .. } => Err(LedgerError::NotGranted(reason)),
         }
     }
 
@@ -123,6 +124,35 @@ impl Ledger {
         model: Option<&str>,
     ) -> Result<PageDestination> {
         self.write(|tx, now| page_destination::record_page(tx, op_id, (conversation, model), now))
+    }
+
+    /// Records what the page's own conversation request for the dispatched send `op_id`
+    /// carried (its files), once; an `attachment_mismatch` note when they are not the
+    /// send's files. Nothing is resent. `Ok(None)`: a send without files whose request
+    /// carried none. Errors: as [`Ledger::record_page_destination`].
+    pub fn record_page_attachments(
+        &mut self,
+        op_id: &str,
+        seen: &[crate::attachments::PageFile],
+    ) -> Result<Option<super::PageAttachments>> {
+        self.write(|tx, now| super::page_attachments::record_page(tx, op_id, seen, now))
+    }
+
+    /// Records an upload whose bytes the store holds (the same bytes again take the
+    /// latest name and MIME type).
+    pub fn record_upload(&mut self, a: &crate::attachments::Attachment) -> Result<()> {
+        self.write(|tx, now| attachments::record_upload(tx, a, now))
+    }
+
+    /// Addresses whose bytes no send needs any more: uploaded more than `keep_ms` ago,
+    /// and every send carrying them ended more than `keep_ms` ago.
+    pub fn attachments_unneeded(&self, keep_ms: crate::clock::Millis) -> Result<Vec<String>> {
+        attachments::unneeded(&self.conn, self.now_ms(), keep_ms)
+    }
+
+    /// Marks the bytes of `sha` deleted from the store (its record stays).
+    pub fn mark_attachment_deleted(&mut self, sha: &str) -> Result<()> {
+        self.write(|tx, now| attachments::mark_deleted(tx, sha, now))
     }
 
     /// The page answered the send `op_id` with `model` (the answer's own `model_slug`): a

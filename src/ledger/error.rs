@@ -86,6 +86,8 @@ pub enum LedgerError {
     LedgerMissing(String),
     #[error("{0}")]
     Unsalvageable(String),
+    #[error("attachment {0} is not stored (never uploaded, or its bytes were deleted after its sends ended): upload the file with POST /v1/attachments, then queue the send again with the sha256 it answers; nothing was written")]
+    UnknownAttachment(String),
     #[error("ledger refused the change: {0}")]
     Refused(String),
     #[error("ledger error: {0}")]
@@ -130,6 +132,7 @@ impl LedgerError {
             Self::LedgerMissing(_) => C::LedgerMissing,
             Self::Unsalvageable(_) => C::Unsalvageable,
             Self::Refused(_) => C::Refused,
+            Self::UnknownAttachment(_) => C::UnknownAttachment,
             Self::Sqlite(_) => C::Sqlite,
         }
     }

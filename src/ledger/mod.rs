@@ -8,13 +8,14 @@
 //! |---|---|
 //! | Handles | `handle` ([`Ledger`]: the owner's, the only writer), `reads` ([`LedgerRead`], the one read API; [`LedgerReader`], read-only beside an owner) |
 //! | The owner's acts | `acts` (sends and leases), `brake` (Stop, Resume), `upkeep` (expiry, notifications, remote stops, tool calls), `rebuild` (salvage) |
-//! | Custody rules | `sends`, `leases`, `epochs`, `fence`, `limit_gate`, `remote_stop`, `expiry`, `recovery`, `deadlines`, `door`, `tool_calls`, `tab_reports`, `destinations`, `page_destination`, `titles` |
+//! | Custody rules | `sends`, `leases`, `epochs`, `fence`, `limit_gate`, `remote_stop`, `expiry`, `recovery`, `deadlines`, `door`, `tool_calls`, `tab_reports`, `destinations`, `page_destination`, `attachments`, `page_attachments`, `titles` |
 //! | Reading | `read` (rows), `overview` ([`Status`], [`Glance`]), `sections` (shelves), `waiting`, `notifications`, `local_time` |
 //! | The file | `store`, `migrations`, `trigger` (trigger messages, parsed here only), `error`, `placement`, `displacement`, `salvage`, `traces` |
 //! | Values | `record`, `state` |
 //! | Live | `writer` (the owner's serialised writer and change feed) |
 
 mod acts;
+mod attachments;
 mod brake;
 mod deadlines;
 mod destinations;
@@ -32,6 +33,7 @@ mod local_time;
 pub mod migrations;
 mod notifications;
 mod overview;
+mod page_attachments;
 mod page_destination;
 mod placement;
 mod read;
@@ -54,6 +56,7 @@ mod upkeep;
 mod waiting;
 mod writer;
 
+pub use attachments::SendAttachment;
 pub use displacement::Displacement;
 pub use door::{
     fingerprint, key_sha256, ApiKey, DoorQueue, DoorRequest, ATTACH_AFTER_SETTLED_MS, KEY_PREFIX,
@@ -71,6 +74,7 @@ pub use leases::RELEASED_BEFORE_GRANT;
 pub use limit_gate::LimitGate;
 pub use local_time::local_time;
 pub use overview::{Glance, Status};
+pub use page_attachments::PageAttachments;
 pub use page_destination::{PageDestination, MISMATCH_NOTE};
 pub use read::ListFilter;
 pub use reads::{LedgerRead, LedgerReader, ReadSource};

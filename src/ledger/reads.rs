@@ -93,6 +93,17 @@ pub trait LedgerRead {
         page_destination::page_of(self.source().conn, op_id)
     }
 
+    /// The files the send `op_id` carries, in its order, with the page's ids once granted.
+    fn attachments_of(&self, op_id: &str) -> Result<Vec<super::SendAttachment>> {
+        super::attachments::of_send(self.source().conn, op_id)
+    }
+
+    /// What the page's request for `op_id` carried, once observed (`None` also for a send
+    /// without files whose request carried none).
+    fn page_attachments(&self, op_id: &str) -> Result<Option<super::PageAttachments>> {
+        super::page_attachments::page_of(self.source().conn, op_id)
+    }
+
     /// Where the send `op_id` goes, as recorded at queue time; `None` for a send admitted
     /// before destinations were recorded (migration 0011).
     fn destination(&self, op_id: &str) -> Result<Option<Destination>> {

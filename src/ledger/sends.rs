@@ -2,6 +2,7 @@
 //! Each function runs inside the caller's immediate transaction; the triggers of
 //! migration 0001 re-check the same rules in SQL.
 
+use super::attachments;
 use super::destinations;
 use super::epochs::{self, Lease};
 use super::error::{LedgerError, Result};
@@ -44,6 +45,10 @@ pub struct QueueRequest {
     /// The thinking effort the page offers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effort: Option<String>,
+    /// The files it carries, in order: the `sha256` each upload answered
+    /// (`POST /v1/attachments`), at most 10, none twice. Part of its identity.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<String>,
 }
 
 impl QueueRequest {
@@ -278,9 +283,12 @@ fn same_send(
     tx: &Transaction,
     existing: &Send,
     (text, dest, named): (&str, &Destination, &Named),
-    resend_of: Option<&str>,
+    (resend_of, files): (Option<&str>, &[String]),
 ) -> Result<bool> {
     if existing.text != text || existing.resend_of.as_deref() != resend_of {
+        return Ok(false);
+    }
+    if attachments::shas_of(tx, &existing.op_id)? != files {
         return Ok(false);
     }
     Ok(match destinations::get(tx, &existing.op_id)? {
@@ -299,8 +307,9 @@ fn same_send(
 
 /// Queues a send with its destination (recorded in the same transaction). Returns it and
 /// whether it was new (`false`: the same operation was already queued with the same
-/// payload — idempotent). Errors: `PayloadChanged` (same id, another text or
-/// destination), `EpochStopped`, `Invalid`.
+/// payload — idempotent). Its attachments are written in the same transaction, in order.
+/// Errors: `PayloadChanged` (same id, another text, destination or attachments — or the
+/// same ones in another order), `EpochStopped`, `Invalid`, `UnknownAttachment`.
 pub(crate) fn queue(
     tx: &Transaction,
     req: &QueueRequest,
@@ -311,6 +320,7 @@ pub(crate) fn queue(
     let text = prepare_text(&req.text)?;
     validate_note("actor", actor)?;
     let dest = resolve_destination(tx, req)?;
+    attachments::check_list(&req.attachments)?;
     let op_id = match &req.op_id {
         Some(id) => {
             validate_op_id(id)?;
@@ -319,7 +329,8 @@ pub(crate) fn queue(
         None => uuid::Uuid::new_v4().to_string(),
     };
     if let Some(existing) = read::get(tx, &op_id)? {
-        if same_send(tx, &existing, (&text, &dest, &req.named()), resend_of)? {
+        let again = (resend_of, req.attachments.as_slice());
+        if same_send(tx, &existing, (&text, &dest, &req.named()), again)? {
             return Ok((existing, false));
         }
         return Err(LedgerError::PayloadChanged(op_id));
@@ -340,6 +351,7 @@ pub(crate) fn queue(
         &op_id,
     )?;
     destinations::insert(tx, &op_id, &dest)?;
+    attachments::insert_for_send(tx, &op_id, &req.attachments)?;
     Ok((send, true))
 }
 
@@ -432,6 +444,14 @@ pub enum Grant {
         /// Why, naming what the tab showed and what the send is for.
         reason: String,
     },
+    /// The page's uploaded files are not the send's attachments: the send is rejected
+    /// (nothing was clicked), committed, with `reason` as its evidence.
+    Mismatch {
+        /// The send, now rejected.
+        send: Send,
+        /// Why, naming the difference.
+        reason: String,
+    },
     /// The usage limit closed the limit gate after the send was claimed: the send is
     /// rejected (nothing was clicked), committed, with `reason` as its evidence.
     Held {
@@ -517,6 +537,11 @@ pub(crate) fn dispatch(
     if let Some(reason) = destination_refusal(tx, op_id, confirmed)? {
         let send = transition(tx, op_id, SendState::Rejected, "owner", Some(&reason), now)?;
         return Ok(Grant::Refused { send, reason });
+    }
+    let files = confirmed.and_then(|c| c.attachments.as_deref());
+    if let Some(reason) = attachments::grant_check(tx, op_id, files)? {
+        let send = transition(tx, op_id, SendState::Rejected, "owner", Some(&reason), now)?;
+        return Ok(Grant::Mismatch { send, reason });
     }
     let granted = write_returning(
         tx,
@@ -838,6 +863,10 @@ fn queue_again_unchecked(tx: &Transaction, old: &Send, by: &str, now: Millis) ->
             conversation_id: old.conversation_id.clone(),
             ..Default::default()
         },
+    };
+    let req = QueueRequest {
+        attachments: attachments::shas_of(tx, &old.op_id)?,
+        ..req
     };
     let (send, _) = queue(tx, &req, by, Some(&old.op_id), now)?;
     Ok(send)

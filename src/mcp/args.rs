@@ -59,6 +59,12 @@ pub struct SendMessageArgs {
     #[serde(default)]
     #[schemars(range(min = 0, max = 600))]
     pub wait_seconds: Option<u64>,
+    /// Files to send with the message (at most 10, each at most 32 MiB): `{"path": …}` for
+    /// a file on the machine sendledger runs on, or `{"name", "mime", "base64"}`. They are
+    /// part of the send: the same idempotency_key with other files is refused.
+    #[serde(default)]
+    #[schemars(length(max = 10))]
+    pub attachments: Vec<super::attachments::AttachmentArg>,
 }
 
 /// `get_send`'s input.

@@ -130,12 +130,16 @@ pub fn classify(state: &str, answer_given_up: bool, why: Option<&str>) -> (Statu
 }
 
 /// The `destination_mismatch: …` note on a send's timeline, if the page's request did not
-/// go where the send was meant to go.
+/// go where the send was meant to go (or an `attachment_mismatch: …` note, if it did not
+/// carry the send's files).
 pub fn mismatch_in(timeline: &[EventSeen]) -> Option<String> {
     timeline.iter().find_map(|e| {
         e.evidence
             .as_deref()
-            .filter(|w| w.starts_with(crate::destination::MISMATCH_NOTE))
+            .filter(|w| {
+                w.starts_with(crate::destination::MISMATCH_NOTE)
+                    || w.starts_with(crate::attachments::MISMATCH_NOTE)
+            })
             .map(str::to_string)
     })
 }

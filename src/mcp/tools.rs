@@ -61,9 +61,18 @@ impl Tools {
             Ok(c) => c,
             Err(e) => return Ok(refusal::bad_input(&e)),
         };
+        let files = match super::attachments::read_all(&a.attachments) {
+            Ok(f) => f,
+            Err(e) => return Ok(refusal::bad_input(&e)),
+        };
+        let shas = match super::attachments::upload_all(&self.link, files).await {
+            Ok(s) => s,
+            Err(e) => return Ok(refusal::send_refused(&e)),
+        };
         let body = json!({
             "op_id": op_id, "text": a.text, "conversation_id": a.conversation_id,
             "project_id": a.project_id, "new_chat": a.new_chat, "model": a.model, "effort": a.effort,
+            "attachments": shas,
         });
         let queued: QueuedSeen = match self.link.post("/v1/sends".into(), &body).await {
             Ok(v) => v,

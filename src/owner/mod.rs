@@ -6,6 +6,7 @@
 //! ([`sweep`]); a watch on the profile folder notices a Stop committed beside the owner
 //! ([`outside`]).
 
+pub mod attachment_upkeep;
 pub mod outside;
 pub mod sweep;
 
@@ -67,6 +68,7 @@ pub struct Owner {
     stop_tx: watch::Sender<bool>,
     server: JoinHandle<()>,
     sweeper: JoinHandle<()>,
+    upkeep: JoinHandle<()>,
     watcher: JoinHandle<()>,
     profile: Profile,
 }
@@ -144,6 +146,11 @@ impl Owner {
             ledger.clone(),
             stop_rx.clone(),
         ));
+        let upkeep = tokio::spawn(attachment_upkeep::run(
+            ledger.clone(),
+            crate::attachments::Store::new(profile.dir()),
+            stop_rx.clone(),
+        ));
         let sweeper = tokio::spawn(sweep::run(ledger.clone(), cfg.bounds, stop_rx));
         tracing::info!(%address, open_files, connections = cap, rejected = recovered.rejected.len(), uncertain = recovered.uncertain.len(), "owner started");
         Ok(Owner {
@@ -154,6 +161,7 @@ impl Owner {
             stop_tx,
             server,
             sweeper,
+            upkeep,
             watcher,
             profile,
         })
@@ -191,6 +199,7 @@ impl Owner {
         let grace = std::time::Duration::from_millis(SHUTDOWN_GRACE_MS);
         let _ = tokio::time::timeout(grace, self.server).await;
         let _ = self.sweeper.await;
+        let _ = self.upkeep.await;
         let _ = self.watcher.await;
         discovery::remove_bridge_json(&self.profile);
         drop(self.state);

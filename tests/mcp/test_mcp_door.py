@@ -481,3 +481,37 @@ def test_a_page_that_answered_with_another_model_is_said_in_words_and_never_sent
     run(body)
     assert page.result()["op_id"] == "mcp-model-1"
     assert player.granted == ["mcp-model-1"], "clicked once, never resent"
+
+
+def test_send_message_carries_files_by_path_or_base64_and_the_same_key_with_other_files_is_refused(serve, tmp_path):
+    """Issue 29: `attachments` are part of the send; a file on this machine by path, or
+    inline as base64; the same key with the same files is the same send, with other files
+    it is refused; a file over 32 MiB is refused before anything is uploaded."""
+    import base64
+    chart = tmp_path / "chart.png"
+    chart.write_bytes(b"\x89PNG\r\n\x1a\n a chart")
+    inline = {"name": "notes.txt", "mime": "text/plain",
+              "base64": base64.b64encode(b"some notes").decode()}
+    files = [{"path": str(chart)}, inline]
+
+    async def body():
+        async with mcp_client(serve.profile) as client:
+            r = ok(await call(client, "send_message", text="Look at these.", idempotency_key="files-1",
+                              wait_seconds=0, attachments=files))
+            again = ok(await call(client, "send_message", text="Look at these.",
+                                  idempotency_key="files-1", wait_seconds=0, attachments=files))
+            assert again["send_id"] == r["send_id"] == "mcp-files-1"
+            other = await call(client, "send_message", text="Look at these.", idempotency_key="files-1",
+                               wait_seconds=0, attachments=[inline])
+            assert other.is_error, "other files under the same key"
+            big = tmp_path / "big.bin"
+            with open(big, "wb") as f:
+                f.truncate(32 * 1024 * 1024 + 1)
+            said = error_text(await call(client, "send_message", text="Too big.", idempotency_key="files-2",
+                                         wait_seconds=0, attachments=[{"path": str(big)}]))
+            assert "32 MiB" in said, said
+    run(body)
+    shown = serve.show("mcp-files-1")
+    assert [(a["name"], a["mime"]) for a in shown["attachments"]] == \
+        [("chart.png", "image/png"), ("notes.txt", "text/plain")], shown["attachments"]
+    assert [s["op_id"] for s in serve.sends()] == ["mcp-files-1"], "the refused ones wrote nothing"

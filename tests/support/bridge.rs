@@ -366,6 +366,31 @@ impl Http {
         Self::answer(self.request("POST", path).send_json(body))
     }
 
+    /// `POST /v1/attachments?name=NAME` with the raw `bytes` (and `mime` as content-type).
+    #[allow(dead_code)]
+    pub fn upload(&self, name: &str, mime: Option<&str>, bytes: &[u8]) -> Answer {
+        let mut r = self.request("POST", &format!("/v1/attachments?name={name}"));
+        if let Some(m) = mime {
+            r = r.set("Content-Type", m);
+        }
+        Self::answer(r.send_bytes(bytes))
+    }
+
+    /// `GET path`, the raw answer: status, content-type, bytes.
+    #[allow(dead_code)]
+    pub fn get_bytes(&self, path: &str) -> (u16, String, Vec<u8>) {
+        let resp = match self.request("GET", path).call() {
+            Ok(resp) => resp,
+            Err(ureq::Error::Status(_, resp)) => resp,
+            Err(e) => panic!("the bridge could not be reached: {e}"),
+        };
+        let (status, mime) = (resp.status(), resp.content_type().to_string());
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut resp.into_reader().take(64 << 20), &mut bytes)
+            .expect("a readable body");
+        (status, mime, bytes)
+    }
+
     /// `PUT path` with a JSON body.
     pub fn put(&self, path: &str, body: &Value) -> Answer {
         Self::answer(self.request("PUT", path).send_json(body))

@@ -2,13 +2,15 @@
 // Shift+Enter splits the paragraph, like chatgpt.com), send and stop buttons, turns with
 // message ids, and a conversation client that POSTs /backend-api/f/conversation and reads
 // the answer in whichever format the server picked: legacy snapshots, delta v1, or a v1
-// turn handed off to the user WebSocket.
+// turn handed off to the user WebSocket. Files go in through the composer's file input or a
+// drop (uploads.js); a message with uploaded files names them (`multimodal_text`).
 
 import { Schema } from 'prosemirror-model';
 import { EditorState, TextSelection } from 'prosemirror-state';
 import { EditorView } from 'prosemirror-view';
 import { keymap } from 'prosemirror-keymap';
 import { chosen, composerChanged, mountPlaces, projectFromPath } from '/__fake/places.js';
+import { busy, mountUploads, takeForMessage } from '/__fake/uploads.js';
 
 const schema = new Schema({
   nodes: {
@@ -65,7 +67,7 @@ function conversationFromPath() {
 function refreshButtons() {
   const empty = composerText(view.state.doc) === '';
   if (sendButton) {
-    sendButton.disabled = empty || generating;
+    sendButton.disabled = empty || generating || busy();
     sendButton.hidden = generating;
   }
   stopButton.hidden = !generating;
@@ -240,8 +242,9 @@ async function openUserSocket() {
 async function submit(kind) {
   if (generating) return;
   const text = composerText(view.state.doc);
-  if (text === '') return;
+  if (text === '' || busy()) return;
   await note(kind);
+  const files = takeForMessage();
   const config = await (await fetch('/__fake/config')).json();
   const userId = crypto.randomUUID();
   const body = {
@@ -251,8 +254,13 @@ async function submit(kind) {
         id: userId,
         author: { role: 'user' },
         create_time: Date.now() / 1000,
-        content: { content_type: 'text', parts: [text] },
-        metadata: { selected_sources: [], selected_github_repos: [], serialization_metadata: { custom_symbol_offsets: [] } },
+        content: files.parts.length ? { content_type: 'multimodal_text', parts: [...files.parts, text] } : { content_type: 'text', parts: [text] },
+        metadata: {
+          ...(files.attachments.length ? { attachments: files.attachments } : {}),
+          selected_sources: [],
+          selected_github_repos: [],
+          serialization_metadata: { custom_symbol_offsets: [] },
+        },
       },
     ],
     parent_message_id: leafId || 'client-created-root',
@@ -280,7 +288,13 @@ async function submit(kind) {
   clearComposer();
   generating = true;
   refreshButtons();
-  addTurn('user', userId, text);
+  const shown = addTurn('user', userId, text);
+  if (files.attachments.length) {
+    const list = document.createElement('div');
+    list.className = 'turn-files';
+    list.textContent = files.attachments.map((f) => `${f.mime_type.startsWith('image/') ? '🖼' : '📄'} ${f.name}`).join('  ·  ');
+    shown.parentElement.prepend(list);
+  }
   let answerBody = null;
   let answerId = null;
   const render = (message) => {
@@ -399,12 +413,12 @@ async function loadConversation() {
   for (const node of chain) {
     const m = node.message;
     if (!m || m.metadata?.is_visually_hidden_from_conversation || m.recipient !== 'all') continue;
-    if (m.author.role === 'user' || m.author.role === 'assistant') addTurn(m.author.role, m.id, m.content.parts.join(''));
+    if (m.author.role === 'user' || m.author.role === 'assistant') addTurn(m.author.role, m.id, m.content.parts.filter((p) => typeof p === 'string').join(''));
   }
   leafId = conv.current_node === 'client-created-root' ? null : conv.current_node;
 }
 
 refreshButtons();
-await Promise.all([openUserSocket(), loadConversation(), mountPlaces()]);
+await Promise.all([openUserSocket(), loadConversation(), mountPlaces(), mountUploads($('#composer-form'), refreshButtons)]);
 document.documentElement.dataset.fakeReady = 'true';
 view.focus();

@@ -38,7 +38,10 @@ export function newTurn(body, format, answerModel = null) {
     conversationId: body.conversation_id || conversationId(),
     systemId: randomUUID(),
     user,
-    text: (user.content.parts || []).join(''),
+    // A message with files is `multimodal_text`: the image parts (`image_asset_pointer`)
+    // beside the text string; the text is the string parts only.
+    text: (user.content.parts || []).filter((p) => typeof p === 'string').join(''),
+    attachments: attachmentsOf(user),
     assistantId: randomUUID(),
     turnExchangeId: randomUUID(),
     requestId: randomUUID(),
@@ -46,6 +49,18 @@ export function newTurn(body, format, answerModel = null) {
     parentId: body.parent_message_id,
     createTime: Date.now() / 1000,
   };
+}
+
+/**
+ * The files a user message carries, as the page's request names them: `metadata.attachments`
+ * (`{id, name, size, mime_type, …}`) and the content's asset-pointer parts
+ * (`{asset_pointer: "file-service://<id>", size_bytes, width, height}`).
+ * Returns `{attachments: [...], pointers: [...]}` (empty lists for a text-only message).
+ */
+export function attachmentsOf(user) {
+  const attachments = (user.metadata && Array.isArray(user.metadata.attachments) && user.metadata.attachments) || [];
+  const pointers = (user.content.parts || []).filter((p) => p && typeof p === 'object' && typeof p.asset_pointer === 'string');
+  return { attachments, pointers };
 }
 
 function userMessage(t) {
@@ -74,11 +89,11 @@ function userMessage(t) {
     author: { role: 'user', name: null, metadata: {} },
     create_time: t.user.create_time ?? null,
     update_time: null,
-    content: { content_type: 'text', parts: t.user.content.parts },
+    content: { content_type: t.user.content.content_type || 'text', parts: t.user.content.parts },
     status: 'finished_successfully',
     end_turn: null,
     weight: 1.0,
-    metadata,
+    metadata: t.attachments.attachments.length ? { ...metadata, attachments: t.attachments.attachments } : metadata,
     recipient: 'all',
     channel: null,
   };

@@ -27,9 +27,22 @@
 //        answer_model "<slug>": the answer names that model, whatever the request asked for
 //        state: a page state that ends a send (states.mjs: something_went_wrong,
 //        too_many_requests, unusual_activity, headers_too_large, downgrade, effort_limit), lang "en"|"de",
-//        retry_after (a 429's Retry-After: seconds, an HTTP date, or null for none)
+//        retry_after (a 429's Retry-After: seconds, an HTTP date, or null for none);
+//        file_limit (bytes a file may have on the page; 20 MiB by default), upload_hold
+//        (true, or a file's name: the blob store holds that PUT until a release;
+//        `held_uploads` counts them),
+//        upload_fail (the blob store answers 500 to a PUT), file_input (false: the composer
+//        has no file input, only its drop target), request_files ("drop_last": the
+//        conversation request leaves the last uploaded file out)
 //   POST /__test/release  releases every held answer → {released: n}
-//   POST /__test/reset    zeroes the counts, releases holds, keeps conversations
+//   POST /__test/reset    zeroes the counts, releases holds, forgets uploads, keeps conversations
+//   GET  /__test/blob/<file id>  the bytes the blob store holds for a file (404: none)
+//
+// Uploads (files.mjs): POST /backend-api/files → {status, upload_url, file_id}, the bytes
+// PUT to upload_url on a second origin (https://files.blob.fake-chatgpt.test, served by a
+// second server on `blobPort`), POST /backend-api/files/{id}/uploaded. The state's
+// `files` lists each file the page announced (name, size, use_case, uploaded, sha256 of the
+// stored bytes), `requests[].attachments` the files a conversation request named.
 //
 // Run alone: node server.mjs --port 8443 --cert cert.pem --key key.pem
 
@@ -40,6 +53,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
 import * as formats from './formats.mjs';
 import * as states from './states.mjs';
+import { BLOB_HOST, LIMITS, fileStore } from './files.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const nodeModules = path.join(here, '..', 'node_modules');
@@ -112,6 +126,19 @@ function page(config, surface = config.surface) {
   .turn-error { display: flex; gap: 8px; align-items: center; margin: 12px 0; }
   [data-testid="conversation-error"] { color: #b3261e; }
   [data-testid="model-downgrade-notice"] { color: #6b5a00; background: #fff8d6; border-radius: 8px; padding: 6px 10px; }
+  form { flex-wrap: wrap; }
+  .composer-attachments { order: -1; flex-basis: 100%; display: flex; gap: 8px; flex-wrap: wrap; }
+  .composer-attachments:empty { display: none; }
+  .file-chip { display: flex; align-items: center; gap: 6px; border: 1px solid #ddd; border-radius: 12px; padding: 6px 10px;
+               background: #f7f7f8; font-size: 13px; max-width: 340px; }
+  .file-chip[data-state="error"] { border-color: #e5a3a0; background: #fdecea; }
+  .file-chip[data-state="done"] .file-name::after { content: " ✓"; color: #1a7f37; }
+  .file-error { color: #b3261e; }
+  .turn-files { font-size: 13px; color: #555; margin-bottom: 4px; }
+  .spinner { width: 12px; height: 12px; border: 2px solid #ccc; border-top-color: #0d0d0d; border-radius: 50%; animation: spin .8s linear infinite; }
+  @keyframes spin { to { transform: rotate(360deg); } }
+  .file-chip button { background: transparent; color: #555; padding: 0 4px; }
+  [data-testid="composer-plus-btn"] { background: #eee; color: #333; }
 </style>
 <script type="importmap">${JSON.stringify({ imports: IMPORTS })}</script>
 </head><body>
@@ -126,9 +153,9 @@ function page(config, surface = config.surface) {
 </body></html>`;
 }
 
-/** Starts the fake. Returns `{port, origin, close()}`. */
+/** Starts the fake. Returns `{port, blobPort, blobHost, close()}` (`blobPort`: the blob store's). */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, request_files: 'all' };
   const config = { ...DEFAULTS };
   const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, requests: [] });
   let state = counts();
@@ -137,6 +164,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
   const active = new Set(); // turns whose answer is being written
   const handoffs = new Map(); // topic → pending WebSocket part of a turn
   let sockets = new Set();
+  const files = fileStore({ config, holds, blobOrigin: () => `https://${BLOB_HOST}` });
 
   const conversation = (id) => {
     if (!conversations.has(id)) conversations.set(id, { id, createTime: Date.now() / 1000, messages: [] });
@@ -179,6 +207,9 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       assistant_id: turn.assistantId,
       format,
       concurrent,
+      content_type: turn.user.content.content_type,
+      attachments: turn.attachments.attachments,
+      pointers: turn.attachments.pointers,
     });
     const refused = states.refusedAnswer(config);
     if (refused) {
@@ -290,7 +321,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     const url = new URL(req.url, 'https://chatgpt.com');
     const p = url.pathname;
     if (req.method === 'GET' && pagePath(p)) return servePage(res, p);
-    if (req.method === 'GET' && (p === '/__fake/app.js' || p === '/__fake/places.js')) {
+    if (req.method === 'GET' && ['/__fake/app.js', '/__fake/places.js', '/__fake/uploads.js'].includes(p)) {
       res.writeHead(200, { 'content-type': 'text/javascript' });
       return res.end(fs.readFileSync(path.join(here, p.slice('/__fake/'.length))));
     }
@@ -299,7 +330,20 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       res.writeHead(200, { 'content-type': 'text/javascript' });
       return res.end(fs.readFileSync(path.join(nodeModules, vendor[1], vendor[2])));
     }
-    if (req.method === 'GET' && p === '/__fake/config') return json(res, 200, { ...config, errors: formats.ERRORS, view: states.pageView(config) });
+    if (req.method === 'GET' && p === '/__fake/config') {
+      const limits = { ...LIMITS, file_bytes: Number(config.file_limit) || LIMITS.file_bytes, words: { ...LIMITS.words, too_large: null } };
+      limits.words.too_large = LIMITS.words.too_large(Math.floor(limits.file_bytes / (1024 * 1024)));
+      return json(res, 200, { ...config, errors: formats.ERRORS, view: states.pageView(config), limits });
+    }
+    if (req.method === 'POST' && p === '/backend-api/files') {
+      const r = files.create(JSON.parse((await readBody(req)) || '{}'));
+      return json(res, r.status, r.body);
+    }
+    const done = p.match(/^\/backend-api\/files\/(file-[A-Za-z0-9]+)\/uploaded$/);
+    if (req.method === 'POST' && done) {
+      const r = files.uploaded(done[1]);
+      return json(res, r.status, r.body);
+    }
     if (req.method === 'POST' && p === '/__fake/event') {
       const { kind } = JSON.parse(await readBody(req));
       if (kind === 'click') state.clicks += 1;
@@ -331,7 +375,14 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
   }
 
   async function testRoute(req, res, p) {
-    if (req.method === 'GET' && p === '/__test/state') return json(res, 200, { ...state, held: holds.length });
+    if (req.method === 'GET' && p === '/__test/state') return json(res, 200, { ...state, ...files.view(), held: holds.length });
+    const blob = p.match(/^\/__test\/blob\/(file-[A-Za-z0-9]+)$/);
+    if (req.method === 'GET' && blob) {
+      const bytes = files.bytes(blob[1]);
+      if (!bytes) return json(res, 404, { detail: 'no bytes stored for that file' });
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      return res.end(bytes);
+    }
     if (req.method === 'POST' && p === '/__test/config') {
       Object.assign(config, JSON.parse((await readBody(req)) || '{}'));
       return json(res, 200, config);
@@ -344,6 +395,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     if (req.method === 'POST' && p === '/__test/reset') {
       for (const release of holds.splice(0)) release();
       state = counts();
+      files.reset();
       Object.assign(config, DEFAULTS);
       return json(res, 200, {});
     }
@@ -368,17 +420,31 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       });
     });
   });
+  // The blob store: a second origin (another host name, another port), as the page's
+  // uploads go to a storage host that is not chatgpt.com.
+  const blobServer = https.createServer({ cert, key }, (req, res) => {
+    files.blobRoute(req, res).catch((e) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(e.message));
+    });
+  });
   await new Promise((resolve) => server.listen(port, host, resolve));
+  await new Promise((resolve) => blobServer.listen(0, host, resolve));
+  const blobPort = blobServer.address().port;
+  const closeServer = (srv) => new Promise((resolve) => {
+    srv.closeAllConnections();
+    srv.close(resolve);
+  });
   return {
     port: server.address().port,
-    close: () =>
-      new Promise((resolve) => {
-        for (const release of holds.splice(0)) release();
-        for (const ws of sockets) ws.terminate();
-        sockets = new Set();
-        server.closeAllConnections();
-        server.close(resolve);
-      }),
+    blobPort,
+    blobHost: BLOB_HOST,
+    close: async () => {
+      for (const release of holds.splice(0)) release();
+      for (const ws of sockets) ws.terminate();
+      sockets = new Set();
+      await Promise.all([closeServer(server), closeServer(blobServer)]);
+    },
   };
 }
 
@@ -392,5 +458,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     key: fs.readFileSync(arg('key')),
     port: Number(arg('port', '8443')),
   });
-  console.log(`fake chatgpt.com on https://127.0.0.1:${fake.port}`);
+  console.log(`fake chatgpt.com on https://127.0.0.1:${fake.port}, its blob store on ${fake.blobPort}`);
 }

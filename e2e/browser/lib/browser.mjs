@@ -1,5 +1,6 @@
-// Debian's Chromium, headless, with the unpacked extension, chatgpt.com mapped to the
-// local fake and treated as a public site (PLATFORM-NOTES.md, "Chromium with the extension").
+// Debian's Chromium, headless, with the unpacked extension, chatgpt.com (and its blob store's
+// host, for uploads) mapped to the local fake and treated as a public site (PLATFORM-NOTES.md,
+// "Chromium with the extension").
 
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
@@ -11,10 +12,11 @@ export const CHROMIUM = process.env.SENDLEDGER_CHROMIUM || '/usr/lib/chromium/ch
 
 /**
  * Launches a persistent context with a fresh user-data dir.
- * `extension`: path of the unpacked extension, or null for none.
+ * `extension`: path of the unpacked extension, or null for none; `blob`: `{host, port}` of the
+ * fake's blob store (a second origin), or none.
  * Returns `{context, userDataDir, close()}`.
  */
-export async function launch({ fakePort, extension }) {
+export async function launch({ fakePort, extension, blob }) {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sendledger-chromium-'));
   const args = [
     '--no-sandbox',
@@ -24,9 +26,9 @@ export async function launch({ fakePort, extension }) {
     '--disable-background-networking',
     '--disable-component-update',
     '--disable-sync',
-    `--host-resolver-rules=MAP chatgpt.com 127.0.0.1:${fakePort}`,
+    `--host-resolver-rules=MAP chatgpt.com 127.0.0.1:${fakePort}${blob ? `, MAP ${blob.host} 127.0.0.1:${blob.port}` : ''}`,
     '--ignore-certificate-errors',
-    `--ip-address-space-overrides=127.0.0.1:${fakePort}=public`,
+    `--ip-address-space-overrides=127.0.0.1:${fakePort}=public${blob ? `,127.0.0.1:${blob.port}=public` : ''}`,
   ];
   if (extension) args.push(`--disable-extensions-except=${extension}`, `--load-extension=${extension}`);
   const context = await chromium.launchPersistentContext(userDataDir, {

@@ -14,7 +14,7 @@ export const SENDLEDGER = process.env.SENDLEDGER_BIN || path.join(repo, 'target'
 /**
  * Starts `sendledger serve` on `profile` (port 0: any free port, printed as `port N`);
  * `args`: more flags (e.g. `--answer-ms 1000`).
- * Returns `{port, pid, address, request(), kill(signal), exited}`.
+ * Returns `{port, pid, address, request(), upload(), kill(signal), exited}`.
  */
 export async function startOwner({ profile, port = 0, logFile, args = [] }) {
   const log = fs.openSync(logFile, 'a');
@@ -41,12 +41,12 @@ export async function startOwner({ profile, port = 0, logFile, args = [] }) {
   const token = fs.readFileSync(path.join(profile, 'client.token'), 'utf8').trim();
   const address = `127.0.0.1:${boundPort}`;
 
-  /** A client-scope request; answers `{status, body}`. */
-  async function request(method, route, body) {
+  /** A client-scope request with a raw `body` and `contentType`; answers `{status, body}` (JSON when it parses). */
+  async function raw(method, route, body, contentType) {
     const r = await fetch(`http://${address}${route}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
+      headers: { authorization: `Bearer ${token}`, ...(contentType ? { 'content-type': contentType } : {}) },
+      body,
     });
     const text = await r.text();
     let parsed;
@@ -58,8 +58,19 @@ export async function startOwner({ profile, port = 0, logFile, args = [] }) {
     return { status: r.status, body: parsed };
   }
 
+  /** A client-scope request; answers `{status, body}`. */
+  const request = (method, route, body) =>
+    raw(method, route, body ? JSON.stringify(body) : undefined, body ? 'application/json' : null);
+
+  /**
+   * Stores a file as an attachment: `POST /v1/attachments?name=NAME` with the raw bytes and
+   * their MIME type (issue 29). Answers `{status, body}`.
+   */
+  const upload = (name, bytes, mime) => raw('POST', `/v1/attachments?name=${encodeURIComponent(name)}`, bytes, mime);
+
   return {
     port: boundPort,
+    upload,
     pid: child.pid,
     address,
     request,

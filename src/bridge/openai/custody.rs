@@ -63,6 +63,10 @@ pub(crate) struct Ask {
     /// `background`, …): a client that falls back to another model, or retries without
     /// streaming, asks for the same message.
     pub history_sha256: String,
+    /// The files the message carries (images, documents), in order; stored and made the
+    /// send's attachments when it is admitted. Already part of `history_sha256` (they are
+    /// in the history), so a retry carrying them again is the same send.
+    pub files: Vec<super::files::InlineFile>,
 }
 
 impl Ask {
@@ -96,6 +100,10 @@ pub(crate) async fn admit(
     headers: &HeaderMap,
 ) -> Result<Admitted, OpenAiError> {
     let key = header(headers, IDEMPOTENCY_HEADER)?.map(str::to_string);
+    // A text the ledger would refuse is refused before any file is stored: a refusal
+    // writes nothing.
+    crate::ledger::prepare_text(&req.text).map_err(queue_refusal)?;
+    let attachments = super::files::store_all(st, &req.files).await?;
     let q = DoorQueue {
         send: QueueRequest {
             op_id: Some(
@@ -108,6 +116,7 @@ pub(crate) async fn admit(
             new_chat: req.place.new_chat,
             model: req.place.model.clone(),
             effort: req.place.effort.clone(),
+            attachments,
         },
         client: caller.identity(),
         actor: format!("openai:{}", caller.client()),

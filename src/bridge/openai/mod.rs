@@ -11,6 +11,7 @@ pub(crate) mod auth;
 mod completion;
 mod custody;
 pub(crate) mod error;
+mod files;
 pub(crate) mod live;
 mod outcome;
 mod request;
@@ -28,9 +29,11 @@ use axum::{Json, Router};
 use error::OpenAiError;
 use serde_json::{json, Value};
 
-/// Body limit of `POST /v1/chat/completions`, in bytes (2 MiB: companions resend the
-/// whole history; only the last user message is typed, within the 64 KiB text limit).
-pub const COMPLETIONS_LIMIT: usize = 2 * 1024 * 1024;
+/// Body limit of `POST /v1/chat/completions` and `POST /v1/responses`, in bytes (48 MiB:
+/// companions resend the whole history, and the last user message may carry files as
+/// base64 data — a 32 MiB file is 43 MiB of it; only the last user message is typed,
+/// within the 64 KiB text limit).
+pub const COMPLETIONS_LIMIT: usize = 48 * 1024 * 1024;
 
 pub(crate) fn routes() -> Router<BridgeState> {
     Router::new()

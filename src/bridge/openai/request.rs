@@ -1,6 +1,6 @@
 //! Reading a `POST /v1/chat/completions` body into the one thing the tab can do: type
-//! the last user message's text. Everything else is either refused (what the tab cannot
-//! honour as asked: images, audio, tools, several choices, a structured format, a last
+//! the last user message's text, with its images and files ([`super::files`]). Everything
+//! else is either refused (what the tab cannot honour as asked: audio, tools, several choices, a structured format, a last
 //! message that is not the user's) or named in the `x-sendledger-ignored` answer header
 //! (system messages, sampling parameters): nothing is dropped silently. Where the send
 //! goes is read by [`place`]: the conversation, a Project or a new chat, and the model
@@ -9,6 +9,7 @@
 
 use super::custody::Ask;
 use super::error::OpenAiError;
+use super::files::InlineFile;
 use axum::http::HeaderMap;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -135,7 +136,7 @@ pub(crate) fn parse(bytes: &[u8], headers: &HeaderMap) -> Result<ChatRequest, Op
     if messages.len() > MAX_MESSAGES {
         return Err(bad("too_many_messages", "messages", format!("more than {MAX_MESSAGES} messages: send only the recent ones (only the last user message is typed)")));
     }
-    let text = last_user_text(messages)?;
+    let (text, files) = last_user_text(messages)?;
     let mut ignored = ignored_fields(body, READ);
     let systems = messages
         .iter()
@@ -158,6 +159,7 @@ pub(crate) fn parse(bytes: &[u8], headers: &HeaderMap) -> Result<ChatRequest, Op
             history_sha256: json_sha256(
                 &serde_json::json!({ "door": "chat", "messages": messages }),
             ),
+            files,
         },
         stream: flag(body, "stream")?,
         ignored,
@@ -234,7 +236,7 @@ pub(crate) fn refuse_unhonourable(body: &Map<String, Value>) -> Result<(), OpenA
     Ok(())
 }
 
-fn last_user_text(messages: &[Value]) -> Result<String, OpenAiError> {
+fn last_user_text(messages: &[Value]) -> Result<(String, Vec<InlineFile>), OpenAiError> {
     let last = messages.last().expect("non-empty");
     let role = last.get("role").and_then(Value::as_str);
     if role != Some("user") {
@@ -248,31 +250,47 @@ fn last_user_text(messages: &[Value]) -> Result<String, OpenAiError> {
 }
 
 /// The text of a message's `content`: a string, or parts of the `text_types` (joined by a
-/// newline). Errors: 400 `unsupported_content` naming the part that is not text (an
-/// image, audio, a file), `invalid_content` when there is none; `param` names the field.
+/// newline), and the files its file parts carry ([`super::files`]: images and files as
+/// data, at most 10). Errors: 400 `unsupported_content` naming a part that is neither
+/// (audio…), `invalid_content` when there is no text, a file part's own refusal; `param`
+/// names the field.
 pub(crate) fn message_text(
     content: Option<&Value>,
     text_types: &[&str],
     param: &'static str,
-) -> Result<String, OpenAiError> {
+) -> Result<(String, Vec<InlineFile>), OpenAiError> {
     match content {
-        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::String(s)) => Ok((s.clone(), Vec::new())),
         Some(Value::Array(parts)) => {
-            let mut texts = Vec::with_capacity(parts.len());
+            let (mut texts, mut files) = (Vec::with_capacity(parts.len()), Vec::new());
             for p in parts {
                 let kind = p.get("type").and_then(Value::as_str);
                 match (kind, p.get("text").and_then(Value::as_str)) {
                     (Some(k), Some(t)) if text_types.contains(&k) => texts.push(t),
+                    (Some(k), _) if super::files::is_file_part(k) => {
+                        files.push(super::files::file_of(p, k, files.len() + 1, param)?)
+                    }
                     _ => {
                         return Err(bad(
                             "unsupported_content",
                             param,
-                            format!("the last user message has a {} part: the tab is sent text only (no images, audio or files)", kind.unwrap_or("malformed")),
+                            format!("the last user message has a {} part: the tab is sent text, images and files only (no audio)", kind.unwrap_or("malformed")),
                         ))
                     }
                 }
             }
-            Ok(texts.join("\n"))
+            if files.len() > crate::attachments::MAX_PER_SEND {
+                return Err(bad(
+                    "too_many_attachments",
+                    param,
+                    format!(
+                        "the last user message carries {} files: a send carries at most {}",
+                        files.len(),
+                        crate::attachments::MAX_PER_SEND
+                    ),
+                ));
+            }
+            Ok((texts.join("\n"), files))
         }
         _ => Err(bad(
             "invalid_content",

@@ -17,6 +17,7 @@
 //! settles a send, tolerant of everything else. The facts relied on, and the fixture
 //! pinning each, are in `docs/chatgpt-provider.md`.
 
+pub mod attachments;
 pub mod conversation;
 pub mod delta;
 pub mod error;

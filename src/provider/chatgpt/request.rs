@@ -52,6 +52,9 @@ pub struct ConversationRequest {
     pub parent_message_id: Option<String>,
     /// `model` slug (`auto`, `gpt-5-5-thinking`, …).
     pub model: Option<String>,
+    /// The files the user message carries (its `metadata.attachments` and asset pointer
+    /// parts; [`super::attachments::files_of`]); empty for a text-only message.
+    pub attachments: Vec<crate::attachments::PageFile>,
 }
 
 impl std::fmt::Debug for ConversationRequest {
@@ -64,6 +67,7 @@ impl std::fmt::Debug for ConversationRequest {
             .field("conversation_id", &self.conversation_id)
             .field("parent_message_id", &self.parent_message_id)
             .field("model", &self.model)
+            .field("attachments", &self.attachments.len())
             .finish()
     }
 }
@@ -130,6 +134,7 @@ pub fn parse_request(body: &[u8]) -> Result<ConversationRequest, ParseError> {
         conversation_id: opt_id("conversation_id", "conversation_id")?,
         parent_message_id: opt_id("parent_message_id", "parent_message_id")?,
         model: obj.get("model").and_then(Value::as_str).map(str::to_string),
+        attachments: super::attachments::files_of(user),
     })
 }
 

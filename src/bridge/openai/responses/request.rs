@@ -12,6 +12,7 @@
 
 use super::super::custody::Ask;
 use super::super::error::OpenAiError;
+use super::super::files::InlineFile;
 use super::super::request::{
     bad, conversation, flag, ignored_fields, json_object, json_sha256, message_text, place,
     refuse_unhonourable, MAX_MESSAGES,
@@ -61,7 +62,7 @@ pub(crate) fn parse(bytes: &[u8], headers: &HeaderMap) -> Result<ResponsesReques
             "the tab answers in text: remove text.format",
         ));
     }
-    let text = input_text(body.get("input"))?;
+    let (text, files) = input_text(body.get("input"))?;
     let previous = match body.get("previous_response_id") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) if !s.is_empty() && s.len() <= 200 => Some(s.clone()),
@@ -83,6 +84,7 @@ pub(crate) fn parse(bytes: &[u8], headers: &HeaderMap) -> Result<ResponsesReques
                 "input": body.get("input"),
                 "instructions": body.get("instructions"),
             })),
+            files,
         },
         stream: flag(body, "stream")?,
         background: flag(body, "background")?,
@@ -125,9 +127,9 @@ fn responses_conversation(
     }
 }
 
-fn input_text(input: Option<&Value>) -> Result<String, OpenAiError> {
+fn input_text(input: Option<&Value>) -> Result<(String, Vec<InlineFile>), OpenAiError> {
     match input {
-        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::String(s)) => Ok((s.clone(), Vec::new())),
         Some(Value::Array(items)) if !items.is_empty() => {
             if items.len() > MAX_MESSAGES {
                 return Err(bad("too_many_messages", "input", format!("more than {MAX_MESSAGES} input items: send only the recent ones (only the last user input is typed)")));
@@ -142,7 +144,9 @@ fn input_text(input: Option<&Value>) -> Result<String, OpenAiError> {
     }
 }
 
-fn last_user_input(item: Option<&Map<String, Value>>) -> Result<String, OpenAiError> {
+fn last_user_input(
+    item: Option<&Map<String, Value>>,
+) -> Result<(String, Vec<InlineFile>), OpenAiError> {
     let item = item.ok_or_else(|| bad("invalid_type", "input", "input items must be objects"))?;
     let kind = item
         .get("type")
