@@ -255,6 +255,15 @@ fn grant(ext: &Extension, lease: &str, op: &str, files: &[(&str, &str, u64)]) ->
 }
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n a picture";
+
+/// What the page shows uploaded for a send carrying a.png and b.pdf: its file ids, the
+/// names and sizes.
+fn page_files() -> [(&'static str, &'static str, u64); 2] {
+    [
+        ("file-1", "a.png", PNG.len() as u64),
+        ("file-2", "b.pdf", PDF.len() as u64),
+    ]
+}
 const PDF: &[u8] = b"%PDF-1.7 a document";
 
 #[test]
@@ -281,15 +290,7 @@ fn the_handed_send_lists_its_files_and_the_tab_fetches_them_only_while_it_holds_
         .http
         .get_bytes(&format!("/v1/ext/attachments/{sha}?lease_id={other}"));
     assert_eq!(status, 409, "another lease holds no claim on it");
-    let r = grant(
-        &ext,
-        &lease,
-        "op-1",
-        &[
-            ("file-1", "a.png", PNG.len() as u64),
-            ("file-2", "b.pdf", PDF.len() as u64),
-        ],
-    );
+    let r = grant(&ext, &lease, "op-1", &page_files());
     assert_eq!(r.status, 200, "{}", r.body);
     let (status, _, _) = ext.http.get_bytes(&path);
     assert_eq!(status, 409, "after the grant no file is handed out");
@@ -492,22 +493,14 @@ fn request_with(files: &[(&str, &str, u64)]) -> String {
     req.to_string()
 }
 
-fn clicked_and_observed(serve: &Serve, page_files: &[(&str, &str, u64)]) -> Value {
+fn clicked_and_observed(serve: &Serve, carried: &[(&str, &str, u64)]) -> Value {
     let ext = serve.pair();
     let (lease, _) = handed_out(serve, &ext, "op-1", &[("a.png", PNG), ("b.pdf", PDF)]);
-    let r = grant(
-        &ext,
-        &lease,
-        "op-1",
-        &[
-            ("file-1", "a.png", PNG.len() as u64),
-            ("file-2", "b.pdf", PDF.len() as u64),
-        ],
-    );
+    let r = grant(&ext, &lease, "op-1", &page_files());
     assert_eq!(r.status, 200, "{}", r.body);
     let op = "op-1";
     for o in [
-        json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1", "url": URL, "body": request_with(page_files) }),
+        json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1", "url": URL, "body": request_with(carried) }),
         json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": "s1", "seq": 0, "chunk": fixture("stream_delta_new_chat.sse") }),
         json!({ "lease_id": lease, "op_id": op, "kind": "stream_end", "stream_id": "s1" }),
     ] {
@@ -553,13 +546,7 @@ fn a_page_request_missing_an_attachment_is_an_attachment_mismatch_shown_and_neve
 fn a_page_request_carrying_the_sends_files_is_recorded_without_a_mismatch() {
     let (_tmp, profile) = profile_dir();
     let serve = Serve::start(&profile, &[]);
-    let view = clicked_and_observed(
-        &serve,
-        &[
-            ("file-1", "a.png", PNG.len() as u64),
-            ("file-2", "b.pdf", PDF.len() as u64),
-        ],
-    );
+    let view = clicked_and_observed(&serve, &page_files());
     assert_eq!(view["page_attachments"]["mismatch"], json!(null), "{view}");
     assert_eq!(
         view["page_attachments"]["seen"].as_array().unwrap().len(),
@@ -595,4 +582,37 @@ fn the_owners_log_never_holds_a_files_bytes_or_its_name() {
         "the bytes are in the log"
     );
     assert!(!log.contains("secret-holiday"), "the name is in the log");
+}
+
+#[test]
+fn a_chunked_upload_past_32_mib_is_refused_without_a_declared_length_too() {
+    use std::io::{Read, Write};
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", serve.port)).unwrap();
+    s.set_read_timeout(Some(BOUND)).unwrap();
+    let head = format!(
+        "POST /v1/attachments?name=c.bin HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+        serve.port,
+        serve.client_token()
+    );
+    let _ = s.write_all(head.as_bytes());
+    let chunk = vec![b'x'; MIB];
+    for _ in 0..33 {
+        let framed = [format!("{:x}\r\n", chunk.len()).as_bytes(), &chunk, b"\r\n"].concat();
+        if s.write_all(&framed).is_err() {
+            break; // the owner answered and closed before the rest
+        }
+    }
+    let _ = s.write_all(b"0\r\n\r\n");
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out);
+    assert!(
+        text.starts_with("HTTP/1.1 413"),
+        "{}",
+        &text[..text.len().min(300)]
+    );
+    assert!(text.contains("attachment_too_large"), "{text}");
+    assert_eq!(rows(&profile, "attachments"), 0);
 }
