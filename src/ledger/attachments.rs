@@ -1,4 +1,4 @@
-//! A send's attachments in the ledger (migration 0015): the record of every stored file
+//! A send's attachments in the ledger (migration 0016): the record of every stored file
 //! (`attachments`), the files each send carries in its order (`send_attachments`, written
 //! in the transaction that admits the send, part of its identity), the page's file ids
 //! written at the grant, and what the page's request carried after the click

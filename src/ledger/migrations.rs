@@ -97,13 +97,13 @@ pub const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 15,
-        name: "0015_attachments.sql",
-        sql: include_str!("../../migrations/0015_attachments.sql"),
+        name: "0015_conversation_titles.sql",
+        sql: include_str!("../../migrations/0015_conversation_titles.sql"),
     },
     Migration {
         version: 16,
-        name: "0016_conversation_titles.sql",
-        sql: include_str!("../../migrations/0016_conversation_titles.sql"),
+        name: "0016_attachments.sql",
+        sql: include_str!("../../migrations/0016_attachments.sql"),
     },
 ];
 

@@ -1,5 +1,5 @@
 //! What the page's own conversation request carried after the click (table
-//! `page_attachments`, migration 0015), recorded once and compared with the send's files:
+//! `page_attachments`, migration 0016), recorded once and compared with the send's files:
 //! a difference is an `attachment_mismatch` note on the send's timeline; nothing is resent.
 
 use super::attachments::{of_send, send_files};

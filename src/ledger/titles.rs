@@ -2,7 +2,7 @@
 //! conversation (`GET /backend-api/conversation/{id}`, forwarded by a tab; see
 //! `bridge::conversation_read`), so the window can say where a send goes in the words a
 //! person knows ("conversation “Bakery ledger”"). Table `conversation_titles` (migration
-//! 0016). A title is the page's words about the person's conversation: it is kept here
+//! 0015). A title is the page's words about the person's conversation: it is kept here
 //! and shown in the window, never logged.
 
 use super::error::Result;

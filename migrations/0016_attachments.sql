@@ -1,4 +1,4 @@
--- 0015: attachments ("files in", issue 29). Shipped migrations are never edited; add a
+-- 0016: attachments ("files in", issue 29). Shipped migrations are never edited; add a
 -- new file instead. Every table keeps its rowid: salvage reads one rowid at a time.
 --
 -- attachments: every file uploaded to the store (`attachments/<sha256>` in the profile),

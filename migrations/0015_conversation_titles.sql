@@ -1,4 +1,4 @@
--- 0016: conversation titles as the page names them (issue 27: the window says where a send
+-- 0015: conversation titles as the page names them (issue 27: the window says where a send
 -- goes in words a person knows). Shipped migrations are never edited; add a new file
 -- instead. The table keeps its rowid: salvage reads every table one rowid at a time.
 --
