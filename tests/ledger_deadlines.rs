@@ -214,7 +214,7 @@ fn a_lease_whose_tab_stopped_answering_is_ended_at_its_silence_bound_and_its_cla
     let x = ledger.expire(&b).unwrap();
     assert_eq!(
         x.leases,
-        [lease.clone()],
+        [lease.as_str()],
         "silent for the whole bound: let go"
     );
     assert_eq!(x.claims, ["op-1"], "its claim is rejected with it");
