@@ -687,7 +687,12 @@ impl Run {
             Op::Expire { advance_ms } => {
                 self.fx.clock.advance(advance_ms);
                 m.now += advance_ms;
-                let b = Bounds::default();
+                // The model's tabs are never let go for silence (that bound has its own
+                // test, `a_lease_whose_tab_stopped_answering_…` in ledger_deadlines).
+                let b = Bounds {
+                    lease_silence_ms: i64::MAX / 4,
+                    ..Bounds::default()
+                };
                 self.ledger.as_mut().unwrap().expire(&b).unwrap();
                 let now = m.now;
                 for s in m.sends.values_mut() {

@@ -440,7 +440,13 @@ pub enum Input {
 
 pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applied>, ApiError> {
     let lease_id = o.lease_id.clone();
-    st.ledger().call(move |l| l.get_lease(&lease_id)).await?;
+    st.ledger()
+        .call(move |l| {
+            // A tab forwarding its page's traffic is alive (an answer streams for minutes).
+            l.hear_lease(&lease_id);
+            l.get_lease(&lease_id)
+        })
+        .await?;
     let (stream_id, input) = match o.kind {
         Kind::Request {
             stream_id,
