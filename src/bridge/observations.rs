@@ -438,15 +438,21 @@ pub enum Input {
     End,
 }
 
-pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applied>, ApiError> {
-    let lease_id = o.lease_id.clone();
+/// The lease must exist (ended is fine: an answer outlives its tab's lease). A tab
+/// forwarding its page's traffic is alive, so its silence bound starts again.
+async fn hear(st: &BridgeState, lease_id: &str) -> Result<(), ApiError> {
+    let lease_id = lease_id.to_string();
     st.ledger()
         .call(move |l| {
-            // A tab forwarding its page's traffic is alive (an answer streams for minutes).
             l.hear_lease(&lease_id);
             l.get_lease(&lease_id)
         })
         .await?;
+    Ok(())
+}
+
+pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applied>, ApiError> {
+    hear(st, &o.lease_id).await?;
     let (stream_id, input) = match o.kind {
         Kind::Request {
             stream_id,
