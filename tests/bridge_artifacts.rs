@@ -357,3 +357,39 @@ fn the_owner_killed_between_storing_the_bytes_and_recording_them_leaves_the_arti
     let (status, _, back) = serve.client().get_bytes("/v1/sends/op-1/artifacts/0");
     assert_eq!((status, back.as_slice()), (200, PNG));
 }
+
+#[test]
+fn sendledger_artifact_saves_the_file_and_never_overwrites_one() {
+    let (tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = answered(&serve, &ext, "op-1");
+    let out = tmp.path().join("saved.png");
+    let pending = cli(
+        &profile,
+        &["artifact", "op-1", "0", "-o", out.to_str().unwrap()],
+    );
+    assert_eq!(pending.status.code(), Some(1), "still wanted: a conflict");
+    let said = String::from_utf8_lossy(&pending.stderr).to_string();
+    assert!(
+        said.contains("not fetched yet") && said.contains(CONV),
+        "{said}"
+    );
+    assert!(!out.exists(), "nothing written");
+    assert_eq!(upload(&ext, &lease, "op-1", 0, PNG).status, 201);
+    let (code, saved) = cli_json(
+        &profile,
+        &["artifact", "op-1", "0", "-o", out.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{saved}");
+    assert_eq!(saved["name"], "ledger book.png");
+    assert_eq!(std::fs::read(&out).unwrap(), PNG, "byte-identical");
+    std::fs::write(&out, b"the person's own file").unwrap();
+    let again = cli(
+        &profile,
+        &["artifact", "op-1", "0", "-o", out.to_str().unwrap()],
+    );
+    assert_eq!(again.status.code(), Some(2), "refused");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("never overwritten"));
+    assert_eq!(std::fs::read(&out).unwrap(), b"the person's own file");
+}
