@@ -65,13 +65,25 @@ pub fn save_in(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, String> 
         let path = dir.join(candidate);
         match OpenOptions::new().write(true).create_new(true).open(&path) {
             Ok(mut f) => {
-                return f.write_all(bytes).and_then(|_| f.sync_all()).map(|_| path.clone()).map_err(|e| {
-                    let _ = std::fs::remove_file(&path);
-                    format!("could not write {}: {e}; check the disk has room", path.display())
-                });
+                return f
+                    .write_all(bytes)
+                    .and_then(|_| f.sync_all())
+                    .map(|_| path.clone())
+                    .map_err(|e| {
+                        let _ = std::fs::remove_file(&path);
+                        format!(
+                            "could not write {}: {e}; check the disk has room",
+                            path.display()
+                        )
+                    });
             }
             Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("could not create a file in {}: {e}; check the folder exists and is yours", dir.display())),
+            Err(e) => {
+                return Err(format!(
+                    "could not create a file in {}: {e}; check the folder exists and is yours",
+                    dir.display()
+                ))
+            }
         }
     }
     Err(format!(

@@ -381,6 +381,7 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
     let waiting = src.waiting_sentence(&send)?;
     let destination = destination_words(src, &send)?;
     let mismatch = mismatch_of(src, &send.op_id, &timeline)?;
+    let artifacts = src.artifacts(&send.op_id)?;
     let remote_stop = src.remote_stop(&send.op_id)?.map(|rs| AnswerStop {
         phase: rs.phase,
         words: answer_stop_words(&rs),
@@ -406,7 +407,7 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
         remote_stop,
         why,
         answer,
-        artifacts: src.artifacts(&send.op_id)?,
+        artifacts,
         timeline: timeline.into_iter().map(Into::into).collect(),
     })
 }

@@ -185,9 +185,13 @@ impl BridgeClient {
         resp.into_reader()
             .take(bound)
             .read_to_end(&mut bytes)
-            .map_err(|e| ClientError::Lost(format!("the file's bytes were cut off ({e}); try again")))?;
+            .map_err(|e| {
+                ClientError::Lost(format!("the file's bytes were cut off ({e}); try again"))
+            })?;
         if bytes.len() as u64 >= bound {
-            return Err(ClientError::Lost("the owner sent more bytes than a file may have; nothing was kept".into()));
+            return Err(ClientError::Lost(
+                "the owner sent more bytes than a file may have; nothing was kept".into(),
+            ));
         }
         Ok((bytes, mime))
     }

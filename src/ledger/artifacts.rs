@@ -253,10 +253,7 @@ pub(crate) fn store(
         op_id,
         n as i64
     ])?;
-    let note = format!(
-        "artifact {n} stored: {}, {} bytes",
-        file.mime, file.size
-    );
+    let note = format!("artifact {n} stored: {}, {} bytes", file.mime, file.size);
     settled_note(tx, op_id, &note, now)?;
     Ok((get(tx, op_id, n)?, true))
 }
@@ -313,7 +310,12 @@ pub(crate) fn expire(tx: &Transaction, op_id: &str, now: Millis) -> Result<usize
         )?
         .execute(params![words, now, op_id])?;
     if ended > 0 {
-        settled_note(tx, op_id, &format!("{ended} artifact(s) unavailable: {words}"), now)?;
+        settled_note(
+            tx,
+            op_id,
+            &format!("{ended} artifact(s) unavailable: {words}"),
+            now,
+        )?;
     }
     Ok(ended)
 }
