@@ -323,20 +323,18 @@ impl Desk {
             ));
         }
         let c = self.client();
-        let (bytes, mime) = blocking(move || c.artifact_bytes(&op_id, n)).await?;
-        Ok(json::Preview::of(&mime, &bytes))
+        let file = blocking(move || c.artifact(&op_id, n)).await?;
+        Ok(json::Preview::of(&file.mime, &file.bytes))
     }
 
     /// Saves artifact `n` of `op_id` in the person's Downloads folder under its name, never
     /// over another file ([`crate::save`]); the path it was saved at.
     pub async fn save_artifact(&self, op_id: String, n: u32) -> Result<json::Saved, Refusal> {
-        let a = self.artifact_of(&op_id, n).await?;
-        let name = a.name.unwrap_or_else(|| format!("generated-file-{n}"));
         let c = self.client();
-        let (bytes, _) = blocking(move || c.artifact_bytes(&op_id, n)).await?;
+        let file = blocking(move || c.artifact(&op_id, n)).await?;
         let dir = crate::save::downloads()
             .ok_or_else(|| Refusal::said("this system names no home folder to save into"))?;
-        let path = crate::save::save_in(&dir, &name, &bytes).map_err(Refusal::said)?;
+        let path = crate::save::save_in(&dir, &file.name, &file.bytes).map_err(Refusal::said)?;
         Ok(json::Saved {
             path: path.display().to_string(),
         })

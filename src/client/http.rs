@@ -164,36 +164,22 @@ impl BridgeClient {
         super::upload::stored(self.answered("POST", r)?)
     }
 
-    /// `GET /v1/sends/{op_id}/artifacts/{n}`: the stored bytes of an answer's generated
-    /// file and their MIME type; at most [`crate::attachments::MAX_FILE_BYTES`] are read.
-    /// Refusals keep their code (`artifact_pending`, `artifact_unavailable`, …).
-    pub fn artifact_bytes(&self, op_id: &str, n: u32) -> Result<(Vec<u8>, String), ClientError> {
-        use std::io::Read;
-        let path = format!("/v1/sends/{}/artifacts/{n}", routes::segment(op_id));
+    /// `GET path` with the token, the raw answer (for bytes that are not JSON); a refusal
+    /// or a lost answer as for [`Self::call`].
+    pub(crate) fn get_raw(&self, path: &str) -> Result<ureq::Response, ClientError> {
         let r = self
             .agent
-            .get(&format!("{}{path}", self.base))
+            .request("GET", &format!("{}{path}", self.base))
             .set("Authorization", &format!("Bearer {}", self.token))
             .call();
-        let resp = match r {
-            Ok(resp) => resp,
-            Err(e) => return Err(self.refusal_of(e)),
-        };
-        let mime = resp.content_type().to_string();
-        let mut bytes = Vec::new();
-        let bound = crate::attachments::MAX_FILE_BYTES + 1;
-        resp.into_reader()
-            .take(bound)
-            .read_to_end(&mut bytes)
-            .map_err(|e| {
-                ClientError::Lost(format!("the file's bytes were cut off ({e}); try again"))
-            })?;
-        if bytes.len() as u64 >= bound {
-            return Err(ClientError::Lost(
-                "the owner sent more bytes than a file may have; nothing was kept".into(),
-            ));
+        match r {
+            Ok(resp) => Ok(resp),
+            Err(ureq::Error::Status(status, resp)) => Err(ClientError::refused(status, resp)),
+            Err(e) => Err(ClientError::Lost(format!(
+                "the owner at {} could not be reached or did not answer ({e}); is `sendledger serve` (or the tray app) still running?",
+                self.base
+            ))),
         }
-        Ok((bytes, mime))
     }
 
     /// One request; a refusal comes back as [`ClientError::Refused`] with its status, code and message.
@@ -208,14 +194,6 @@ impl BridgeClient {
             r.send_json(body)
         };
         self.answered(method, r)
-    }
-
-    /// A failed GET as a refusal (its status, code and message) or a lost answer.
-    fn refusal_of(&self, e: ureq::Error) -> ClientError {
-        match self.answered("GET", Err(e)) {
-            Err(e) => e,
-            Ok(_) => ClientError::Lost("the owner answered no bytes".into()),
-        }
     }
 
     /// The answer of one request as JSON, or the refusal or the lost answer in words.
