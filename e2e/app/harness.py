@@ -182,10 +182,11 @@ class FakeExtension:
             raise AssertionError(f"GET {path} answered {r.status}: {answer.decode()}")
         return json.loads(answer)
 
-    def answer_with_an_image(self, op_id, name, png):
+    def answer_with_images(self, op_id, name, png, refused_words):
         """Clicks `op_id` and answers it as the page would with the project's own fixtures
-        (tests/fixtures/chatgpt: a new chat whose answer generated one image), then hands
-        the owner the image's bytes as the tab does after fetching them from the page."""
+        (tests/fixtures/chatgpt: a new chat whose answer generated two images), then hands
+        the owner the first image's bytes as the tab does after fetching them from the page,
+        and the page's refusal of the second (`refused_words`)."""
         lease = self.dispatch(op_id)
         read = lambda f: open(os.path.join(FIXTURES, f)).read()
         url = "https://chatgpt.com/backend-api/f/conversation"
@@ -194,8 +195,9 @@ class FakeExtension:
                   {"kind": "stream_end", "stream_id": "s1"}):
             self.post("/v1/ext/observations", {"lease_id": lease, "op_id": op_id, **o})
         wanted = self.get(f"/v1/ext/artifacts?lease_id={lease}&wait_ms=5000")["artifacts"]
-        assert [a["op_id"] for a in wanted] == [op_id], wanted
+        assert [(a["op_id"], a["n"]) for a in wanted] == [(op_id, 0), (op_id, 1)], wanted
         self.post_bytes(f"/v1/ext/artifacts/{op_id}/0?lease_id={lease}&name={name}", png, "image/png")
+        self.post(f"/v1/ext/artifacts/{op_id}/1/unavailable", {"lease_id": lease, "words": refused_words})
         return lease
 
     def post(self, path, body, token=True):

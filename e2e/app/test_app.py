@@ -78,9 +78,10 @@ def png_of(width, height, rgb):
 
 
 def test_an_answers_generated_image_shows_as_a_thumbnail_and_save_never_replaces_a_file(desktop):
-    """The answer's generated file reaches the row (the owner's feed pushes the row when the
-    file is stored); the thumbnail is the stored image; Save writes it byte-identical into
-    the Downloads folder the person's user-dirs name, and a second Save takes a new name."""
+    """The answer's generated files reach the row (the owner's feed pushes the row when a
+    file settles); the thumbnail is the stored image; Save writes it byte-identical into
+    the Downloads folder the person's user-dirs name, and a second Save takes a new name;
+    the file the page refused is named with the page's words."""
     p = Profile()
     downloads = os.path.join(p.home, "Saved files")
     os.makedirs(os.path.join(p.home, ".config"))
@@ -92,8 +93,11 @@ def test_an_answers_generated_image_shows_as_a_thumbnail_and_save_never_replaces
         p.cli("send", "Draw a ledger book with a quill beside it.", "--id", "drawn-1")
         app.wait_row("drawn-1", "pending")
         png = png_of(96, 64, (15, 118, 110))
-        FakeExtension(p).answer_with_an_image("drawn-1", "ledger-book.png", png)
+        refused = "The file could not be downloaded. Try again later."
+        FakeExtension(p).answer_with_images("drawn-1", "ledger-book.png", png, refused)
         app.wait_row("drawn-1", "history")
+        lost = "(document.querySelector('[data-op=\"drawn-1\"] .files [data-state=unavailable]') || {}).textContent || ''"
+        app.wait_js(f"return {lost}.includes({json.dumps(refused)})", "the row to say which file could not be fetched, in the page's words")
         thumb = "document.querySelector('[data-op=\"drawn-1\"] .files img.thumb')"
         app.wait_js(f"return !!{thumb} && {thumb}.naturalWidth === 96", "the row's thumbnail of the generated image")
         assert app.js(f"return {thumb}.src.startsWith('data:image/png;base64,')")
