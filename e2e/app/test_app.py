@@ -109,6 +109,7 @@ def test_an_answers_generated_image_shows_as_a_thumbnail_and_save_never_replaces
             with open(os.path.join(downloads, expected), "rb") as f:
                 assert f.read() == png, f"{expected} is not the generated image"
         assert sorted(os.listdir(downloads)) == ["ledger-book (2).png", "ledger-book.png"]
+        app.shot("10-generated-image-saved")
     finally:
         app.close()
 
