@@ -48,7 +48,7 @@ echo "== app: end to end (screenshots in target/e2e-screenshots/app/)"
 rm -rf target/e2e-screenshots/app
 e2e "$@" 2>&1 | tee target/test-app-e2e.log
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-tail -n 1 target/test-app-e2e.log | grep -E '^[0-9]+ passed, [0-9]+ failed$' > target/test-app-e2e.count || status=1
+grep -E '^[0-9]+ passed, [0-9]+ failed$' target/test-app-e2e.log | tail -n 1 | grep . > target/test-app-e2e.count || status=1
 count target/test-app-e2e.count
 
 if [[ $deb -eq 1 ]]; then
@@ -56,17 +56,17 @@ if [[ $deb -eq 1 ]]; then
   if scripts/package-deb.sh --debug && dpkg -i target/debug/bundle/deb/*.deb; then
     SENDLEDGER_APP_BINARY=/usr/bin/sendledger-app e2e test_rows_appear 2>&1 | tee target/test-app-deb.log
     [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-    tail -n 1 target/test-app-deb.log | grep -E '^[0-9]+ passed, [0-9]+ failed$' > target/test-app-deb.count || status=1
+    grep -E '^[0-9]+ passed, [0-9]+ failed$' target/test-app-deb.log | tail -n 1 | grep . > target/test-app-deb.count || status=1
     count target/test-app-deb.count
     echo "== app: the installed .deb's extension folder, in Chromium (browser suite, one scenario)"
     SENDLEDGER_EXTENSION_DIR=/usr/share/sendledger/extension scripts/test-browser.sh a_send_completes_with_the_native 2>&1 | tee target/test-app-deb-extension.log
     [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-    tail -n 1 target/test-app-deb-extension.log | grep -E '^[0-9]+ passed, [0-9]+ failed$' > target/test-app-deb-extension.count || status=1
+    grep -E '^[0-9]+ passed, [0-9]+ failed$' target/test-app-deb-extension.log | tail -n 1 | grep . > target/test-app-deb-extension.count || status=1
     count target/test-app-deb-extension.count
     echo "== app: the installed app started, then apt-get remove: nothing left running, no log-in entry to a missing binary"
     SENDLEDGER_APP_BINARY=/usr/bin/sendledger-app e2e test_apt_remove 2>&1 | tee target/test-app-deb-remove.log
     [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-    tail -n 1 target/test-app-deb-remove.log | grep -E '^[0-9]+ passed, [0-9]+ failed$' > target/test-app-deb-remove.count || status=1
+    grep -E '^[0-9]+ passed, [0-9]+ failed$' target/test-app-deb-remove.log | tail -n 1 | grep . > target/test-app-deb-remove.count || status=1
     count target/test-app-deb-remove.count
   else
     echo "FAILED: the .deb could not be built or installed"; status=1; failed=$((failed + 1))

@@ -18,6 +18,8 @@ const COMMANDS: &[&str] = &[
     "settings",
     "save_settings",
     "start_tray",
+    "artifact_preview",
+    "save_artifact",
 ];
 
 fn main() {

@@ -445,3 +445,40 @@ fn clicked(client: &Http, ext: &Extension, lease: &str, op: &str) {
     ext.next(lease, 5_000).expect("claimed");
     assert_eq!(ext.dispatch(lease, op).status, 200);
 }
+
+/// The window's row of `op` (any section).
+fn row_of(client: &Http, op: &str) -> Value {
+    let q = client.get("/v1/queue").body;
+    ["pending", "uncertain", "stopped", "history"]
+        .iter()
+        .flat_map(|s| q[*s].as_array().cloned().unwrap_or_default())
+        .find(|r| r["op_id"] == op)
+        .unwrap_or_else(|| panic!("no row {op}: {q}"))
+}
+
+#[test]
+fn the_title_a_forwarded_conversation_read_gives_names_the_sends_row_and_never_reaches_the_log() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start_with_env(&profile, &[("RUST_LOG", "debug")]);
+    let client = serve.client();
+    let ext = serve.pair();
+    let lease = accepted_with_its_stream_cut(&serve, &ext, "haiku");
+    let before = row_of(&client, "haiku")["destination"].clone();
+    assert!(
+        !before.as_str().unwrap_or("").contains('“'),
+        "no title before the page named it: {before}"
+    );
+    listing(&ext, &lease, &fixture("listing_haiku_answered.json"));
+    let words = row_of(&client, "haiku")["destination"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        words.starts_with("a new chat, now “Ledger haiku”"),
+        "the row names the new chat by the title its read gave: {words}"
+    );
+    assert!(
+        !serve.stderr().contains("Ledger haiku"),
+        "a title never reaches the log"
+    );
+}

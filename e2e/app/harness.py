@@ -24,6 +24,8 @@ APP = os.environ.get("SENDLEDGER_APP_BINARY", os.path.join(ROOT, "target", "debu
 TRAY = os.path.join(os.path.dirname(APP), "sendledger-tray")
 SHOTS = os.path.join(ROOT, "target", "e2e-screenshots", "app")
 EXTENSION_ORIGIN = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
+# The project's own captured-format fixtures of chatgpt.com's traffic.
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures", "chatgpt")
 BOUND = 20.0  # seconds: the longest any single wait may take
 W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 
@@ -155,6 +157,48 @@ class FakeExtension:
         self.port = int(port)
         code = code or profile.cli("pair")["code"]
         self.token = self.post("/v1/pair", {"code": code}, token=False)["token"]
+
+    def post_bytes(self, path, data, mime):
+        """POSTs raw bytes (a file the tab fetched) with the extension's token."""
+        c = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        c.request("POST", path, body=data, headers={
+            "content-type": mime, "origin": EXTENSION_ORIGIN, "host": f"127.0.0.1:{self.port}",
+            "authorization": f"Bearer {self.token}"})
+        r = c.getresponse()
+        answer = r.read()
+        c.close()
+        if r.status >= 300:
+            raise AssertionError(f"POST {path} answered {r.status}: {answer.decode()}")
+        return json.loads(answer)
+
+    def get(self, path):
+        c = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        c.request("GET", path, headers={"origin": EXTENSION_ORIGIN, "host": f"127.0.0.1:{self.port}",
+                                        "authorization": f"Bearer {self.token}"})
+        r = c.getresponse()
+        answer = r.read()
+        c.close()
+        if r.status >= 300:
+            raise AssertionError(f"GET {path} answered {r.status}: {answer.decode()}")
+        return json.loads(answer)
+
+    def answer_with_images(self, op_id, name, png, refused_words):
+        """Clicks `op_id` and answers it as the page would with the project's own fixtures
+        (tests/fixtures/chatgpt: a new chat whose answer generated two images), then hands
+        the owner the first image's bytes as the tab does after fetching them from the page,
+        and the page's refusal of the second (`refused_words`)."""
+        lease = self.dispatch(op_id)
+        read = lambda f: open(os.path.join(FIXTURES, f)).read()
+        url = "https://chatgpt.com/backend-api/f/conversation"
+        for o in ({"kind": "request", "stream_id": "s1", "url": url, "body": read("request_image.json")},
+                  {"kind": "stream_chunk", "stream_id": "s1", "seq": 0, "chunk": read("stream_delta_image.sse")},
+                  {"kind": "stream_end", "stream_id": "s1"}):
+            self.post("/v1/ext/observations", {"lease_id": lease, "op_id": op_id, **o})
+        wanted = self.get(f"/v1/ext/artifacts?lease_id={lease}&wait_ms=5000")["artifacts"]
+        assert [(a["op_id"], a["n"]) for a in wanted] == [(op_id, 0), (op_id, 1)], wanted
+        self.post_bytes(f"/v1/ext/artifacts/{op_id}/0?lease_id={lease}&name={name}", png, "image/png")
+        self.post(f"/v1/ext/artifacts/{op_id}/1/unavailable", {"lease_id": lease, "words": refused_words})
+        return lease
 
     def post(self, path, body, token=True):
         c = http.client.HTTPConnection(self.host, self.port, timeout=30)

@@ -68,6 +68,52 @@ def test_a_clicked_sends_row_shows_what_became_of_the_stop_of_its_answer(desktop
         app.close()
 
 
+def png_of(width, height, rgb):
+    """A real PNG (one colour, no compression library needed beyond zlib)."""
+    import struct, zlib
+    raw = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def test_an_answers_generated_image_shows_as_a_thumbnail_and_save_never_replaces_a_file(desktop):
+    """The answer's generated files reach the row (the owner's feed pushes the row when a
+    file settles); the thumbnail is the stored image; Save writes it byte-identical into
+    the Downloads folder the person's user-dirs name, and a second Save takes a new name;
+    the file the page refused is named with the page's words."""
+    p = Profile()
+    downloads = os.path.join(p.home, "Saved files")
+    os.makedirs(os.path.join(p.home, ".config"))
+    os.makedirs(downloads)
+    with open(os.path.join(p.home, ".config", "user-dirs.dirs"), "w") as f:
+        f.write('XDG_DOWNLOAD_DIR="$HOME/Saved files"\n')
+    app = App(p, extra_env={"XDG_CONFIG_HOME": os.path.join(p.home, ".config")})
+    try:
+        p.cli("send", "Draw a ledger book with a quill beside it.", "--id", "drawn-1")
+        app.wait_row("drawn-1", "pending")
+        png = png_of(96, 64, (15, 118, 110))
+        refused = "The file could not be downloaded. Try again later."
+        FakeExtension(p).answer_with_images("drawn-1", "ledger-book.png", png, refused)
+        app.wait_row("drawn-1", "history")
+        lost = "(document.querySelector('[data-op=\"drawn-1\"] .files [data-state=unavailable]') || {}).textContent || ''"
+        app.wait_js(f"return {lost}.includes({json.dumps(refused)})", "the row to say which file could not be fetched, in the page's words")
+        thumb = "document.querySelector('[data-op=\"drawn-1\"] .files img.thumb')"
+        app.wait_js(f"return !!{thumb} && {thumb}.naturalWidth === 96", "the row's thumbnail of the generated image")
+        assert app.js(f"return {thumb}.src.startsWith('data:image/png;base64,')")
+        app.shot("09-generated-image")
+        for expected in ("ledger-book.png", "ledger-book (2).png"):
+            app.click('[data-op="drawn-1"] .files button.save')
+            saved = "(document.querySelector('[data-op=\"drawn-1\"] .files .saved') || {}).textContent || ''"
+            app.wait_js(f"return {saved}.includes({json.dumps(expected)})", f"the row to say it saved {expected}")
+            with open(os.path.join(downloads, expected), "rb") as f:
+                assert f.read() == png, f"{expected} is not the generated image"
+        assert sorted(os.listdir(downloads)) == ["ledger-book (2).png", "ledger-book.png"]
+        app.shot("10-generated-image-saved")
+    finally:
+        app.close()
+
+
 def test_withdraw_takes_back_one_queued_send_and_the_others_stay_queued(desktop):
     p = Profile()
     app = App(p)
@@ -1442,6 +1488,7 @@ def test_the_packages_prerm_ends_the_tray_and_window_and_removes_their_log_in_en
 
 TESTS = [
     test_rows_appear_for_queued_uncertain_and_stopped_sends,
+    test_an_answers_generated_image_shows_as_a_thumbnail_and_save_never_replaces_a_file,
     test_the_default_destination_and_max_in_flight_are_set_in_the_window_and_the_header_says_where,
     test_the_packages_prerm_ends_the_tray_and_window_and_removes_their_log_in_entries,
     test_a_clicked_sends_row_shows_what_became_of_the_stop_of_its_answer,

@@ -116,6 +116,26 @@ pub async fn revoke_key(
 /// Starts the profile's tray again after it ended without quitting (the window's
 /// *Start it again*); answers once it is ready. The window follows it by itself
 /// ([`crate::live`]: a new snapshot). A refusal says why the tray could not start.
+/// A thumbnail of a stored image the answer generated (a `data:` URL).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn artifact_preview(
+    desk: State<'_, Arc<Desk>>,
+    op_id: String,
+    n: u32,
+) -> Result<json::Preview, Refusal> {
+    desk.artifact_preview(op_id, n).await
+}
+
+/// Saves a generated file in the Downloads folder, never over another file.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn save_artifact(
+    desk: State<'_, Arc<Desk>>,
+    op_id: String,
+    n: u32,
+) -> Result<json::Saved, Refusal> {
+    desk.save_artifact(op_id, n).await
+}
+
 #[tauri::command(rename_all = "snake_case")]
 pub async fn start_tray(desk: State<'_, Arc<Desk>>) -> Result<(), Refusal> {
     desk.start_tray().await
@@ -194,6 +214,8 @@ pub fn handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + 
         revoke_key,
         settings,
         save_settings,
-        start_tray
+        start_tray,
+        artifact_preview,
+        save_artifact
     ]
 }

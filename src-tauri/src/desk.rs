@@ -294,6 +294,52 @@ impl Desk {
         self.rows(BTreeSet::from([op_id])).await
     }
 
+    /// Artifact `n` of `op_id` as the row shows it (its name, MIME type, state).
+    async fn artifact_of(
+        &self,
+        op_id: &str,
+        n: u32,
+    ) -> Result<sendledger::ledger::Artifact, Refusal> {
+        let rows = self.rows(BTreeSet::from([op_id.to_string()])).await?;
+        rows.into_iter()
+            .find(|r| r.op_id == op_id)
+            .and_then(|r| r.artifacts.into_iter().find(|a| a.n == n))
+            .ok_or_else(|| {
+                Refusal::coded(
+                    "unknown_artifact",
+                    format!("send {op_id} has no generated file {n}"),
+                )
+            })
+    }
+
+    /// A stored image artifact as a `data:` URL for the row's thumbnail; images of at most
+    /// [`json::PREVIEW_MAX_BYTES`] only (a larger one is refused: Save it instead).
+    pub async fn artifact_preview(&self, op_id: String, n: u32) -> Result<json::Preview, Refusal> {
+        let a = self.artifact_of(&op_id, n).await?;
+        let mime = a.mime.unwrap_or_default();
+        if !mime.starts_with("image/") || a.size.unwrap_or(u64::MAX) > json::PREVIEW_MAX_BYTES {
+            return Err(Refusal::said(
+                "no preview for this file (not an image, or over 8 MB); Save it to open it",
+            ));
+        }
+        let c = self.client();
+        let file = blocking(move || c.artifact(&op_id, n)).await?;
+        Ok(json::Preview::of(&file.mime, &file.bytes))
+    }
+
+    /// Saves artifact `n` of `op_id` in the person's Downloads folder under its name, never
+    /// over another file ([`crate::save`]); the path it was saved at.
+    pub async fn save_artifact(&self, op_id: String, n: u32) -> Result<json::Saved, Refusal> {
+        let c = self.client();
+        let file = blocking(move || c.artifact(&op_id, n)).await?;
+        let dir = crate::save::downloads()
+            .ok_or_else(|| Refusal::said("this system names no home folder to save into"))?;
+        let path = crate::save::save_in(&dir, &file.name, &file.bytes).map_err(Refusal::said)?;
+        Ok(json::Saved {
+            path: path.display().to_string(),
+        })
+    }
+
     /// Starts the profile's tray when none owns it ([`crate::launcher::ensure_tray`]:
     /// a tray already running is left as it is); a refusal carries its sentence.
     pub async fn start_tray(&self) -> Result<(), Refusal> {

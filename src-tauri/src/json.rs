@@ -159,3 +159,32 @@ impl<E: std::fmt::Display> From<E> for Refusal {
         Refusal::said(e.to_string())
     }
 }
+
+/// The largest image the window previews as a thumbnail, in bytes (8 MiB): the bytes travel
+/// to the window as a `data:` URL.
+pub const PREVIEW_MAX_BYTES: u64 = 8 * 1024 * 1024;
+
+/// A thumbnail's source: `data:<mime>;base64,<bytes>`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Preview {
+    /// The `data:` URL.
+    pub data_url: String,
+}
+
+impl Preview {
+    /// The `data:` URL of `bytes` of type `mime`.
+    pub fn of(mime: &str, bytes: &[u8]) -> Preview {
+        use base64::Engine;
+        let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+        Preview {
+            data_url: format!("data:{mime};base64,{b64}"),
+        }
+    }
+}
+
+/// Where a generated file was saved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Saved {
+    /// The new file's path.
+    pub path: String,
+}

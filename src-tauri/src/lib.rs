@@ -16,6 +16,7 @@ pub mod desk;
 pub mod json;
 pub mod launch;
 pub mod live;
+pub mod save;
 
 // The launch's parts under the paths the window's code and tests name them by.
 pub use launch::{desktop, handover, launcher, prepared, window};

@@ -130,6 +130,10 @@ pub struct Row {
     /// The start of the answer the page gave (at most [`ANSWER_CHARS`] characters), if seen.
     #[serde(default)]
     pub answer: Option<String>,
+    /// The answer's generated files (`[]` when none): each wanted, stored (the window shows
+    /// a thumbnail of an image and offers Save) or unavailable with its words.
+    #[serde(default)]
+    pub artifacts: Vec<crate::ledger::Artifact>,
     /// The audit trail, oldest first.
     pub timeline: Vec<Step>,
 }
@@ -377,6 +381,7 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
     let waiting = src.waiting_sentence(&send)?;
     let destination = destination_words(src, &send)?;
     let mismatch = mismatch_of(src, &send.op_id, &timeline)?;
+    let artifacts = src.artifacts(&send.op_id)?;
     let remote_stop = src.remote_stop(&send.op_id)?.map(|rs| AnswerStop {
         phase: rs.phase,
         words: answer_stop_words(&rs),
@@ -402,6 +407,7 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
         remote_stop,
         why,
         answer,
+        artifacts,
         timeline: timeline.into_iter().map(Into::into).collect(),
     })
 }

@@ -62,6 +62,11 @@ impl BridgeClient {
                     "the file's bytes did not all arrive ({e}): ask again"
                 ))
             })?;
+        if bytes.len() as u64 >= limit {
+            return Err(ClientError::Lost(
+                "the owner sent more bytes than a file may have (32 MiB): nothing was kept".into(),
+            ));
+        }
         Ok(ArtifactFile { name, mime, bytes })
     }
 }

@@ -253,7 +253,16 @@ pub(crate) fn store(
         op_id,
         n as i64
     ])?;
+    let note = format!("artifact {n} stored: {}, {} bytes", file.mime, file.size);
+    settled_note(tx, op_id, &note, now)?;
     Ok((get(tx, op_id, n)?, true))
+}
+
+/// The note on the send's timeline that artifact(s) settled: the row grows, so the queue's
+/// feed pushes it to the window (which then shows the file, or why it is missing).
+fn settled_note(tx: &Transaction, op_id: &str, note: &str, now: Millis) -> Result<()> {
+    let send = sends::load(tx, op_id)?;
+    sends::note(tx, &send, "owner", (note, None), now)
 }
 
 /// Artifact `n` of `op_id` cannot be fetched: wanted → unavailable with `words` (1 to
@@ -279,6 +288,7 @@ pub(crate) fn give_up(
                  WHERE op_id = ?3 AND n = ?4",
             )?
             .execute(params![words.trim(), now, op_id, n as i64])?;
+            settled_note(tx, op_id, &format!("artifact {n} unavailable: {}", words.trim()), now)?;
             Ok(true)
         }
     }
@@ -292,10 +302,20 @@ pub(crate) fn expire(tx: &Transaction, op_id: &str, now: Millis) -> Result<usize
         .query_row([op_id], |r| r.get(0))
         .optional()?
         .unwrap_or_else(|| "(unknown)".into());
-    Ok(tx
+    let words = expired_words(&conversation);
+    let ended = tx
         .prepare_cached(
             "UPDATE answer_artifacts SET state = 'unavailable', words = ?1, settled_at = ?2 \
              WHERE op_id = ?3 AND state = 'wanted'",
         )?
-        .execute(params![expired_words(&conversation), now, op_id])?)
+        .execute(params![words, now, op_id])?;
+    if ended > 0 {
+        settled_note(
+            tx,
+            op_id,
+            &format!("{ended} artifact(s) unavailable: {words}"),
+            now,
+        )?;
+    }
+    Ok(ended)
 }
