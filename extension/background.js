@@ -5,7 +5,7 @@
 //
 // Chromium stops an idle service worker at any time: nothing lives only in memory.
 //   chrome.storage.local   {bridge: "127.0.0.1:27615", token}          (survives restarts)
-//   chrome.storage.session {connection, leases, last_error, snapshot, outcomes, observed, trip:<tab id>}  (this browser session)
+//   chrome.storage.session {connection, leases, last_error, snapshot, outcomes, observed, artifact_polls, trip:<tab id>}  (this browser session)
 // Long-polls are bounded (≤ 25 s) and re-issued by the content script that asked; a request
 // whose answer was lost with a stopped worker is reported to the caller as lost. A send's
 // attachment bytes pass through here to the tab that holds the send, and an answer's generated
@@ -271,7 +271,12 @@ const handlers = {
   // An answer's generated files (artifacts.js): the wanted ones, a file's bytes, the page's refusal.
   async artifacts(tabId, m) {
     const wait = Math.min(Number(m.wait_ms) || 0, MAX_WAIT_MS);
-    return bridgeRequest('GET', `/v1/ext/artifacts?lease_id=${encodeURIComponent(m.lease_id)}&wait_ms=${wait}`, undefined, { timeoutMs: wait + SLACK_MS });
+    const r = await bridgeRequest('GET', `/v1/ext/artifacts?lease_id=${encodeURIComponent(m.lease_id)}&wait_ms=${wait}`, undefined, { timeoutMs: wait + SLACK_MS });
+    // For diagnosis: how many artifacts each answered poll named (facts only, no file ids).
+    const { artifact_polls: polls = [] } = await session.get('artifact_polls');
+    polls.push({ tab_id: tabId, status: r.status, wanted: r.ok && r.body && Array.isArray(r.body.artifacts) ? r.body.artifacts.length : null, at: Date.now() });
+    await session.set({ artifact_polls: polls.slice(-20) });
+    return r;
   },
   async artifactUpload(tabId, m) {
     return artifactUpload(m);

@@ -9,10 +9,12 @@
 // it from `/api/auth/session`, as chatgpt.com does); without them it answers 401.
 //
 // Config (`POST /__test/config`):
-//   answer_images: [{width, height, name?, scheme?: "sediment"|"file-service"}] — the next
-//     answers each carry these images (made here: generatedPng, kept byte for byte);
+//   answer_images: [{width, height, name?, scheme?: "sediment"|"file-service", bytes?}] — the
+//     next answers each carry these images (made here: generatedPng, grown to exactly
+//     `bytes` when given; kept byte for byte);
 //   download_refuse: false | true | "<file id>" — the download route refuses that file (or
 //     every file) with a 404 and the page's words (`REFUSAL`);
+//   download_busy: false | true — the download route answers 503 (a passing failure);
 //   download_hold: false | true — the blob store holds a fetch of a file's bytes (not the
 //     page's own `<img>` showing it) until a release; `held_downloads` counts them.
 // The test view (`/__test/state`'s `artifacts`): per file, its conversation, name, size,
@@ -21,7 +23,7 @@
 // /__test/artifact/<file id>` answers the bytes.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { generatedPng } from './images.mjs';
+import { generatedPng, paddedPng } from './images.mjs';
 
 /** The page's words when its download route refuses a file. */
 export const REFUSAL = {
@@ -56,7 +58,8 @@ export function artifactStore({ config, holds, blobOrigin }) {
       const height = Number(spec.height) || 256;
       const old = spec.scheme === 'file-service';
       const fileId = old ? `file-${hex(11)}` : `file_${hex(16)}`;
-      const bytes = generatedPng(width, height, made);
+      const picture = generatedPng(width, height, made);
+      const bytes = spec.bytes ? paddedPng(picture, Number(spec.bytes)) : picture;
       const name = spec.name || `generated-${made}.png`;
       files.set(fileId, { file_id: fileId, conversation_id: conversationId, name, mime: 'image/png', bytes, width, height, sig: hex(12), route_calls: 0, fetches: 0, views: 0 });
       const pointer = `${old ? 'file-service' : 'sediment'}://${fileId}`;
@@ -70,6 +73,7 @@ export function artifactStore({ config, holds, blobOrigin }) {
     const f = files.get(fileId);
     if (!f || f.conversation_id !== conversationId) return { status: 404, body: { status: 'error', error_code: 'file_not_found', error_message: 'File not found.' } };
     f.route_calls += 1;
+    if (config.download_busy) return { status: 503, body: { detail: 'Service temporarily unavailable' } };
     if (config.download_refuse === true || config.download_refuse === fileId) {
       counts.download_refusals += 1;
       return { status: 404, body: { status: 'error', error_code: REFUSAL.code, error_message: REFUSAL.message } };

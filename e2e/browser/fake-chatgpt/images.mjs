@@ -67,3 +67,14 @@ export function generatedPng(width, height, seed = 0) {
     return [Math.round(40 + 200 * t), Math.round(80 + hue * t), Math.round(200 - 120 * t)];
   });
 }
+
+/**
+ * `png` grown to exactly `size` bytes by a private ancillary chunk (`spAd`, which readers
+ * skip) before its end: still a valid PNG. `size` must leave room for the chunk (12 bytes).
+ */
+export function paddedPng(png, size) {
+  const room = size - png.length - 12;
+  if (room < 0) throw new Error(`a PNG of ${png.length} bytes cannot be padded to ${size}`);
+  const end = png.length - 12; // IEND: length, type, CRC with no data
+  return Buffer.concat([png.subarray(0, end), chunk('spAd', Buffer.alloc(room)), png.subarray(end)]);
+}

@@ -34,7 +34,7 @@
 //        upload_fail (the blob store answers 500 to a PUT), file_input (false: the composer
 //        has no file input, only its drop target), request_files ("drop_last": the
 //        conversation request leaves the last uploaded file out)
-//        answer_images, download_refuse, download_hold: an answer's generated images and
+//        answer_images, download_refuse, download_busy, download_hold: an answer's generated images and
 //        their download route (artifacts.mjs)
 //   POST /__test/release  releases every held answer → {released: n}
 //   POST /__test/reset    zeroes the counts, releases holds, forgets uploads, keeps conversations
@@ -168,7 +168,7 @@ function page(config, surface = config.surface) {
 
 /** Starts the fake. Returns `{port, blobPort, blobHost, close()}` (`blobPort`: the blob store's). */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, request_files: 'all', answer_images: false, download_refuse: false, download_hold: false };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, request_files: 'all', answer_images: false, download_refuse: false, download_busy: false, download_hold: false };
   const config = { ...DEFAULTS };
   const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, requests: [] });
   let state = counts();
