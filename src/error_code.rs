@@ -119,6 +119,16 @@ pub enum ErrorCode {
     UnknownAttachment,
     /// The tab's uploaded files are not the send's attachments: the send is rejected.
     AttachmentMismatch,
+    /// An answer's generated file over the bound (32 MiB).
+    ArtifactTooLarge,
+    /// No such artifact: the send or its artifact number is unknown.
+    UnknownArtifact,
+    /// The artifact is still wanted: no tab has fetched it yet.
+    ArtifactPending,
+    /// The artifact could not be fetched (its words say why), or its bytes were deleted.
+    ArtifactUnavailable,
+    /// The artifact is settled already (unavailable, or stored with other bytes).
+    ArtifactSettled,
 }
 
 impl ErrorCode {
@@ -179,6 +189,11 @@ impl ErrorCode {
         Self::AttachmentStoreFull,
         Self::UnknownAttachment,
         Self::AttachmentMismatch,
+        Self::ArtifactTooLarge,
+        Self::UnknownArtifact,
+        Self::ArtifactPending,
+        Self::ArtifactUnavailable,
+        Self::ArtifactSettled,
     ];
 
     /// The code as the wire carries it (`epoch_stopped`).
@@ -229,6 +244,11 @@ impl ErrorCode {
             Self::AttachmentStoreFull => "attachment_store_full",
             Self::UnknownAttachment => "unknown_attachment",
             Self::AttachmentMismatch => "attachment_mismatch",
+            Self::ArtifactTooLarge => "artifact_too_large",
+            Self::UnknownArtifact => "unknown_artifact",
+            Self::ArtifactPending => "artifact_pending",
+            Self::ArtifactUnavailable => "artifact_unavailable",
+            Self::ArtifactSettled => "artifact_settled",
             Self::ReceiptBeforeDispatch => "receipt_before_dispatch",
             Self::ReceiptOwnerChanged => "receipt_owner_changed",
             Self::ReceiptTaken => "receipt_taken",

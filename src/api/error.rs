@@ -41,7 +41,7 @@ impl ErrorClass {
         use ErrorCode as C;
         match code {
             C::Invalid | C::Malformed | C::UnknownAttachment => ErrorClass::Invalid,
-            C::TooLarge | C::AttachmentTooLarge => ErrorClass::TooLarge,
+            C::TooLarge | C::AttachmentTooLarge | C::ArtifactTooLarge => ErrorClass::TooLarge,
             C::TooMany
             | C::TooSlow
             | C::MethodNotAllowed
@@ -54,6 +54,8 @@ impl ErrorClass {
             | C::NotGranted
             | C::DestinationNotConfirmed
             | C::AttachmentMismatch
+            | C::ArtifactPending
+            | C::ArtifactSettled
             | C::ReceiptBeforeDispatch
             | C::ReceiptOwnerChanged
             | C::ReceiptTaken
@@ -65,8 +67,10 @@ impl ErrorClass {
             | C::IllegalRemoteStopPhase
             | C::Refused => ErrorClass::Conflict,
             C::Usage => ErrorClass::Usage,
-            C::UnknownSend | C::UnknownToolCall | C::UnknownRemoteStop => ErrorClass::NotFound,
-            C::UnknownLease | C::LeaseEnded => ErrorClass::Gone,
+            C::UnknownSend | C::UnknownToolCall | C::UnknownRemoteStop | C::UnknownArtifact => {
+                ErrorClass::NotFound
+            }
+            C::UnknownLease | C::LeaseEnded | C::ArtifactUnavailable => ErrorClass::Gone,
             C::ProfileOwned | C::Busy => ErrorClass::Owned,
             C::Corrupt
             | C::DiskFull

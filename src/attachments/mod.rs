@@ -4,14 +4,19 @@
 //! checks. The ledger records which files a send carries (`ledger::attachments`); this
 //! room holds only the bytes. Imports nothing above `profile` and `platform`.
 //!
+//! An answer's generated files ("files out") are stored here too, by the same address
+//! and bounds (`artifact`: what the page pointed at, and its bounds).
+//!
 //! A file's record (name, MIME type, size, SHA-256) stays in the ledger for good; its
 //! bytes are deleted by the owner's upkeep once no unfinished send needs them
 //! (docs/custody.md, "Attachments").
 
+pub mod artifact;
 pub mod bounds;
 pub mod page;
 pub mod store;
 
+pub use artifact::AnswerArtifact;
 pub use bounds::{
     check_mime, check_name, check_sha256, MAX_FILE_BYTES, MAX_PER_SEND, MAX_STORE_BYTES,
 };

@@ -16,7 +16,7 @@
 //!   so the window says where a send goes in words a person knows.
 
 use super::error::ApiError;
-use super::observations::Applied;
+use super::observations::{Answered, Applied};
 use super::BridgeState;
 use crate::ledger::LedgerRead;
 use crate::ledger::{EvidenceKind, ListFilter, Send, SendState};
@@ -76,12 +76,13 @@ async fn sends_in(st: &BridgeState, state: SendState) -> Result<Vec<Send>, ApiEr
         .await?)
 }
 
-/// The finished answer of an accepted send's own turn, when the read shows it.
+/// The finished answer of an accepted send's own turn, when the read shows it: its
+/// message id, text, model slug and the files its turn generated.
 pub(crate) fn answer_in(
     listing: &ConversationListing,
     listed: Option<&str>,
     send: &Send,
-) -> Option<(String, String, Option<String>)> {
+) -> Option<Answered> {
     let receipt = send.receipt.as_ref()?;
     if listed != Some(receipt.conversation_id.as_str()) {
         return None;
@@ -94,7 +95,13 @@ pub(crate) fn answer_in(
     match chatgpt::answer_outcome(&obs, &receipt.user_message_id) {
         chatgpt::TurnOutcome::Answered { message_id, text } => {
             let model = chatgpt::answer_so_far(&obs, &receipt.user_message_id).and_then(|(_, m)| m);
-            Some((message_id, text, model))
+            let artifacts = chatgpt::artifacts::artifacts_of(&obs, &receipt.user_message_id);
+            Some(Answered {
+                message_id,
+                text,
+                model,
+                artifacts,
+            })
         }
         _ => None,
     }
@@ -106,16 +113,20 @@ async fn harvest(
     listed: Option<&str>,
     send: Send,
 ) -> Result<Option<Applied>, ApiError> {
-    let Some((message_id, text, model)) = answer_in(listing, listed, &send) else {
+    let Some(a) = answer_in(listing, listed, &send) else {
         return Ok(None);
     };
-    let (id, m) = (send.op_id.clone(), message_id.clone());
+    let (id, m, message_id) = (
+        send.op_id.clone(),
+        a.message_id.clone(),
+        a.message_id.clone(),
+    );
     st.ledger()
         .call(move |l| {
-            if let Some(model) = model {
-                l.door_note_model(&id, &model)?;
+            if let Some(model) = &a.model {
+                l.door_note_model(&id, model)?;
             }
-            l.complete(&id, &m, &text, "extension")?;
+            l.complete_with_artifacts(&id, (&a.message_id, &a.text), &a.artifacts, "extension")?;
             l.note_evidence(
                 &id,
                 EvidenceKind::Observed,

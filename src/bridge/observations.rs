@@ -201,11 +201,16 @@ impl Track {
                         requested,
                     ));
                 }
+                let artifacts =
+                    chatgpt::artifacts::artifacts_of(obs, &self.request.user_message_id);
                 facts.push(Fact::Answer(
                     self.op_id.clone(),
-                    message_id.clone(),
-                    text.clone(),
-                    model,
+                    Answered {
+                        message_id: message_id.clone(),
+                        text: text.clone(),
+                        model,
+                        artifacts,
+                    },
                 ));
             }
         }
@@ -296,13 +301,27 @@ pub struct Fed {
     pub live: Option<(String, String, Option<String>)>,
 }
 
+/// The final answer as the stream showed it.
+#[derive(Debug)]
+pub struct Answered {
+    /// The answer message's id.
+    pub message_id: String,
+    /// Its text.
+    pub text: String,
+    /// The page's model slug, when given.
+    pub model: Option<String>,
+    /// The files its turn generated (asset pointers, in order).
+    pub artifacts: Vec<crate::attachments::AnswerArtifact>,
+}
+
 /// A fact a stream showed about its send.
 #[derive(Debug)]
 pub enum Fact {
     /// (op id, receipt): the page accepted the send.
     Receipt(String, Receipt),
-    /// (op id, message id, answer text, the page's model slug): the final answer.
-    Answer(String, String, String, Option<String>),
+    /// (op id, the final answer: its message id, text, the page's model slug and the
+    /// files it generated).
+    Answer(String, Answered),
     /// The page ended the turn with its own error and no answer: (op id, message, the
     /// error's code when the stream gave one).
     PageError(String, String, Option<String>),
@@ -495,19 +514,7 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
                     .await?;
                 Applied::Accepted { op_id, receipt }
             }
-            Fact::Answer(op_id, message_id, text, model) => {
-                let (id, m) = (op_id.clone(), message_id.clone());
-                st.ledger()
-                    .call(move |l| {
-                        if let Some(model) = model {
-                            l.door_note_model(&id, &model)?;
-                            l.note_answer_model(&id, &model)?;
-                        }
-                        l.complete(&id, &m, &text, "extension")
-                    })
-                    .await?;
-                Applied::Completed { op_id, message_id }
-            }
+            Fact::Answer(op_id, answered) => complete(st, op_id, answered).await?,
             other => apply_fact(st, other).await?,
         });
     }
@@ -516,6 +523,21 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         applied.push(Applied::Outcome { op_id, outcome });
     }
     Ok(applied)
+}
+
+/// The final answer completes its send, with the files it generated, in one transaction.
+async fn complete(st: &BridgeState, op_id: String, a: Answered) -> Result<Applied, ApiError> {
+    let (id, message_id) = (op_id.clone(), a.message_id.clone());
+    st.ledger()
+        .call(move |l| {
+            if let Some(model) = &a.model {
+                l.door_note_model(&id, model)?;
+                l.note_answer_model(&id, model)?;
+            }
+            l.complete_with_artifacts(&id, (&a.message_id, &a.text), &a.artifacts, "extension")
+        })
+        .await?;
+    Ok(Applied::Completed { op_id, message_id })
 }
 
 /// The facts beyond custody's receipt and answer: the page's error, a note.

@@ -164,7 +164,9 @@ pub(crate) fn unneeded(conn: &Connection, now: Millis, keep_ms: Millis) -> Resul
         "SELECT a.sha256 FROM attachments a WHERE a.bytes_deleted_at IS NULL AND a.stored_at < ?1 \
          AND NOT EXISTS (SELECT 1 FROM send_attachments sa JOIN sends s ON s.op_id = sa.op_id \
            WHERE sa.sha256 = a.sha256 AND (s.state IN ('queued', 'claimed', 'dispatched', 'accepted', 'uncertain') \
-             OR s.updated_at >= ?1)) ORDER BY a.sha256",
+             OR s.updated_at >= ?1)) \
+         AND NOT EXISTS (SELECT 1 FROM answer_artifacts aa JOIN sends s ON s.op_id = aa.op_id \
+           WHERE aa.sha256 = a.sha256 AND s.updated_at >= ?1) ORDER BY a.sha256",
     )?;
     let rows = stmt.query_map([now - keep_ms], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

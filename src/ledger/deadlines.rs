@@ -32,6 +32,9 @@ pub(crate) enum Kind {
     /// A live lease: `lease_silence_ms` from its creation or the last time its tab asked
     /// anything ([`Deadlines::hear`]); the item's id is the lease id.
     LeaseSilence,
+    /// A completed send with artifacts still wanted: 15 minutes
+    /// ([`crate::attachments::artifact::WANTED_MS`]) from its answer.
+    ArtifactWanted,
 }
 
 impl Kind {
@@ -41,6 +44,7 @@ impl Kind {
             Kind::Receipt => b.receipt_ms,
             Kind::Answer | Kind::RemoteStop => b.answer_ms,
             Kind::LeaseSilence => b.lease_silence_ms,
+            Kind::ArtifactWanted => crate::attachments::artifact::WANTED_MS,
         }
     }
 }
@@ -52,7 +56,8 @@ const IN_FLIGHT: &str = "\
     UNION ALL SELECT 2, s.op_id, r.observed_at FROM sends s JOIN receipts r ON r.op_id = s.op_id \
       WHERE s.state = 'accepted' AND s.answered_at IS NULL AND s.answer_not_observed_at IS NULL \
     UNION ALL SELECT 3, op_id, requested_at FROM remote_stops WHERE phase IN ('pending', 'dispatched') \
-    UNION ALL SELECT 4, lease_id, created_at FROM leases WHERE ended_at IS NULL";
+    UNION ALL SELECT 4, lease_id, created_at FROM leases WHERE ended_at IS NULL \
+    UNION ALL SELECT 5, op_id, MIN(recorded_at) FROM answer_artifacts WHERE state = 'wanted' GROUP BY op_id";
 
 type Key = (Kind, String, Millis);
 
@@ -79,7 +84,8 @@ impl Deadlines {
                 1 => Kind::Receipt,
                 2 => Kind::Answer,
                 3 => Kind::RemoteStop,
-                _ => Kind::LeaseSilence,
+                4 => Kind::LeaseSilence,
+                _ => Kind::ArtifactWanted,
             };
             Ok((kind, r.get::<_, String>(1)?, r.get::<_, Millis>(2)?))
         })?;

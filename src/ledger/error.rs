@@ -88,6 +88,12 @@ pub enum LedgerError {
     Unsalvageable(String),
     #[error("attachment {0} is not stored (never uploaded, or its bytes were deleted after its sends ended): upload the file with POST /v1/attachments, then queue the send again with the sha256 it answers; nothing was written")]
     UnknownAttachment(String),
+    #[error(
+        "send {0} has no artifact {1}: the send's view lists its artifacts (GET /v1/sends/{0})"
+    )]
+    UnknownArtifact(String, u32),
+    #[error("{0}")]
+    ArtifactSettled(String),
     #[error("ledger refused the change: {0}")]
     Refused(String),
     #[error("ledger error: {0}")]
@@ -133,6 +139,8 @@ impl LedgerError {
             Self::Unsalvageable(_) => C::Unsalvageable,
             Self::Refused(_) => C::Refused,
             Self::UnknownAttachment(_) => C::UnknownAttachment,
+            Self::UnknownArtifact(..) => C::UnknownArtifact,
+            Self::ArtifactSettled(_) => C::ArtifactSettled,
             Self::Sqlite(_) => C::Sqlite,
         }
     }

@@ -3,7 +3,7 @@
 //! monotonic clock (`deadlines`); the events record the wall time.
 
 use super::error::Result;
-use super::{leases, remote_stop, sends};
+use super::{artifacts, leases, remote_stop, sends};
 use crate::clock::Millis;
 use rusqlite::{params, Transaction};
 use serde::{Deserialize, Serialize};
@@ -58,6 +58,9 @@ pub struct Expired {
     /// Leases ended because their tab stopped answering (their claims are in `claims`).
     #[serde(default)]
     pub leases: Vec<String>,
+    /// Sends whose artifacts no tab fetched within 15 minutes of the answer (→ unavailable).
+    #[serde(default)]
+    pub artifacts: Vec<String>,
 }
 
 impl Expired {
@@ -68,6 +71,7 @@ impl Expired {
             && self.answers.is_empty()
             && self.remote_stops.is_empty()
             && self.leases.is_empty()
+            && self.artifacts.is_empty()
     }
 }
 
@@ -80,6 +84,7 @@ pub(crate) struct Due {
     pub(crate) answers: Vec<String>,
     pub(crate) remote_stops: Vec<String>,
     pub(crate) leases: Vec<String>,
+    pub(crate) artifacts: Vec<String>,
 }
 
 const STILL_CLAIMED: &str = "SELECT 1 FROM sends WHERE op_id = ?1 AND state = 'claimed'";
@@ -173,6 +178,11 @@ pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis, due: &Due) -> Res
         out.claims
             .extend(leases::end_lease(tx, &lease_id, &why, now)?);
         out.leases.push(lease_id);
+    }
+    for op_id in &due.artifacts {
+        if artifacts::expire(tx, op_id, now)? > 0 {
+            out.artifacts.push(op_id.clone());
+        }
     }
     Ok(out)
 }

@@ -105,6 +105,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0016_attachments.sql",
         sql: include_str!("../../migrations/0016_attachments.sql"),
     },
+    Migration {
+        version: 17,
+        name: "0017_answer_artifacts.sql",
+        sql: include_str!("../../migrations/0017_answer_artifacts.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

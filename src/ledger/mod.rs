@@ -7,14 +7,16 @@
 //! | Part | Modules |
 //! |---|---|
 //! | Handles | `handle` ([`Ledger`]: the owner's, the only writer), `reads` ([`LedgerRead`], the one read API; [`LedgerReader`], read-only beside an owner) |
-//! | The owner's acts | `acts` (sends and leases), `brake` (Stop, Resume), `upkeep` (expiry, notifications, remote stops, tool calls), `rebuild` (salvage) |
-//! | Custody rules | `sends`, `leases`, `epochs`, `fence`, `limit_gate`, `remote_stop`, `expiry`, `recovery`, `deadlines`, `door`, `tool_calls`, `tab_reports`, `destinations`, `page_destination`, `attachments`, `page_attachments`, `titles` |
+//! | The owner's acts | `acts` (sends and leases), `artifact_acts` (an answer's artifacts), `brake` (Stop, Resume), `upkeep` (expiry, notifications, remote stops, tool calls), `rebuild` (salvage) |
+//! | Custody rules | `sends`, `leases`, `epochs`, `fence`, `limit_gate`, `remote_stop`, `expiry`, `recovery`, `deadlines`, `door`, `tool_calls`, `tab_reports`, `destinations`, `page_destination`, `attachments`, `page_attachments`, `artifacts`, `titles` |
 //! | Reading | `read` (rows), `overview` ([`Status`], [`Glance`]), `sections` (shelves), `waiting`, `notifications`, `local_time` |
 //! | The file | `store`, `migrations`, `trigger` (trigger messages, parsed here only), `error`, `placement`, `displacement`, `salvage`, `traces` |
 //! | Values | `record`, `state` |
 //! | Live | `writer` (the owner's serialised writer and change feed) |
 
 mod acts;
+mod artifact_acts;
+mod artifacts;
 mod attachments;
 mod brake;
 mod deadlines;
@@ -56,6 +58,7 @@ mod upkeep;
 mod waiting;
 mod writer;
 
+pub use artifacts::{expired_words, Artifact, ArtifactState, WantedArtifact};
 pub use attachments::SendAttachment;
 pub use displacement::Displacement;
 pub use door::{

@@ -98,6 +98,11 @@ pub trait LedgerRead {
         super::attachments::of_send(self.source().conn, op_id)
     }
 
+    /// The artifacts of `op_id`'s answer, in order (none for a send without).
+    fn artifacts(&self, op_id: &str) -> Result<Vec<super::Artifact>> {
+        super::artifacts::of_send(self.source().conn, op_id)
+    }
+
     /// What the page's request for `op_id` carried, once observed (`None` also for a send
     /// without files whose request carried none).
     fn page_attachments(&self, op_id: &str) -> Result<Option<super::PageAttachments>> {

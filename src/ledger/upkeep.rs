@@ -65,6 +65,9 @@ impl Ledger {
             leases: self
                 .deadlines
                 .due(deadlines::Kind::LeaseSilence, bounds, mono),
+            artifacts: self
+                .deadlines
+                .due(deadlines::Kind::ArtifactWanted, bounds, mono),
         };
         self.write(|tx, now| expiry::sweep(tx, bounds, now, &due))
     }

@@ -43,6 +43,10 @@ pub struct ObservedMessage {
     /// `metadata.model_slug`: the model the page answered with (assistant messages).
     #[serde(default)]
     pub model_slug: Option<String>,
+    /// The asset-pointer parts of `content.parts` (generated images, files), in order, at
+    /// most [`super::artifacts::MAX_READ`] (issue 29's "files out").
+    #[serde(default)]
+    pub assets: Vec<crate::attachments::AnswerArtifact>,
 }
 
 impl std::fmt::Debug for ObservedMessage {
@@ -64,6 +68,7 @@ impl std::fmt::Debug for ObservedMessage {
             .field("create_time_ms", &self.create_time_ms)
             .field("finish_type", &self.finish_type)
             .field("model_slug", &self.model_slug)
+            .field("assets", &self.assets)
             .finish()
     }
 }
@@ -108,6 +113,10 @@ impl ObservedMessage {
                 .and_then(Value::as_str)
                 .map(str::to_string),
             model_slug: meta_str("model_slug"),
+            assets: m
+                .get("content")
+                .map(super::artifacts::assets_of)
+                .unwrap_or_default(),
         })
     }
 
@@ -163,6 +172,9 @@ impl ObservedMessage {
         keep(&mut self.create_time_ms, later.create_time_ms);
         keep(&mut self.finish_type, later.finish_type);
         keep(&mut self.model_slug, later.model_slug);
+        if !later.assets.is_empty() {
+            self.assets = later.assets;
+        }
     }
 }
 

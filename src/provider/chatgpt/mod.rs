@@ -10,6 +10,7 @@
 //!   resets (a delay, a time of day, a date);
 //! - [`refused_request`]: the server's refusal of the page's conversation request itself
 //!   (429 with `Retry-After`, 403, 431, …): the message was not taken;
+//! - [`artifacts`]: the files an answer generated (asset pointers in its turn);
 //! - [`conversation`] and [`evidence`]: a listing, and what it suggests about an
 //!   uncertain send (for a person, never applied).
 //!
@@ -17,6 +18,7 @@
 //! settles a send, tolerant of everything else. The facts relied on, and the fixture
 //! pinning each, are in `docs/chatgpt-provider.md`.
 
+pub mod artifacts;
 pub mod attachments;
 pub mod conversation;
 pub mod delta;
