@@ -75,8 +75,9 @@ def message(id, role, text, *, parent=None, turn=None, status="finished_successf
 class Turn:
     """One page turn: the request body and the answer stream, cut in pieces."""
 
-    def __init__(self, text, answer, model, pieces, conv=None, files=()):
+    def __init__(self, text, answer, model, pieces, conv=None, files=(), images=()):
         self.files = list(files)  # the page's uploaded files: {"file_id", "name", "size"}
+        self.images = list(images)  # the answer's generated images: (file id, PNG bytes)
         self.conv = conv or str(uuid.uuid4())
         self.user = str(uuid.uuid4())
         self.turn = str(uuid.uuid4())
@@ -110,12 +111,27 @@ class Turn:
         root = lambda m, **k: {"message": m, "conversation_id": self.conv, "error": None, **k}
         system = message(str(uuid.uuid4()), "system", "", hidden=True, end_turn=True)
         user = message(self.user, "user", self.text, turn=self.turn)
-        start = message(self.assistant, "assistant", "", parent=self.user, turn=self.turn,
+        parent = self.user
+        pictures = ""
+        if self.images:
+            # The image_gen tool's message, whole in one add op, before the final answer
+            # (the page's format: h29out-contract §1).
+            tool = message(str(uuid.uuid4()), "tool", None, parent=self.user, turn=self.turn)
+            tool["author"]["name"] = "image_gen"
+            tool["content"] = {"content_type": "multimodal_text", "parts": [
+                {"content_type": "image_asset_pointer", "asset_pointer": "sediment://" + fid,
+                 "size_bytes": len(data), "width": 64, "height": 64,
+                 "metadata": {"generation": {"gen_id": "gen-" + fid[-6:]}}}
+                for fid, data in self.images]}
+            parent = tool["id"]
+            pictures = delta({"v": root(tool), "c": 2})
+        start = message(self.assistant, "assistant", "", parent=parent, turn=self.turn,
                         status="in_progress", model=self.model)
         return ('event: delta_encoding\ndata: "v1"\n\n'
                 + delta({"p": "", "o": "add", "v": root(system), "c": 0})
                 + delta({"v": root(user), "c": 1})
-                + delta({"v": root(start), "c": 2}))
+                + pictures
+                + delta({"v": root(start), "c": 3 if self.images else 2}))
 
     def answer_pieces(self):
         n = max(1, self.pieces)
@@ -204,13 +220,13 @@ class Player:
         assert status == 200, body
         return body
 
-    def page_turn(self, send, answer, model="gpt-sl-test", pieces=4, between=None):
+    def page_turn(self, send, answer, model="gpt-sl-test", pieces=4, between=None, images=()):
         """Forwards the page's request and its answer stream for `send` (in the send's
         conversation when it names one, else a new one); `between(i)` runs before answer
         piece i (a test's hook to pace the stream)."""
         op, sid = send["op_id"], str(uuid.uuid4())
         t = Turn(send["text"], answer, model, pieces, send.get("conversation_id"),
-                 self.files.get(op, ()))
+                 self.files.get(op, ()), images)
         self.observe({"op_id": op, "kind": "request", "stream_id": sid, "url": URL,
                       "body": t.request_body()})
         seq = 0
@@ -235,15 +251,38 @@ class Player:
                       "chunk": chunk})
         self.observe({"op_id": op, "kind": "stream_end", "stream_id": sid})
 
-    def answer_next(self, answer, model="gpt-sl-test", pieces=4, before_turn=None, between=None):
-        """Takes the next send, is granted it, and answers it; returns the send."""
+    def answer_next(self, answer, model="gpt-sl-test", pieces=4, before_turn=None, between=None,
+                    images=()):
+        """Takes the next send, is granted it, and answers it (with generated `images`:
+        (file id, bytes), handed to the owner as the extension fetches them); returns the send."""
         send = self.next()
         assert send is not None, "a send was handed out"
         self.grant(send["op_id"])
         if before_turn:
             before_turn(send)
-        self.page_turn(send, answer, model, pieces, between)
+        self.page_turn(send, answer, model, pieces, between, images)
+        if images:
+            self.hand_artifacts(send["op_id"], dict(images))
         return send
+
+    def hand_artifacts(self, op_id, images):
+        """As the extension does for a tab showing the conversation (h29out-contract §2):
+        asks which artifacts are wanted, and posts the bytes of each of `op_id`'s it has
+        ({file id: bytes}, as the page's download route gave them). Returns the statuses."""
+        path = f"/v1/ext/artifacts?lease_id={self.lease_id}&wait_ms=5000"
+        status, body, _ = http(self.port, "GET", path, token=self.token, origin=ORIGIN)
+        assert status == 200, body
+        done = []
+        for a in body["artifacts"]:
+            if a["op_id"] != op_id or a["file_id"] not in images:
+                continue
+            url = (f"http://127.0.0.1:{self.port}/v1/ext/artifacts/{op_id}/{a['n']}"
+                   f"?lease_id={self.lease_id}&name={a['file_id']}.png")
+            req = urllib.request.Request(url, data=images[a["file_id"]], method="POST", headers={
+                "Authorization": f"Bearer {self.token}", "Origin": ORIGIN, "Content-Type": "image/png"})
+            with urllib.request.urlopen(req, timeout=BOUND_S) as r:
+                done.append(r.status)
+        return done
 
     def in_thread(self, fn, *args, **kwargs):
         """Runs `fn` in a thread; the thread's join() re-raises nothing, so read `.error`."""

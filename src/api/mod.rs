@@ -228,6 +228,12 @@ pub struct SendView {
     /// the `attachment_mismatch` sentence when they were not the send's.
     #[serde(default)]
     pub page_attachments: Option<crate::ledger::PageAttachments>,
+    /// The files its answer generated, in order (`n`, `state` wanted / stored /
+    /// unavailable, `file_id`, `name`, `mime`, `size`, `sha256`, `width`, `height`,
+    /// `words`); empty for a send without. Stored ones are served at
+    /// `GET /v1/sends/{op_id}/artifacts/{n}`.
+    #[serde(default)]
+    pub artifacts: Vec<crate::ledger::Artifact>,
 }
 
 /// One send with its timeline, from the owner's ledger or a reader.
@@ -246,6 +252,7 @@ pub fn show(
         page_destination: src.page_destination(op_id.as_str())?,
         attachments: src.attachments_of(op_id.as_str())?,
         page_attachments: src.page_attachments(op_id.as_str())?,
+        artifacts: src.artifacts(op_id.as_str())?,
         send,
     })
 }

@@ -33,7 +33,7 @@ struct UploadQuery {
     name: Option<String>,
 }
 
-fn too_large(size: Option<u64>) -> ApiError {
+pub(super) fn too_large(size: Option<u64>) -> ApiError {
     let size = size
         .map(|s| format!("{s} bytes"))
         .unwrap_or("larger".into());
@@ -88,8 +88,13 @@ fn described(q: Option<UploadQuery>, headers: &HeaderMap) -> Result<(String, Str
     Ok((name, mime))
 }
 
-/// Reads the whole body, at most [`files::MAX_FILE_BYTES`], within [`UPLOAD_TIMEOUT_MS`].
-async fn read_body(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+/// Reads the whole body, at most [`files::MAX_FILE_BYTES`], within [`UPLOAD_TIMEOUT_MS`];
+/// past the bound, `too_large(the declared size)` answers.
+pub(super) async fn read_body(
+    headers: &HeaderMap,
+    body: Body,
+    too_large: fn(Option<u64>) -> ApiError,
+) -> Result<Bytes, ApiError> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -131,7 +136,7 @@ async fn upload(
     body: Body,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let (name, mime) = described(q.ok().map(|q| q.0), &headers)?;
-    let bytes = read_body(&headers, body).await?;
+    let bytes = read_body(&headers, body, too_large).await?;
     let store = Store::new(st.profile().dir());
     let size = bytes.len() as u64;
     let (sha256, new) = tokio::task::spawn_blocking(move || store.put(&bytes))

@@ -209,7 +209,11 @@ fn take(l: &mut crate::ledger::Ledger, lease_id: &str) -> Result<Option<Send>, L
 
 /// A long-poll: runs `check` now and after every committed change until it says done,
 /// the wait runs out or the owner shuts down; answers its last value.
-async fn long_poll<T, F, Fut>(st: &BridgeState, wait: Duration, mut check: F) -> Result<T, ApiError>
+pub(super) async fn long_poll<T, F, Fut>(
+    st: &BridgeState,
+    wait: Duration,
+    mut check: F,
+) -> Result<T, ApiError>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<(T, bool), ApiError>>,

@@ -6,6 +6,7 @@
 //! **API Boundary**: every route goes through [`auth::guard`] first; a refused request
 //! never reaches the ledger.
 
+mod artifact_routes;
 mod attachment_routes;
 pub mod auth;
 pub mod body;
@@ -191,6 +192,7 @@ pub fn router(state: BridgeState) -> Router {
     Router::new()
         .merge(client_routes::routes())
         .merge(attachment_routes::routes())
+        .merge(artifact_routes::routes())
         .merge(openai::routes())
         .merge(
             extension_routes::routes()

@@ -7,6 +7,7 @@
 //! bridge could not be reached or answered unexpectedly; 6 no owner is running, so a
 //! send (`send`, `requeue`, `resolve --resend`) was refused and nothing was written.
 
+mod artifact;
 mod attach;
 mod backend;
 mod destination;
@@ -50,6 +51,8 @@ pub enum Command {
     List(sends::ListArgs),
     /// Show one send with its timeline.
     Show(sends::ShowArgs),
+    /// Save a file the send's answer generated (its artifact N, as `show` lists them).
+    Artifact(artifact::ArtifactArgs),
     /// A person's decision on an uncertain send.
     Resolve(sends::ResolveArgs),
     /// Queue again a stopped, rejected or page_error send (a new operation linked to it).
@@ -115,6 +118,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Send(a) => sends::send(profile, json, a),
         Command::List(a) => sends::list(profile, json, a),
         Command::Show(a) => sends::show(profile, json, a),
+        Command::Artifact(a) => artifact::save(profile, json, a),
         Command::Resolve(a) => sends::resolve(profile, json, a),
         Command::Requeue(a) => sends::requeue(profile, json, a),
         Command::Withdraw(a) => sends::withdraw(profile, json, a),

@@ -177,6 +177,40 @@ fn attachment_lines(view: &SendView) -> String {
     out
 }
 
+/// The files its answer generated (`generated` lines: number, state, name or page file
+/// id, size, and why one is unavailable), and how to get a stored one.
+fn artifact_lines(view: &SendView) -> String {
+    use crate::ledger::ArtifactState;
+    let mut out = String::new();
+    for a in &view.artifacts {
+        let what = match a.state {
+            ArtifactState::Stored if a.bytes_deleted => format!(
+                "{:?}: its bytes were deleted 30 days after the send ended",
+                a.name.as_deref().unwrap_or(&a.file_id)
+            ),
+            ArtifactState::Stored => format!(
+                "{:?} ({} bytes, {}): sendledger artifact {} {}",
+                a.name.as_deref().unwrap_or(&a.file_id),
+                a.size.unwrap_or(0),
+                a.mime.as_deref().unwrap_or("?"),
+                view.send.op_id,
+                a.n
+            ),
+            ArtifactState::Wanted => format!(
+                "page file {}: waiting for a tab showing the conversation to fetch it",
+                a.file_id
+            ),
+            ArtifactState::Unavailable => format!(
+                "page file {} unavailable: {}",
+                a.file_id,
+                a.words.as_deref().unwrap_or("")
+            ),
+        };
+        out.push_str(&format!("generated  #{} {what}\n", a.n));
+    }
+    out
+}
+
 /// Where the send goes (`goes to`) and what the page's request named after the click
 /// (`page sent`, or `MISMATCH` with the `destination_mismatch` sentence).
 fn destination_lines(view: &SendView) -> String {
@@ -235,9 +269,10 @@ fn describe(view: &SendView) -> String {
     }
     if let Some(a) = &s.answer {
         out.push_str(&format!(
-            "answer     {} ({} chars)\n",
+            "answer     {} ({} chars)\n{}",
             a.message_id,
-            a.text.chars().count()
+            a.text.chars().count(),
+            artifact_lines(view)
         ));
     }
     if let Some(rs) = &view.remote_stop {

@@ -164,6 +164,24 @@ impl BridgeClient {
         super::upload::stored(self.answered("POST", r)?)
     }
 
+    /// `GET path` with the token, the raw answer (for bytes that are not JSON); a refusal
+    /// or a lost answer as for [`Self::call`].
+    pub(crate) fn get_raw(&self, path: &str) -> Result<ureq::Response, ClientError> {
+        let r = self
+            .agent
+            .request("GET", &format!("{}{path}", self.base))
+            .set("Authorization", &format!("Bearer {}", self.token))
+            .call();
+        match r {
+            Ok(resp) => Ok(resp),
+            Err(ureq::Error::Status(status, resp)) => Err(ClientError::refused(status, resp)),
+            Err(e) => Err(ClientError::Lost(format!(
+                "the owner at {} could not be reached or did not answer ({e}); is `sendledger serve` (or the tray app) still running?",
+                self.base
+            ))),
+        }
+    }
+
     /// One request; a refusal comes back as [`ClientError::Refused`] with its status, code and message.
     pub fn call(&self, method: &str, path: &str, body: &Value) -> Result<Value, ClientError> {
         let r = self

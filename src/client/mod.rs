@@ -15,6 +15,7 @@
 //! (`tests/architecture.rs`). Picture: `cli, mcp, window → client → (HTTP) → bridge → api
 //! → ledger`.
 
+pub mod artifact;
 pub mod brake;
 pub mod feed;
 pub mod http;
@@ -22,6 +23,7 @@ pub mod link;
 pub mod routes;
 pub mod upload;
 
+pub use artifact::ArtifactFile;
 pub use brake::{brake, BrakeError, Braked, STOP_BRIDGE_MS};
 pub use http::BridgeClient;
 pub use link::OwnerLink;

@@ -26,6 +26,20 @@ impl Ledger {
         })
     }
 
+    /// Whether `lease_id` was ever taken (ended is fine: an artifact outlives its send's
+    /// lease), read without a write. Errors: `UnknownLease`.
+    pub fn lease_known(&self, lease_id: &str) -> Result<()> {
+        let known = self
+            .conn
+            .prepare_cached("SELECT 1 FROM leases WHERE lease_id = ?1")?
+            .exists([lease_id])?;
+        if known {
+            Ok(())
+        } else {
+            Err(super::LedgerError::UnknownLease(lease_id.into()))
+        }
+    }
+
     /// Artifact `n` of `op_id`. Errors: `UnknownArtifact`.
     pub fn artifact(&self, op_id: &str, n: u32) -> Result<Artifact> {
         artifacts::get(&self.conn, op_id, n)

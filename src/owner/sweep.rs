@@ -84,8 +84,11 @@ async fn expire(ledger: &Writer, bounds: Bounds) -> bool {
                 answer_not_observed = ?x.answers,
                 remote_stops_uncertain = ?x.remote_stops,
                 leases_ended = ?x.leases,
-                "expiry: claims failed (nothing clicked), dispatches with no receipt now uncertain (a person decides), remote stops nobody reported on now uncertain, leases of tabs that stopped answering ended"
+                artifacts_unavailable = ?x.artifacts,
+                "expiry: claims failed (nothing clicked), dispatches with no receipt now uncertain (a person decides), remote stops nobody reported on now uncertain, leases of tabs that stopped answering ended, generated files no tab fetched within 15 minutes unavailable"
             );
+            // An artifact's end writes no audit event: wake what waits on it.
+            ledger.poke();
             true
         }
         Ok(_) => false,

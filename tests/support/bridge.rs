@@ -376,6 +376,35 @@ impl Http {
         Self::answer(r.send_bytes(bytes))
     }
 
+    /// `POST path` with the raw `bytes` (and `mime` as content-type).
+    #[allow(dead_code)]
+    pub fn post_bytes(&self, path: &str, mime: Option<&str>, bytes: &[u8]) -> Answer {
+        let mut r = self.request("POST", path);
+        if let Some(m) = mime {
+            r = r.set("Content-Type", m);
+        }
+        Self::answer(r.send_bytes(bytes))
+    }
+
+    /// `GET path`, the raw answer: status, headers asked for, bytes.
+    #[allow(dead_code)]
+    pub fn get_with_headers(&self, path: &str, names: &[&str]) -> (u16, Vec<String>, Vec<u8>) {
+        let resp = match self.request("GET", path).call() {
+            Ok(resp) => resp,
+            Err(ureq::Error::Status(_, resp)) => resp,
+            Err(e) => panic!("the bridge could not be reached: {e}"),
+        };
+        let status = resp.status();
+        let headers = names
+            .iter()
+            .map(|n| resp.header(n).unwrap_or_default().to_string())
+            .collect();
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut resp.into_reader().take(64 << 20), &mut bytes)
+            .expect("a readable body");
+        (status, headers, bytes)
+    }
+
     /// `GET path`, the raw answer: status, content-type, bytes.
     #[allow(dead_code)]
     pub fn get_bytes(&self, path: &str) -> (u16, String, Vec<u8>) {

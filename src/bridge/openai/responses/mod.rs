@@ -7,6 +7,7 @@
 //! of the client or the owner. `previous_response_id` sends into the ChatGPT
 //! conversation that response's send went to (the page's own receipt), only there.
 
+mod images;
 mod object;
 mod request;
 mod stream;
@@ -60,7 +61,8 @@ pub(crate) async fn create(
         match answered(&st, &admitted.op_id).await {
             Ok((send, text, model)) => {
                 let mismatch = mismatch_of(&st, &send.op_id).await;
-                let body = object(&send, Stand::Completed(&text), &model, false);
+                let mut body = object(&send, Stand::Completed(&text), &model, false);
+                images::insert(&mut body, &images::settled(&st, &send, true).await, true);
                 let mut res = Json(with_mismatch(body, mismatch.as_deref())).into_response();
                 mismatch_header(res.headers_mut(), mismatch.as_deref());
                 res
@@ -127,7 +129,11 @@ async fn current(st: &BridgeState, op_id: &str, background: bool) -> Response {
     let model = model_of(st, op_id, None).await;
     let body = match outcome::of(&send) {
         Outcome::Pending => object(&send, Stand::Pending(send.state), &model, background),
-        Outcome::Answered { text } => object(&send, Stand::Completed(&text), &model, background),
+        Outcome::Answered { text } => {
+            let mut body = object(&send, Stand::Completed(&text), &model, background);
+            images::insert(&mut body, &images::settled(st, &send, false).await, true);
+            body
+        }
         Outcome::Failed(e) => object(&send, Stand::Failed(&e), &model, background),
     };
     let mismatch = mismatch_of(st, op_id).await;

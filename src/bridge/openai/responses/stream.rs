@@ -3,7 +3,8 @@
 //! `response.in_progress`, `response.output_item.added`, `response.content_part.added`,
 //! `response.output_text.delta` while the page streams the answer,
 //! `response.output_text.done`, `response.content_part.done`, `response.output_item.done`,
-//! `response.completed`. Every event is `event: <type>` with `data` carrying `type` and a
+//! then `response.output_item.added`/`done` for each generated image
+//! (`image_generation_call`, after the message: see `images`), `response.completed`. Every event is `event: <type>` with `data` carrying `type` and a
 //! `sequence_number` (0, 1, …). A send that settles without an answer ends the stream
 //! with `response.failed` (`response.error {code, message}`; `cancelled` for a Stop) and
 //! an `error` event whose `error` object the SDKs raise. A comment line every 15 s keeps
@@ -14,6 +15,7 @@ use super::super::custody::Admitted;
 use super::super::error::OpenAiError;
 use super::super::outcome::Outcome;
 use super::super::wait::{Step, Waiter};
+use super::images::{self, Images};
 use super::object::{message_item, object, output_text, with_mismatch, Stand};
 use crate::bridge::BridgeState;
 use crate::ledger::LedgerRead;
@@ -131,7 +133,8 @@ async fn produce(
                 .await;
                 let mismatch = mismatch_of(&st, &op_id).await;
                 let said = (model.as_str(), mismatch.as_deref());
-                close_message(&mut out, &send, &text, said, background).await;
+                let images = images::settled(&st, &send, true).await;
+                close_message(&mut out, &send, &text, said, background, &images).await;
                 return;
             }
             Step::Settled(Outcome::Failed(e), row) => {
@@ -196,6 +199,7 @@ async fn close_message(
     text: &str,
     (model, mismatch): (&str, Option<&str>),
     background: bool,
+    images: &Images,
 ) {
     let item_id = format!("msg_{}", send.op_id);
     let at = json!({ "item_id": item_id, "output_index": 0, "content_index": 0 });
@@ -212,10 +216,53 @@ async fn close_message(
                 json!({ "output_index": 0, "item": message_item(&send.op_id, text, true) }),
             )
             .await
+        && image_items(out, images).await
         && out
             .emit(
                 "response.completed",
-                json!({ "response": with_mismatch(object(send, Stand::Completed(text), model, background), mismatch) }),
+                json!({ "response": completed(send, text, (model, mismatch), background, images) }),
             )
             .await;
+}
+
+/// The completed response: the message, then the image items (streamed in that order).
+fn completed(
+    send: &Send,
+    text: &str,
+    (model, mismatch): (&str, Option<&str>),
+    background: bool,
+    images: &Images,
+) -> Value {
+    let mut body = with_mismatch(
+        object(send, Stand::Completed(text), model, background),
+        mismatch,
+    );
+    images::insert(&mut body, images, false);
+    body
+}
+
+/// `response.output_item.added` and `.done` for each image item, after the message.
+async fn image_items(out: &mut Emitter, images: &Images) -> bool {
+    for (i, item) in images.items.iter().enumerate() {
+        let mut added = item.clone();
+        added["status"] = json!("in_progress");
+        added["result"] = Value::Null;
+        let at = i + 1;
+        if !(out
+            .emit(
+                "response.output_item.added",
+                json!({ "output_index": at, "item": added }),
+            )
+            .await
+            && out
+                .emit(
+                    "response.output_item.done",
+                    json!({ "output_index": at, "item": item }),
+                )
+                .await)
+        {
+            return false;
+        }
+    }
+    true
 }
