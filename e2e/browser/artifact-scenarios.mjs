@@ -139,7 +139,8 @@ export function artifactScenarios({ scenario: register, ready, fakeState, fakeCo
     await page.waitForSelector('html[data-fake-ready="true"]');
     // Two polls of the tab on `b` answered with the wanted artifact: the loop decided on the
     // first before it asked again (it asks once per conversation change or long-poll).
-    await waitFor(async () => (await pollsNamingWanted(w, away)) >= 2, { what: 'the tab on b to be told twice of the wanted artifact', ms: 60_000 });
+    // (A fetch meanwhile ends the wait too, and fails the assertion below.)
+    await waitFor(async () => (await pollsNamingWanted(w, away)) >= 2 || (await generated(pending.file_id)).fetches > 0, { what: 'the tab on b to be told twice of the wanted artifact', ms: 60_000 });
     assert.equal((await generated(pending.file_id)).fetches, 0, 'not fetched while the tab shows another conversation');
     assert.equal((await artifactsOf(w, op))[0].state, 'wanted');
     await page.goto(`https://chatgpt.com/c/${a}`);
@@ -170,6 +171,27 @@ export function artifactScenarios({ scenario: register, ready, fakeState, fakeCo
     const original = await fakeBytes(`/__test/artifact/${art.file_id}`);
     assert.ok((await w.owner.bytes(`/v1/sends/${op}/artifacts/0`)).bytes.equals(original), 'byte-identical');
     assert.equal((await artifactsOf(w, op)).length, 1, 'stored once');
+  });
+
+  scenario('eleven_generated_images_bring_ten_back_and_the_eleventh_is_named_never_fetched', async (w) => {
+    const a = conversation();
+    await ready(w, { conversations: [a] });
+    await fakeConfig({ answer_images: Array.from({ length: 11 }, () => ({ width: 48, height: 32 })) });
+    const op = await w.queue('Eleven small pictures.', { conversation_id: a });
+    await w.until(op, 'completed', 30_000);
+    const arts = await settled(w, op, 10);
+    const fake = (await fakeState()).artifacts;
+    assert.deepEqual(arts.map((x) => x.file_id), fake.slice(0, 10).map((f) => f.file_id), 'the first ten, in the answer\'s order');
+    assert.ok(arts.every((x) => x.state === 'stored'), JSON.stringify(arts.map((x) => x.state)));
+    for (const [i, x] of arts.entries()) {
+      const original = await fakeBytes(`/__test/artifact/${x.file_id}`);
+      assert.ok((await w.owner.bytes(`/v1/sends/${op}/artifacts/${i}`)).bytes.equals(original), `artifact ${i} byte-identical`);
+    }
+    const eleventh = fake[10];
+    assert.equal((await generated(eleventh.file_id)).fetches, 0, 'the eleventh is never fetched');
+    assert.ok(fake.slice(0, 10).every((f) => f.fetches === 1), 'each of the ten fetched once');
+    const view = JSON.stringify(await w.send(op));
+    assert.ok(view.includes(eleventh.file_id) && view.includes('not fetched'), 'the eleventh is named in a note');
   });
 
   scenario('generated_files_of_exactly_32_mib_come_back_and_one_byte_more_is_unavailable_with_a_sentence', async (w) => {
