@@ -10,6 +10,7 @@
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { REFUSAL } from './fake-chatgpt/artifacts.mjs';
 import { createKey, openaiClient, within } from './lib/doors.mjs';
 import { waitFor } from './lib/wait.mjs';
@@ -73,6 +74,43 @@ export function artifactScenarios({ scenario: register, ready, fakeState, fakeCo
     await imagesShown(page, 1);
     await page.locator('[data-testid="generated-image"]').scrollIntoViewIfNeeded();
     await w.screenshot(page, '.thread-with-generated-image');
+  });
+
+  scenario('a_generated_files_bytes_and_the_pages_token_stay_out_of_logs_and_storage', async (w) => {
+    const a = conversation();
+    const [page] = await ready(w, { conversations: [a] });
+    await fakeConfig({ answer_images: [{ width: 300, height: 200 }] });
+    const op = await w.queue('Draw it and keep it to yourself.', { conversation_id: a });
+    await w.until(op, 'completed', 30_000);
+    const [art] = await settled(w, op, 1);
+    assert.equal(art.state, 'stored');
+    const bytes = await fakeBytes(`/__test/artifact/${art.file_id}`);
+    const sample = bytes.subarray(64, 112).toString('base64'); // bytes from the picture's data, as base64
+    const { accessToken } = JSON.parse((await fakeBytes('/api/auth/session')).toString('utf8'));
+    const worker = await w.worker();
+    const places = [
+      ['extension storage', JSON.stringify(await worker.evaluate(async () => ({ ...(await chrome.storage.local.get(null)), ...(await chrome.storage.session.get(null)) })))],
+      ['page storage', await page.evaluate(() => JSON.stringify({ l: { ...localStorage }, s: { ...sessionStorage } }))],
+      ["the owner's log", fs.readFileSync(w.ownerLog, 'utf8')],
+      ['the console', w.console.join('\n')],
+    ];
+    for (const [where, text] of places) {
+      assert.ok(!text.includes(sample), `no bytes of the generated file in ${where}`);
+      assert.ok(!text.includes(accessToken), `the page's access token is not in ${where}`);
+    }
+  });
+
+  scenario('a_generated_image_in_a_turn_handed_off_to_the_websocket_comes_back_byte_identical', async (w) => {
+    const a = conversation();
+    await ready(w, { conversations: [a] });
+    await fakeConfig({ format: 'handoff', answer_images: [{ width: 200, height: 150 }] });
+    const op = await w.queue('Draw it over the WebSocket.', { conversation_id: a });
+    await w.until(op, 'completed', 30_000);
+    const [art] = await settled(w, op, 1);
+    assert.equal(art.state, 'stored', JSON.stringify(art));
+    const original = await fakeBytes(`/__test/artifact/${art.file_id}`);
+    assert.ok((await w.owner.bytes(`/v1/sends/${op}/artifacts/0`)).bytes.equals(original), 'byte-identical');
+    assert.equal((await generated(art.file_id)).fetches, 1);
   });
 
   scenario('a_generated_image_reaches_the_openai_sdk_through_the_responses_door_as_image_generation_call', async (w) => {
