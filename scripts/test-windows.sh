@@ -37,6 +37,8 @@
 #                       refuses that while SQLite's handles are open)
 #   bridge_attachments  0600/0700 modes of the store (privacy is the folder's ACL there)
 #                       and a 2 GiB sparse file for the store's bound
+#   bridge_artifacts    a 2 GiB sparse file for the store's bound, and a rusqlite lock on
+#                       the ledger held across a SIGKILL of serve
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
@@ -60,13 +62,13 @@ tests=(api_keys bridge_attachment_doors bridge_automatic bridge_destination brid
        chatgpt_stream cli_offline cli_salvage client_routes error_codes ledger_clock
        ledger_deadlines ledger_destination ledger_door ledger_kill ledger_lease
        ledger_lifecycle ledger_model ledger_owner ledger_page_error ledger_parallel
-       ledger_attachments ledger_sections ledger_stop ledger_titles
+       ledger_attachments ledger_artifacts chatgpt_artifacts ledger_sections ledger_stop ledger_titles
        ledger_tool_calls ledger_withdraw mcp_outcome verdict)
 # The files of the header's "Not run under Windows" list: every tests/*.rs is in one list or
 # the other (checked below), so a new test file runs under Wine unless someone says why not.
 not_run=(bridge_connections bridge_crash bridge_depth cli_output cli_safety cli_stop
          ledger_profile ledger_reserve packaging architecture bridge_load bridge_clock_jump
-         bridge_displaced bridge_attachments)
+         bridge_displaced bridge_attachments bridge_artifacts)
 passed=0; failed=0
 for f in tests/*.rs; do
   name=$(basename "$f" .rs)

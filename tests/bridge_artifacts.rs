@@ -393,3 +393,66 @@ fn sendledger_artifact_saves_the_file_and_never_overwrites_one() {
     assert!(String::from_utf8_lossy(&again.stderr).contains("never overwritten"));
     assert_eq!(std::fs::read(&out).unwrap(), b"the person's own file");
 }
+
+#[test]
+fn the_store_full_ends_the_artifact_unavailable_in_the_owners_words() {
+    let (_tmp, profile) = profile_dir();
+    let dir = profile.join("attachments");
+    std::fs::create_dir(&dir).unwrap();
+    // A sparse file standing for what is stored already: the bound is on the disk.
+    let f = std::fs::File::create(dir.join("0".repeat(64))).unwrap();
+    f.set_len(2 * 1024 * 1024 * 1024 - 10).unwrap();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = answered(&serve, &ext, "op-1");
+    let r = upload(&ext, &lease, "op-1", 0, PNG);
+    assert_eq!(
+        (r.status, r.code()),
+        (507, "attachment_store_full"),
+        "{}",
+        r.body
+    );
+    assert_eq!(store_files(&profile).len(), 1, "nothing of it on disk");
+    let gone = serve.client().get("/v1/sends/op-1/artifacts/0");
+    assert_eq!(
+        (gone.status, gone.code()),
+        (410, "artifact_unavailable"),
+        "{}",
+        gone.body
+    );
+    assert!(
+        gone.body["message"]
+            .as_str()
+            .unwrap()
+            .contains("file store is full"),
+        "{}",
+        gone.body
+    );
+}
+
+#[test]
+fn the_owners_log_never_holds_an_artifacts_bytes_or_its_name() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start_with_env(
+        &profile,
+        &[("SENDLEDGER_LOG", "trace"), ("RUST_LOG", "trace")],
+    );
+    let ext = serve.pair();
+    let lease = answered(&serve, &ext, "op-1");
+    let secret = b"\x89PNG the-secret-pixels-of-the-picture";
+    let r = ext.http.post_bytes(
+        &format!("/v1/ext/artifacts/op-1/0?lease_id={lease}&name=secret-holiday.png"),
+        Some("image/png"),
+        secret,
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let (status, _, back) = serve.client().get_bytes("/v1/sends/op-1/artifacts/0");
+    assert_eq!((status, back.as_slice()), (200, &secret[..]));
+    let log = serve.stderr();
+    assert!(log.contains("artifact stored"), "the log was read: {log}");
+    assert!(
+        !log.contains("the-secret-pixels"),
+        "the bytes are in the log"
+    );
+    assert!(!log.contains("secret-holiday"), "the name is in the log");
+}

@@ -6,6 +6,8 @@
 //!   stored once in the attachment store and recorded;
 //! - `POST /v1/ext/artifacts/{op_id}/{n}/unavailable` `{lease_id, words}`: it cannot be
 //!   fetched, in the page's words;
+//! - `GET /v1/sends/{op_id}/artifacts?wait_ms=N` (client scope, ≤ 60 s): the send's
+//!   artifacts, at once when none is wanted any more, else at the wait's end;
 //! - `GET /v1/sends/{op_id}/artifacts/{n}` (client scope): the stored bytes.
 //!
 //! Bytes are taken only for a wanted artifact; a refusal writes nothing (but a full store,
@@ -40,6 +42,7 @@ pub(super) fn routes() -> Router<BridgeState> {
             "/v1/ext/artifacts/{op_id}/{n}/unavailable",
             post(unavailable).layer(DefaultBodyLimit::max(body::DEFAULT_LIMIT)),
         )
+        .route("/v1/sends/{op_id}/artifacts", get(settled))
         .route("/v1/sends/{op_id}/artifacts/{n}", get(download))
 }
 
@@ -75,6 +78,42 @@ async fn wanted(State(st): State<BridgeState>, Query(q): Query<WantedQuery>) -> 
             let list = st.ledger().call(|l| l.wanted_artifacts(MAX_LISTED)).await?;
             let any = !list.is_empty();
             Ok((list, any))
+        }
+    })
+    .await?;
+    Ok((StatusCode::OK, Json(json!({ "artifacts": list }))))
+}
+
+/// Longest wait of `GET /v1/sends/{op_id}/artifacts`, in ms.
+pub const MAX_SETTLE_WAIT_MS: u64 = 60_000;
+
+#[derive(Deserialize)]
+struct SettledQuery {
+    #[serde(default)]
+    wait_ms: Option<u64>,
+}
+
+/// `GET /v1/sends/{op_id}/artifacts?wait_ms=N`: the send's artifacts once none is wanted,
+/// or as they are at the wait's end. Errors: `unknown_send`.
+async fn settled(
+    State(st): State<BridgeState>,
+    Path(op_id): Path<String>,
+    Query(q): Query<SettledQuery>,
+) -> Answer {
+    let wait = Duration::from_millis(q.wait_ms.unwrap_or(0).min(MAX_SETTLE_WAIT_MS));
+    let list = long_poll(&st, wait, || {
+        let (st, op) = (st.clone(), op_id.clone());
+        async move {
+            let list = st
+                .ledger()
+                .call(move |l| {
+                    l.get(&op)?
+                        .ok_or_else(|| crate::ledger::LedgerError::UnknownSend(op.clone()))?;
+                    l.artifacts(&op)
+                })
+                .await?;
+            let done = list.iter().all(|a| a.state != ArtifactState::Wanted);
+            Ok((list, done))
         }
     })
     .await?;

@@ -120,6 +120,45 @@ impl OwnerLink {
         super::upload::stored(v)
     }
 
+    /// `GET path` for bytes that are not JSON (a generated file), bounded by the call
+    /// timeout and 32 MiB: (its content-type, its bytes).
+    pub async fn get_bytes(&self, path: String) -> Result<(String, Vec<u8>), LinkError> {
+        let target = self.target()?;
+        let timeout_ms = self.timeout_ms;
+        tokio::task::spawn_blocking(move || {
+            let agent = ureq::AgentBuilder::new()
+                .timeout_connect(Duration::from_millis(2_000))
+                .timeout(Duration::from_millis(timeout_ms))
+                .build();
+            let r = agent
+                .request("GET", &format!("{}{path}", target.base))
+                .set("Authorization", &format!("Bearer {}", target.token))
+                .call();
+            let resp = match r {
+                Ok(resp) => resp,
+                Err(e) => return Err(answered(Err(e)).err().unwrap_or(LinkError::NoOwner)),
+            };
+            let mime = resp.content_type().to_string();
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(
+                &mut std::io::Read::take(
+                    resp.into_reader(),
+                    crate::attachments::MAX_FILE_BYTES + 1,
+                ),
+                &mut bytes,
+            )
+            .map_err(|e| {
+                LinkError::Lost(format!(
+                    "the file's bytes did not all arrive ({})",
+                    e.kind()
+                ))
+            })?;
+            Ok((mime, bytes))
+        })
+        .await
+        .map_err(|e| LinkError::Lost(format!("the request's thread ended: {e}")))?
+    }
+
     /// One request on a blocking thread: a caller that stops waiting (a cancelled MCP
     /// call) does not cancel the request, so nothing is ever half-sent by a cancel.
     async fn call(

@@ -16,6 +16,7 @@
 //! the owner runs on its own thread and is never undone.
 
 pub mod args;
+pub mod artifacts;
 pub mod attachments;
 pub mod outcome;
 pub mod progress;

@@ -90,7 +90,9 @@ impl Tools {
                 outcome.message
             );
         }
-        Ok(structured(&outcome))
+        Ok(self
+            .with_files(structured(&outcome), &outcome, wait_for)
+            .await)
     }
 
     #[tool(
@@ -122,7 +124,10 @@ impl Tools {
         };
         let progress = Progress::of(&ctx, wait_for);
         let settled = wait::settle(&self.link, send, timeline, wait_for, &progress).await;
-        Ok(structured(&settled.outcome(true)))
+        let outcome = settled.outcome(true);
+        Ok(self
+            .with_files(structured(&outcome), &outcome, wait_for)
+            .await)
     }
 
     #[tool(
@@ -193,6 +198,20 @@ impl Tools {
     /// operation id was made before sending, so the answer cannot be a second send). An
     /// owner that does not know the id yet may still be about to read the request: that
     /// is no proof that nothing was sent, so it answers `pending` with the id too.
+    /// A completed send's generated files added to its result's content (`super::artifacts`).
+    async fn with_files(
+        &self,
+        mut result: CallToolResult,
+        outcome: &SendOutcome,
+        wait_for: std::time::Duration,
+    ) -> CallToolResult {
+        if outcome.status == super::outcome::Status::Completed {
+            let files = super::artifacts::contents(&self.link, &outcome.send_id, wait_for).await;
+            result.content.extend(files);
+        }
+        result
+    }
+
     async fn after_lost_queue(&self, op_id: &str, detail: &str) -> CallToolResult {
         let path = format!("/v1/sends/{}", segment(op_id));
         match self.link.get::<Looked>(path).await {

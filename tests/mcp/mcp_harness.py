@@ -143,19 +143,30 @@ def _message(id_, role, text, *, status, end_turn, meta):
     }
 
 
-def delta_stream(conv, user_id, turn, assistant_id, text, answer) -> str:
-    """A delta-v1 event stream: the user message with its turn id, then an answer that
+def delta_stream(conv, user_id, turn, assistant_id, text, answer, images=()) -> str:
+    """A delta-v1 event stream: the user message with its turn id, then (with `images`:
+    page file ids) an image_gen tool message pointing at each, then an answer that
     finishes (`finished_successfully`, `end_turn` true). The project's own ids and words."""
     def delta(v):
         return "event: delta\ndata: " + json.dumps(v) + "\n\n"
     user = _message(user_id, "user", text, status="finished_successfully", end_turn=None,
                     meta={"turn_exchange_id": turn})
-    assistant = _message(assistant_id, "assistant", "", status="in_progress", end_turn=None,
-                         meta={"parent_id": user_id, "turn_exchange_id": turn})
+    parent, pictures = user_id, ""
     root = lambda m, c: {"v": {"message": m, "conversation_id": conv, "error": None}, "c": c}
+    if images:
+        tool = _message(str(uuid.uuid4()), "tool", "", status="finished_successfully",
+                        end_turn=False, meta={"parent_id": user_id, "turn_exchange_id": turn})
+        tool["author"]["name"] = "image_gen"
+        tool["content"] = {"content_type": "multimodal_text", "parts": [
+            {"content_type": "image_asset_pointer", "asset_pointer": "sediment://" + f,
+             "size_bytes": 10, "width": 8, "height": 8} for f in images]}
+        parent, pictures = tool["id"], delta(root(tool, 1))
+    assistant = _message(assistant_id, "assistant", "", status="in_progress", end_turn=None,
+                         meta={"parent_id": parent, "turn_exchange_id": turn})
     return ("event: delta_encoding\ndata: \"v1\"\n\n"
             + delta(root(user, 0))
-            + delta(root(assistant, 1))
+            + pictures
+            + delta(root(assistant, 2 if images else 1))
             + delta({"p": "/message/content/parts/0", "o": "append", "v": answer})
             + delta({"p": "", "o": "patch", "v": [
                 {"p": "/message/status", "o": "replace", "v": "finished_successfully"},
@@ -202,15 +213,17 @@ class Player:
             self.granted.append(op_id)
         return status, body
 
-    def answer(self, lease, send, answer_text):
-        """The page's traffic for `send`: its request, then a stream that answers."""
+    def answer(self, lease, send, answer_text, images=()):
+        """The page's traffic for `send`: its request, then a stream that answers (with
+        generated `images`: page file ids)."""
         conv, user_id, turn, assistant_id = (str(uuid.uuid4()) for _ in range(4))
         sid = "s-" + uuid.uuid4().hex[:8]
         base = {"lease_id": lease, "op_id": send["op_id"], "stream_id": sid}
         for obs in (
             {**base, "kind": "request", "url": URL, "body": request_body(send["text"], user_id)},
             {**base, "kind": "stream_chunk", "seq": 0,
-             "chunk": delta_stream(conv, user_id, turn, assistant_id, send["text"], answer_text)},
+             "chunk": delta_stream(conv, user_id, turn, assistant_id, send["text"], answer_text,
+                                   images)},
             {**base, "kind": "stream_end"},
         ):
             status, body = self.call("POST", "/v1/ext/observations", obs)
@@ -233,6 +246,30 @@ class Player:
         if send is not None:
             self.answer(lease, send, answer_text)
         return send
+
+
+    def hand_artifacts(self, lease, op_id, stored, unavailable):
+        """As the extension does (h29out-contract §2): posts the bytes of the wanted
+        artifacts of `op_id` in `stored` ({file id: (bytes, content-type)}) and reports
+        those in `unavailable` ({file id: words})."""
+        status, body = self.call("GET", f"/v1/ext/artifacts?lease_id={lease}&wait_ms=5000")
+        assert status == 200, f"artifacts: {status} {body}"
+        for a in body["artifacts"]:
+            if a["op_id"] != op_id:
+                continue
+            path = f"/v1/ext/artifacts/{op_id}/{a['n']}"
+            if a["file_id"] in stored:
+                data, mime = stored[a["file_id"]]
+                conn = http.client.HTTPConnection("127.0.0.1", self.serve.port, timeout=BOUND)
+                conn.request("POST", f"{path}?lease_id={lease}&name={a['file_id']}", body=data, headers={
+                    "Authorization": f"Bearer {self.token}", "Origin": EXTENSION_ORIGIN, "Content-Type": mime})
+                r = conn.getresponse()
+                assert r.status == 201, f"upload: {r.status} {r.read()}"
+                conn.close()
+            elif a["file_id"] in unavailable:
+                status, body = self.call("POST", f"{path}/unavailable",
+                                         {"lease_id": lease, "words": unavailable[a["file_id"]]})
+                assert status == 200, f"unavailable: {status} {body}"
 
 
 def in_background(fn, *args):

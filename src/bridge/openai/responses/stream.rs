@@ -125,16 +125,7 @@ async fn produce(
                 if !rest.is_empty() && !delta(&mut out, &op_id, rest).await {
                     return;
                 }
-                let model = model_of(
-                    &st,
-                    &op_id,
-                    Some(&model).filter(|m| *m != "unknown").map(|m| m.as_str()),
-                )
-                .await;
-                let mismatch = mismatch_of(&st, &op_id).await;
-                let said = (model.as_str(), mismatch.as_deref());
-                let images = images::settled(&st, &send, true).await;
-                close_message(&mut out, &send, &text, said, background, &images).await;
+                finish(&st, &mut out, &send, (&text, &model), background).await;
                 return;
             }
             Step::Settled(Outcome::Failed(e), row) => {
@@ -145,6 +136,23 @@ async fn produce(
             Step::Settled(Outcome::Pending, _) => return,
         }
     }
+}
+
+/// The answer is complete: its model, mismatch and generated images (waited for within
+/// their bound), then the message closed and the response completed.
+async fn finish(
+    st: &BridgeState,
+    out: &mut Emitter,
+    send: &Send,
+    (text, model): (&str, &str),
+    background: bool,
+) {
+    let streamed = Some(model).filter(|m| *m != "unknown");
+    let model = model_of(st, &send.op_id, streamed).await;
+    let mismatch = mismatch_of(st, &send.op_id).await;
+    let said = (model.as_str(), mismatch.as_deref());
+    let images = images::settled(st, send, true).await;
+    close_message(out, send, text, said, background, &images).await;
 }
 
 /// `response.created` and `response.in_progress`; `false` once the reader is gone.
