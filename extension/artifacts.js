@@ -40,6 +40,7 @@
     routeStatus: (status) => `the page's download route answered HTTP ${status} without words of its own`,
     badUrl: "the page's download route answered no usable download address",
     badId: 'the owner named a file id or conversation the page does not use',
+    hostStatus: (status) => `the host of the page's download address answered HTTP ${status}`,
   };
 
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -138,7 +139,7 @@
     } catch {
       return { again: `the generated file's bytes did not arrive within ${BYTES_MS / 1000} s` };
     }
-    if (!response.ok) return response.status >= 500 ? { again: `the file's host answered HTTP ${response.status}` } : { final: SENTENCES.routeStatus(response.status) };
+    if (!response.ok) return response.status >= 500 ? { again: SENTENCES.hostStatus(response.status) } : { final: SENTENCES.hostStatus(response.status) };
     let bytes;
     try {
       bytes = await boundedBytes(response);
@@ -170,6 +171,10 @@
     const { a } = pending;
     const at = { lease_id: lease.lease_id, op_id: String(a.op_id), n: Number(a.n) };
     const r = pending.bytes ? await ask('artifactUpload', { ...at, ...pending.bytes }) : await ask('artifactUnavailable', { ...at, words: pending.words });
+    if (r.code === 'bad_artifact') {
+      pending = { a, words: r.message.slice(0, MAX_WORDS) }; // the worker would never hand these bytes: say so instead
+      return false;
+    }
     if (!decided(r)) return false;
     settled.add(keyOf(a));
     if (settled.size > MAX_SEEN) settled.delete(settled.values().next().value);
