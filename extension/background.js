@@ -5,10 +5,11 @@
 //
 // Chromium stops an idle service worker at any time: nothing lives only in memory.
 //   chrome.storage.local   {bridge: "127.0.0.1:27615", token}          (survives restarts)
-//   chrome.storage.session {connection, leases, last_error, snapshot, outcomes, observed, trip:<tab id>}  (this browser session)
+//   chrome.storage.session {connection, leases, last_error, snapshot, outcomes, observed, artifact_polls, trip:<tab id>}  (this browser session)
 // Long-polls are bounded (≤ 25 s) and re-issued by the content script that asked; a request
 // whose answer was lost with a stopped worker is reported to the caller as lost. A send's
-// attachment bytes pass through here to the tab that holds the send (never stored, never logged).
+// attachment bytes pass through here to the tab that holds the send, and an answer's generated
+// files from the tab to the owner (never stored, never logged).
 
 const DEFAULT_BRIDGE = '127.0.0.1:27615';
 const MAX_WAIT_MS = 25_000;
@@ -35,20 +36,22 @@ async function noteError(message) {
  * One bridge request. Answers `{ok: true, status, body}` or
  * `{ok: false, status, code, message}`; `status` 0 means the bridge was not reached.
  */
-async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = true } = {}) {
+async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = true, contentType = null, label = path } = {}) {
   const { bridge, token } = await pairing();
   if (auth && !token) {
     return { ok: false, status: 0, code: 'not_paired', message: 'not paired: open the sendledger extension popup and enter a pairing code' };
   }
   const headers = {};
   if (auth) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  // A body is JSON, or raw bytes (a Uint8Array) sent as `contentType`.
+  const raw = body instanceof Uint8Array;
+  if (body !== undefined) headers['content-type'] = raw ? contentType || 'application/octet-stream' : 'application/json';
   let response;
   try {
     response = await fetch(`http://${bridge}${path}`, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined || raw ? body : JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
       cache: 'no-store',
     });
@@ -76,7 +79,7 @@ async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = tr
   }
   // A lease that ended because its tab leased again (a navigation, a new chat's id) is
   // routine — the tab's next page holds the new lease — and no problem to show a person.
-  if (code !== 'lease_ended') await noteError(`${path}: ${message}`);
+  if (code !== 'lease_ended') await noteError(`${label}: ${message}`);
   return { ok: false, status: response.status, code, message };
 }
 
@@ -122,6 +125,36 @@ async function attachmentBytes(leaseId, sha256) {
     await noteConnection('unreachable', message);
     return { ok: false, status: 0, code: 'unreachable', message };
   }
+}
+
+/** Bytes from base64 (a generated file's, from the tab). */
+function bytesOf(base64) {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/**
+ * An answer's generated file, fetched by the tab through the page's download route, to the
+ * owner: `POST /v1/ext/artifacts/{op}/{n}?lease_id=&name=` with the raw bytes as `mime`
+ * (issue 29, contract §2). Checked here against its size and the 32 MiB bound first. The
+ * bytes pass through, never stored, never logged; the error note names no file.
+ */
+async function artifactUpload(m) {
+  const at = `/v1/ext/artifacts/${encodeURIComponent(String(m.op_id))}/${encodeURIComponent(String(Number(m.n)))}`;
+  let bytes;
+  try {
+    bytes = bytesOf(String(m.base64 || ''));
+  } catch {
+    return { ok: false, status: 0, code: 'bad_artifact', message: 'the tab handed a generated file that is not base64' };
+  }
+  if (bytes.length !== Number(m.size) || bytes.length > MAX_ATTACHMENT_BYTES) {
+    return { ok: false, status: 0, code: 'bad_artifact', message: `the tab handed a generated file of ${bytes.length} bytes (said ${Number(m.size)}, at most ${MAX_ATTACHMENT_BYTES})` };
+  }
+  const name = typeof m.name === 'string' && m.name ? `&name=${encodeURIComponent(m.name.slice(0, 255))}` : '';
+  const mime = /^[\w.+-]+\/[\w.+-]+$/.test(String(m.mime)) ? String(m.mime) : 'application/octet-stream';
+  return bridgeRequest('POST', `${at}?lease_id=${encodeURIComponent(m.lease_id)}${name}`, bytes, { timeoutMs: 60_000, contentType: mime, label: `${at} (a generated file)` });
 }
 
 // Every change of the stored leases goes through this chain, one at a time: a release of
@@ -235,6 +268,23 @@ const handlers = {
     if (m.evidence) body.evidence = m.evidence;
     return bridgeRequest('POST', `/v1/ext/remote-stops/${encodeURIComponent(m.op_id)}`, body);
   },
+  // An answer's generated files (artifacts.js): the wanted ones, a file's bytes, the page's refusal.
+  async artifacts(tabId, m) {
+    const wait = Math.min(Number(m.wait_ms) || 0, MAX_WAIT_MS);
+    const r = await bridgeRequest('GET', `/v1/ext/artifacts?lease_id=${encodeURIComponent(m.lease_id)}&wait_ms=${wait}`, undefined, { timeoutMs: wait + SLACK_MS });
+    // For diagnosis: how many artifacts each answered poll named (facts only, no file ids).
+    const { artifact_polls: polls = [] } = await session.get('artifact_polls');
+    polls.push({ tab_id: tabId, status: r.status, wanted: r.ok && r.body && Array.isArray(r.body.artifacts) ? r.body.artifacts.length : null, at: Date.now() });
+    await session.set({ artifact_polls: polls.slice(-20) });
+    return r;
+  },
+  async artifactUpload(tabId, m) {
+    return artifactUpload(m);
+  },
+  async artifactUnavailable(tabId, m) {
+    const at = `/v1/ext/artifacts/${encodeURIComponent(String(m.op_id))}/${encodeURIComponent(String(Number(m.n)))}/unavailable`;
+    return bridgeRequest('POST', at, { lease_id: m.lease_id, words: String(m.words || '').slice(0, 500) });
+  },
   async release(tabId, m) {
     const r = await bridgeRequest('POST', '/v1/ext/release', { lease_id: m.lease_id, reason: m.reason });
     await forgetLeaseIf(tabId, m.lease_id);
@@ -318,7 +368,7 @@ chrome.runtime.onInstalled.addListener(async () => {
   for (const tab of tabs) {
     const target = { tabId: tab.id };
     chrome.scripting.executeScript({ target, files: ['page-observer.js'], world: 'MAIN' }).catch(() => {});
-    chrome.scripting.executeScript({ target, files: ['selectors.js', 'navigate.js', 'picker.js', 'attach.js', 'content.js'] }).catch(() => {});
+    chrome.scripting.executeScript({ target, files: ['selectors.js', 'navigate.js', 'picker.js', 'attach.js', 'artifacts.js', 'content.js'] }).catch(() => {});
   }
 });
 

@@ -17,6 +17,7 @@
 //   5. granted: click Send, once. Refused: clear the composer. Answer lost: clear the
 //      composer and report that nothing was clicked — never ask again, never click.
 // The text of a send lives in this script's memory only while it is being typed.
+// An answer's generated files go back to the owner from artifacts.js, under the same lease.
 
 (() => {
   const S = window.sendledgerSelectors;
@@ -704,6 +705,7 @@
 
   async function run() {
     await composerReady();
+    window.sendledgerArtifacts.watch(() => lease, ask, () => alive); // an answer's generated files (artifacts.js)
     watchGeneration();
     watchPageErrors();
     watchLocation();

@@ -14,6 +14,11 @@
 //     whether `POST /backend-api/files/{id}/uploaded` succeeded — never the bytes. These go
 //     to the content script only (`page-file`), which reports the page's file ids with the
 //     grant ask (attach.js); they are no observation for the owner.
+//   - the page's own credentials for its `backend-api` calls (issue 29, files out): the
+//     `authorization` and `oai-*` headers of its latest such request, to the content script
+//     only (`page-headers`), so that artifacts.js fetches an answer's generated file through
+//     the page's download route exactly as the page would. They stay in that script's memory:
+//     never in a log, never in storage, never to the owner.
 // Observations go to the isolated content script with window.postMessage, after a ready
 // handshake (anything posted before the content script listens would be lost, so it is
 // buffered here until the content script says it is ready). This script holds no token
@@ -164,6 +169,37 @@
     }, () => {});
   }
 
+  const MAX_HEADERS = 12; // of the page's own headers noted
+  const MAX_HEADER_CHARS = 8 * 1024;
+  let notedHeaders = '';
+
+  /** The `authorization` and `oai-*` headers of a request, as `{name: value}` (lower-case names). */
+  function credentialHeaders(input, init) {
+    let headers;
+    try {
+      headers = new Headers(init && init.headers ? init.headers : input instanceof Request ? input.headers : undefined);
+    } catch {
+      return {};
+    }
+    const out = {};
+    for (const [name, value] of headers) {
+      if (Object.keys(out).length >= MAX_HEADERS) break;
+      if ((name === 'authorization' || name.startsWith('oai-')) && value.length <= MAX_HEADER_CHARS) out[name] = value;
+    }
+    return out;
+  }
+
+  /** Notes the page's credentials when a `backend-api` request carries them (and they changed). */
+  function noteCredentials(url, input, init) {
+    if (!url.pathname.startsWith('/backend-api/')) return;
+    const headers = credentialHeaders(input, init);
+    if (!headers.authorization) return;
+    const key = JSON.stringify(headers);
+    if (key === notedHeaders) return;
+    notedHeaders = key;
+    post({ [TAG]: 'page-headers', headers });
+  }
+
   const pageFetch = window.fetch;
   window.fetch = function fetch(input, init) {
     let url;
@@ -175,6 +211,7 @@
       return pageFetch.apply(this, arguments);
     }
     const sameSite = url.origin === location.origin;
+    if (sameSite) noteCredentials(url, input, init);
     const isPost = sameSite && method === 'POST' && CONVERSATION_POST.test(url.pathname);
     const isListing = sameSite && method === 'GET' && CONVERSATION_GET.test(url.pathname);
     if (sameSite && method === 'POST' && (FILE_CREATE.test(url.pathname) || FILE_UPLOADED.test(url.pathname))) {

@@ -14,51 +14,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createKey, mcpClient, openaiClient, within } from './lib/doors.mjs';
-import zlib from 'node:zlib';
+import { gradientPng } from './fake-chatgpt/images.mjs';
 import { waitFor } from './lib/wait.mjs';
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
-
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(buf) {
-  let c = 0xffffffff;
-  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-function chunk(type, data) {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'ascii');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-  return Buffer.concat([head, data, crc]);
-}
 
 /**
  * A real PNG of `width`×`height` RGB pixels (a colour gradient), its image data stored
  * uncompressed so the file is as large as the pixels: 1280×1366 is ≈ 5.2 MB.
  */
-export function png(width = 1280, height = 1366) {
-  const raw = Buffer.alloc((width * 3 + 1) * height);
-  for (let y = 0; y < height; y += 1) {
-    const row = y * (width * 3 + 1);
-    for (let x = 0; x < width; x += 1) {
-      raw[row + 1 + x * 3] = (x * 255) / width;
-      raw[row + 2 + x * 3] = (y * 255) / height;
-      raw[row + 3 + x * 3] = ((x + y) * 7) & 0xff;
-    }
-  }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8); // 8 bits, RGB
-  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(raw, { level: 0 })), chunk('IEND', Buffer.alloc(0))]);
-}
+export const png = (width = 1280, height = 1366) => gradientPng(width, height);
 
 /** A small, valid one-page PDF. */
 export function pdf() {

@@ -4,7 +4,8 @@
 // pins; a screenshot of the chat tab is saved after each into target/e2e-screenshots/browser/.
 // The scenarios through the OpenAI and MCP doors, with their official SDKs, are in
 // door-scenarios.mjs; where a send goes in destination-scenarios.mjs; page states in
-// state-scenarios.mjs; a send's files (issue 29) in attachment-scenarios.mjs.
+// state-scenarios.mjs; a send's files (issue 29) in attachment-scenarios.mjs, an answer's
+// generated files in artifact-scenarios.mjs.
 //
 //   node run.mjs                 every scenario
 //   node run.mjs two_tabs text   the scenarios whose name contains one of the words
@@ -23,6 +24,7 @@ import { doorScenarios } from './door-scenarios.mjs';
 import { destinationBench, destinationScenarios } from './destination-scenarios.mjs';
 import { stateScenarios } from './state-scenarios.mjs';
 import { attachmentScenarios } from './attachment-scenarios.mjs';
+import { artifactScenarios } from './artifact-scenarios.mjs';
 import { startFake } from './fake-chatgpt/server.mjs';
 import { selfSignedCert } from './lib/cert.mjs';
 import { launch } from './lib/browser.mjs';
@@ -930,6 +932,7 @@ destinationScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conv
 if (process.env.SENDLEDGER_BENCH === '1') destinationBench({ scenario, ready, conversations: () => ({ a: CONV_A, b: CONV_B }) });
 stateScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
 attachmentScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation: () => CONV_A });
+artifactScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation: () => CONV_A, otherConversation: () => CONV_B });
 
 /** Stops the extension's service worker through the DevTools protocol, as Chromium does when idle. */
 async function stopServiceWorker(w) {

@@ -11,6 +11,7 @@ import { EditorView } from 'prosemirror-view';
 import { keymap } from 'prosemirror-keymap';
 import { chosen, composerChanged, mountPlaces, projectFromPath } from '/__fake/places.js';
 import { busy, mountUploads, takeForMessage } from '/__fake/uploads.js';
+import { imageParts, pageHeaders, showGenerated } from '/__fake/generated.js';
 
 const schema = new Schema({
   nodes: {
@@ -141,7 +142,7 @@ function addTurn(role, id, text, extra = {}) {
   section.dataset.turn = role;
   section.dataset.turnId = extra.turnId || id;
   const msg = document.createElement('div');
-  msg.dataset.messageAuthorRole = role;
+  msg.dataset.messageAuthorRole = extra.author || role;
   msg.dataset.messageId = id;
   if (role === 'assistant') msg.dataset.messageModelSlug = 'sendledger-test-double';
   const body = document.createElement('div');
@@ -158,6 +159,13 @@ function addTurn(role, id, text, extra = {}) {
   thread.appendChild(section);
   section.scrollIntoView({ block: 'end' });
   return body.firstChild && role === 'user' ? body.firstChild : body;
+}
+
+/** An answer's generated images: a turn of the image tool's message, filled by generated.js. */
+function showImages(message, conversationId) {
+  if (document.querySelector(`[data-message-id="${message.id}"]`)) return;
+  const body = addTurn('assistant', message.id, '', { author: 'tool' });
+  showGenerated(body, conversationId, message);
 }
 
 async function note(kind) {
@@ -298,6 +306,7 @@ async function submit(kind) {
   let answerBody = null;
   let answerId = null;
   const render = (message) => {
+    if (imageParts(message).length) return showImages(message, conversationId);
     if (message.author.role !== 'assistant' || message.recipient !== 'all') return;
     if (message.id !== answerId) {
       answerId = message.id;
@@ -327,7 +336,7 @@ async function submit(kind) {
   try {
     const response = await fetch('/backend-api/f/conversation', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      headers: { ...(await pageHeaders()), 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify(body),
     });
     if (!response.ok) return showRefusal(response, config.view); // the server did not take it
@@ -405,7 +414,7 @@ $('#composer-form').addEventListener('submit', (ev) => ev.preventDefault());
 
 async function loadConversation() {
   if (!currentConversation) return;
-  const r = await fetch(`/backend-api/conversation/${currentConversation}`);
+  const r = await fetch(`/backend-api/conversation/${currentConversation}`, { headers: await pageHeaders() });
   if (!r.ok) return;
   const conv = await r.json();
   const chain = [];
@@ -413,6 +422,7 @@ async function loadConversation() {
   for (const node of chain) {
     const m = node.message;
     if (!m || m.metadata?.is_visually_hidden_from_conversation || m.recipient !== 'all') continue;
+    if (imageParts(m).length) showImages(m, currentConversation);
     if (m.author.role === 'user' || m.author.role === 'assistant') addTurn(m.author.role, m.id, m.content.parts.filter((p) => typeof p === 'string').join(''));
   }
   leafId = conv.current_node === 'client-created-root' ? null : conv.current_node;

@@ -29,6 +29,13 @@ export const LIMITS = {
   },
 };
 
+/** The blob store's CORS answer: the page's origin may PUT and GET there. */
+export const BLOB_CORS = {
+  'access-control-allow-origin': 'https://chatgpt.com',
+  'access-control-allow-methods': 'PUT, GET, OPTIONS',
+  'access-control-allow-headers': 'x-ms-blob-type, x-ms-version, content-type',
+};
+
 /** The most bytes the blob store takes in one PUT. */
 const MAX_PUT_BYTES = 64 * 1024 * 1024;
 
@@ -68,11 +75,7 @@ export function fileStore({ config, holds, blobOrigin }) {
     return { status: 200, body: { status: 'success', download_url: `${blobOrigin()}/files/${id}/raw?sp=r&sig=${f.sig}`, metadata: {} } };
   }
 
-  const cors = {
-    'access-control-allow-origin': 'https://chatgpt.com',
-    'access-control-allow-methods': 'PUT, GET, OPTIONS',
-    'access-control-allow-headers': 'x-ms-blob-type, x-ms-version, content-type',
-  };
+  const cors = BLOB_CORS;
 
   /** The blob store's routes: CORS preflight, and the PUT of a file's bytes. */
   async function blobRoute(req, res) {

@@ -43,6 +43,8 @@ export function newTurn(body, format, answerModel = null) {
     text: (user.content.parts || []).filter((p) => typeof p === 'string').join(''),
     attachments: attachmentsOf(user),
     assistantId: randomUUID(),
+    imageMessageId: randomUUID(),
+    images: [], // the answer's generated images (set by the server: artifacts.mjs)
     turnExchangeId: randomUUID(),
     requestId: randomUUID(),
     turnTraceId: randomUUID(),
@@ -147,6 +149,57 @@ function assistantMessage(t, { text, done, legacy }) {
   };
 }
 
+/**
+ * The message that carries an answer's generated images (issue 29, "files out"): the image
+ * tool's message of the turn, `multimodal_text` with one `image_asset_pointer` part per
+ * image (`t.images`: `[{pointer, size_bytes, width, height, gen_id}]`, artifacts.mjs), before
+ * the assistant's final text. Null when the answer has none.
+ */
+export function imageMessage(t) {
+  if (!t.images || !t.images.length) return null;
+  const parts = t.images.map((img) => ({
+    content_type: 'image_asset_pointer',
+    asset_pointer: img.pointer,
+    size_bytes: img.size_bytes,
+    width: img.width,
+    height: img.height,
+    fovea: null,
+    metadata: {
+      dalle: null,
+      gizmo: null,
+      generation: { gen_id: img.gen_id, gen_size: 'image', seed: null, parent_gen_id: null, height: img.height, width: img.width, transparent_background: false, serialization_title: 'Image Generation Output' },
+      container_pixel_height: img.height,
+      container_pixel_width: img.width,
+      emu_omit_glimpse_image: null,
+      emu_patches_override: null,
+      sanitized: false,
+      asset_pointer_link: null,
+      watermarked_asset_pointer: null,
+    },
+  }));
+  return {
+    id: t.imageMessageId,
+    author: { role: 'tool', name: 'image_gen', metadata: {} },
+    create_time: t.createTime,
+    update_time: null,
+    content: { content_type: 'multimodal_text', parts },
+    status: 'finished_successfully',
+    end_turn: null,
+    weight: 1.0,
+    metadata: {
+      image_gen_title: 'Test double picture',
+      message_type: 'next',
+      model_slug: t.modelSlug || t.answerModel,
+      default_model_slug: 'auto',
+      parent_id: t.user.id,
+      request_id: t.requestId,
+      turn_exchange_id: t.turnExchangeId,
+    },
+    recipient: 'all',
+    channel: null,
+  };
+}
+
 const data = (obj) => `data: ${JSON.stringify(obj)}\n\n`;
 const delta = (obj) => `event: delta\ndata: ${JSON.stringify(obj)}\n\n`;
 const DONE = 'data: [DONE]\n\n';
@@ -218,6 +271,13 @@ function v1Answer(t, c, format) {
   const pieces = answerPieces(t.text, format);
   const first = [];
   const rest = [];
+  const images = imageMessage(t);
+  if (images) {
+    // The generated images come as a whole message in an `add` op of their own, before the
+    // assistant's final text (contract §1).
+    first.push(delta({ p: '', o: 'add', v: { message: images, conversation_id: t.conversationId, error: null, error_code: null }, c }));
+    c += 1;
+  }
   first.push(
     delta({
       p: '',
@@ -420,6 +480,8 @@ export function turnMessages(t, answer) {
   const msgs = [];
   if (t.isNewChat) msgs.push(systemMessage(t));
   msgs.push(userMessage(t));
+  const images = t.format === 'legacy' ? null : imageMessage(t);
+  if (images) msgs.push(images);
   msgs.push(assistantMessage(t, { text: answer, done: true, legacy: t.format === 'legacy' }));
   return msgs;
 }

@@ -34,9 +34,17 @@
 //        upload_fail (the blob store answers 500 to a PUT), file_input (false: the composer
 //        has no file input, only its drop target), request_files ("drop_last": the
 //        conversation request leaves the last uploaded file out)
+//        answer_images, download_refuse, download_busy, download_hold: an answer's generated images and
+//        their download route (artifacts.mjs)
 //   POST /__test/release  releases every held answer → {released: n}
 //   POST /__test/reset    zeroes the counts, releases holds, forgets uploads, keeps conversations
 //   GET  /__test/blob/<file id>  the bytes the blob store holds for a file (404: none)
+//   GET  /__test/artifact/<file id>  the bytes of a generated file (404: none)
+//
+// Generated files (artifacts.mjs): an answer's images as an `image_asset_pointer` message,
+// `GET /backend-api/conversation/{c}/attachment/{file id}/download` (the page's bearer token
+// from `/api/auth/session` required) → a `download_url` on the blob store, which serves the
+// bytes; the state's `artifacts` counts each file's route calls, fetches and views.
 //
 // Uploads (files.mjs): POST /backend-api/files → {status, upload_url, file_id}, the bytes
 // PUT to upload_url on a second origin (https://files.blob.fake-chatgpt.test, served by a
@@ -53,7 +61,8 @@ import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
 import * as formats from './formats.mjs';
 import * as states from './states.mjs';
-import { BLOB_HOST, LIMITS, fileStore } from './files.mjs';
+import { BLOB_CORS, BLOB_HOST, LIMITS, fileStore } from './files.mjs';
+import { artifactStore } from './artifacts.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const nodeModules = path.join(here, '..', 'node_modules');
@@ -139,6 +148,10 @@ function page(config, surface = config.surface) {
   @keyframes spin { to { transform: rotate(360deg); } }
   .file-chip button { background: transparent; color: #555; padding: 0 4px; }
   [data-testid="composer-plus-btn"] { background: #eee; color: #333; }
+  .generated-images { display: flex; gap: 8px; flex-wrap: wrap; }
+  .generated-images figure { margin: 4px 0; }
+  .generated-images img { display: block; border-radius: 12px; height: auto; }
+  [data-testid="generated-image-error"] { color: #b3261e; border: 1px dashed #e5a3a0; border-radius: 12px; padding: 24px 16px; max-width: 320px; }
 </style>
 <script type="importmap">${JSON.stringify({ imports: IMPORTS })}</script>
 </head><body>
@@ -155,7 +168,7 @@ function page(config, surface = config.surface) {
 
 /** Starts the fake. Returns `{port, blobPort, blobHost, close()}` (`blobPort`: the blob store's). */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, request_files: 'all' };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, request_files: 'all', answer_images: false, download_refuse: false, download_busy: false, download_hold: false };
   const config = { ...DEFAULTS };
   const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, requests: [] });
   let state = counts();
@@ -165,6 +178,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
   const handoffs = new Map(); // topic → pending WebSocket part of a turn
   let sockets = new Set();
   const files = fileStore({ config, holds, blobOrigin: () => `https://${BLOB_HOST}` });
+  const artifacts = artifactStore({ config, holds, blobOrigin: () => `https://${BLOB_HOST}` });
 
   const conversation = (id) => {
     if (!conversations.has(id)) conversations.set(id, { id, createTime: Date.now() / 1000, messages: [] });
@@ -238,6 +252,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
         conv.messages.push(...formats.turnMessages(turn, '').slice(0, -1));
         return;
       }
+      if (format !== 'legacy') turn.images = artifacts.forAnswer(turn.conversationId); // config answer_images
       if (format === 'handoff') {
         const s = formats.handoffStream(turn);
         if (config.frames === 'array') {
@@ -321,7 +336,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     const url = new URL(req.url, 'https://chatgpt.com');
     const p = url.pathname;
     if (req.method === 'GET' && pagePath(p)) return servePage(res, p);
-    if (req.method === 'GET' && ['/__fake/app.js', '/__fake/places.js', '/__fake/uploads.js'].includes(p)) {
+    if (req.method === 'GET' && ['/__fake/app.js', '/__fake/places.js', '/__fake/uploads.js', '/__fake/generated.js'].includes(p)) {
       res.writeHead(200, { 'content-type': 'text/javascript' });
       return res.end(fs.readFileSync(path.join(here, p.slice('/__fake/'.length))));
     }
@@ -367,6 +382,12 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       if (!conversations.has(conv[1])) return json(res, 404, { detail: 'Conversation not found' });
       return json(res, 200, formats.conversationListing(conversations.get(conv[1])));
     }
+    const download = p.match(/^\/backend-api\/conversation\/([0-9a-f-]{36})\/attachment\/(file[-_][A-Za-z0-9]+)\/download$/);
+    if (req.method === 'GET' && download) {
+      const r = artifacts.download(download[1], download[2], req.headers);
+      return json(res, r.status, r.body);
+    }
+    if (req.method === 'GET' && p === '/api/auth/session') return json(res, 200, artifacts.session());
     if (req.method === 'GET' && p === '/backend-api/celsius/ws/user') {
       return json(res, 200, { websocket_url: 'wss://chatgpt.com/celsius/ws/user?verify=sendledger-test-double' });
     }
@@ -375,7 +396,14 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
   }
 
   async function testRoute(req, res, p) {
-    if (req.method === 'GET' && p === '/__test/state') return json(res, 200, { ...state, ...files.view(), held: holds.length });
+    if (req.method === 'GET' && p === '/__test/state') return json(res, 200, { ...state, ...files.view(), ...artifacts.view(), held: holds.length });
+    const generated = p.match(/^\/__test\/artifact\/(file[-_][A-Za-z0-9]+)$/);
+    if (req.method === 'GET' && generated) {
+      const bytes = artifacts.bytes(generated[1]);
+      if (!bytes) return json(res, 404, { detail: 'no such generated file' });
+      res.writeHead(200, { 'content-type': 'image/png' });
+      return res.end(bytes);
+    }
     const blob = p.match(/^\/__test\/blob\/(file-[A-Za-z0-9]+)$/);
     if (req.method === 'GET' && blob) {
       const bytes = files.bytes(blob[1]);
@@ -396,6 +424,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       for (const release of holds.splice(0)) release();
       state = counts();
       files.reset();
+      artifacts.reset();
       Object.assign(config, DEFAULTS);
       return json(res, 200, {});
     }
@@ -423,7 +452,9 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
   // The blob store: a second origin (another host name, another port), as the page's
   // uploads go to a storage host that is not chatgpt.com.
   const blobServer = https.createServer({ cert, key }, (req, res) => {
-    files.blobRoute(req, res).catch((e) => {
+    const url = new URL(req.url, `https://${BLOB_HOST}`);
+    const served = artifacts.blobGet(req, res, url, BLOB_CORS).then((done) => done || files.blobRoute(req, res));
+    served.catch((e) => {
       if (!res.headersSent) res.writeHead(500);
       res.end(String(e.message));
     });

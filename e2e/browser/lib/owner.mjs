@@ -14,7 +14,7 @@ export const SENDLEDGER = process.env.SENDLEDGER_BIN || path.join(repo, 'target'
 /**
  * Starts `sendledger serve` on `profile` (port 0: any free port, printed as `port N`);
  * `args`: more flags (e.g. `--answer-ms 1000`).
- * Returns `{port, pid, address, request(), upload(), kill(signal), exited}`.
+ * Returns `{port, pid, address, request(), upload(), bytes(), kill(signal), exited}`.
  */
 export async function startOwner({ profile, port = 0, logFile, args = [] }) {
   const log = fs.openSync(logFile, 'a');
@@ -68,9 +68,16 @@ export async function startOwner({ profile, port = 0, logFile, args = [] }) {
    */
   const upload = (name, bytes, mime) => raw('POST', `/v1/attachments?name=${encodeURIComponent(name)}`, bytes, mime);
 
+  /** A client-scope GET answering raw bytes: `{status, headers, bytes}` (a send's artifact). */
+  async function bytes(route) {
+    const r = await fetch(`http://${address}${route}`, { headers: { authorization: `Bearer ${token}` } });
+    return { status: r.status, headers: Object.fromEntries(r.headers), bytes: Buffer.from(await r.arrayBuffer()) };
+  }
+
   return {
     port: boundPort,
     upload,
+    bytes,
     pid: child.pid,
     address,
     request,
