@@ -269,12 +269,12 @@ const handlers = {
     return bridgeRequest('POST', `/v1/ext/remote-stops/${encodeURIComponent(m.op_id)}`, body);
   },
   // An answer's generated files (artifacts.js): the wanted ones, a file's bytes, the page's refusal.
-  async artifacts(tabId, m) {
+  async artifacts(tabId, m, sender) {
     const wait = Math.min(Number(m.wait_ms) || 0, MAX_WAIT_MS);
     const r = await bridgeRequest('GET', `/v1/ext/artifacts?lease_id=${encodeURIComponent(m.lease_id)}&wait_ms=${wait}`, undefined, { timeoutMs: wait + SLACK_MS });
-    // For diagnosis: how many artifacts each answered poll named (facts only, no file ids).
+    // For diagnosis: how many artifacts each answered poll of a page named (facts only, no file ids).
     const { artifact_polls: polls = [] } = await session.get('artifact_polls');
-    polls.push({ tab_id: tabId, status: r.status, wanted: r.ok && r.body && Array.isArray(r.body.artifacts) ? r.body.artifacts.length : null, at: Date.now() });
+    polls.push({ tab_id: tabId, document_id: sender.documentId || null, status: r.status, wanted: r.ok && r.body && Array.isArray(r.body.artifacts) ? r.body.artifacts.length : null, at: Date.now() });
     await session.set({ artifact_polls: polls.slice(-20) });
     return r;
   },
@@ -350,7 +350,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
   const fromChatTab = !fromExtensionPage && sender.tab && typeof sender.tab.id === 'number' && /^https:\/\/chatgpt\.com\//.test(sender.url || '');
   let work;
   if (fromChatTab && handlers[message.type]) {
-    work = handlers[message.type](sender.tab.id, message);
+    work = handlers[message.type](sender.tab.id, message, sender);
   } else if (fromExtensionPage && popupHandlers[message.type]) {
     work = popupHandlers[message.type](message);
   } else {

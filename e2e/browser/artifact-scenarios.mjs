@@ -134,6 +134,30 @@ export function artifactScenarios({ scenario: register, ready, fakeState, fakeCo
     assert.equal((await generated(fake[0].file_id)).fetches, 1, 'fetched once');
   });
 
+  scenario('a_streamed_response_gives_the_openai_sdk_the_generated_image_as_an_output_item', async (w) => {
+    const a = conversation();
+    await ready(w, { conversations: [a] });
+    await fakeConfig({ answer_images: [{ width: 256, height: 160 }] });
+    const client = openaiClient(w.owner.address, createKey(w.profile, 'image-stream'));
+    const events = await within((async () => {
+      const seen = [];
+      const stream = await client.responses.create({ model: 'chatgpt-tab', metadata: { conversation_id: a }, input: 'Draw it as you stream.', stream: true });
+      for await (const ev of stream) seen.push(ev);
+      return seen;
+    })(), 90_000, 'the streamed response');
+    const types = events.map((e) => e.type);
+    const added = events.filter((e) => e.type === 'response.output_item.added' && e.item.type === 'image_generation_call');
+    const done = events.filter((e) => e.type === 'response.output_item.done' && e.item.type === 'image_generation_call');
+    assert.equal(added.length, 1, `one image item added: ${types.join(', ')}`);
+    assert.equal(done.length, 1, 'and done');
+    const fake = (await fakeState()).artifacts;
+    const original = await fakeBytes(`/__test/artifact/${fake[0].file_id}`);
+    assert.ok(Buffer.from(done[0].item.result, 'base64').equals(original), "the item's result decodes to the page's bytes");
+    assert.ok(types.includes('response.output_text.delta'), 'the text streamed too');
+    const completed = events.find((e) => e.type === 'response.completed');
+    assert.ok(completed && completed.response.output.some((o) => o.type === 'image_generation_call' && o.result === done[0].item.result), 'response.completed carries it');
+  });
+
   scenario('the_pages_refusal_to_download_leaves_the_artifact_unavailable_with_its_words_and_the_answer_completed', async (w) => {
     const a = conversation();
     const [page] = await ready(w, { conversations: [a] });
@@ -153,11 +177,17 @@ export function artifactScenarios({ scenario: register, ready, fakeState, fakeCo
     await w.screenshot(page, '.thread-with-refused-image');
   });
 
-  /** The artifact polls the extension's worker recorded after `since` (ms) that named some wanted. */
+  /**
+   * The most polls naming a wanted artifact that one page (a document the worker saw first
+   * after `since`, ms) had answered: the tab's page opened after `since`, not the one before.
+   */
   async function pollsNamingWanted(w, since) {
     const worker = await w.worker();
     const { artifact_polls: polls = [] } = await worker.evaluate(() => chrome.storage.session.get('artifact_polls'));
-    return polls.filter((p) => p.at > since && p.wanted > 0).length;
+    const before = new Set(polls.filter((p) => p.at <= since).map((p) => p.document_id));
+    const counts = new Map();
+    for (const p of polls) if (p.at > since && p.wanted > 0 && !before.has(p.document_id)) counts.set(p.document_id, (counts.get(p.document_id) || 0) + 1);
+    return Math.max(0, ...counts.values());
   }
 
   scenario('an_artifact_is_fetched_only_while_the_tab_shows_its_conversation', async (w) => {
@@ -175,7 +205,7 @@ export function artifactScenarios({ scenario: register, ready, fakeState, fakeCo
     const away = Date.now();
     await page.goto(`https://chatgpt.com/c/${b}`);
     await page.waitForSelector('html[data-fake-ready="true"]');
-    // Two polls of the tab on `b` answered with the wanted artifact: the loop decided on the
+    // Two polls of the page on `b` answered with the wanted artifact: the loop decided on the
     // first before it asked again (it asks once per conversation change or long-poll).
     // (A fetch meanwhile ends the wait too, and fails the assertion below.)
     await waitFor(async () => (await pollsNamingWanted(w, away)) >= 2 || (await generated(pending.file_id)).fetches > 0, { what: 'the tab on b to be told twice of the wanted artifact', ms: 60_000 });
