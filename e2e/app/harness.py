@@ -160,27 +160,10 @@ class FakeExtension:
 
     def post_bytes(self, path, data, mime):
         """POSTs raw bytes (a file the tab fetched) with the extension's token."""
-        c = http.client.HTTPConnection(self.host, self.port, timeout=30)
-        c.request("POST", path, body=data, headers={
-            "content-type": mime, "origin": EXTENSION_ORIGIN, "host": f"127.0.0.1:{self.port}",
-            "authorization": f"Bearer {self.token}"})
-        r = c.getresponse()
-        answer = r.read()
-        c.close()
-        if r.status >= 300:
-            raise AssertionError(f"POST {path} answered {r.status}: {answer.decode()}")
-        return json.loads(answer)
+        return self.request("POST", path, data, mime)
 
     def get(self, path):
-        c = http.client.HTTPConnection(self.host, self.port, timeout=30)
-        c.request("GET", path, headers={"origin": EXTENSION_ORIGIN, "host": f"127.0.0.1:{self.port}",
-                                        "authorization": f"Bearer {self.token}"})
-        r = c.getresponse()
-        answer = r.read()
-        c.close()
-        if r.status >= 300:
-            raise AssertionError(f"GET {path} answered {r.status}: {answer.decode()}")
-        return json.loads(answer)
+        return self.request("GET", path)
 
     def answer_with_images(self, op_id, name, png, refused_words):
         """Clicks `op_id` and answers it as the page would with the project's own fixtures
@@ -201,18 +184,24 @@ class FakeExtension:
         return lease
 
     def post(self, path, body, token=True):
+        return self.request("POST", path, json.dumps(body), "application/json", token)
+
+    def request(self, method, path, data=None, mime=None, token=True):
+        """One request as the extension makes it (its Origin; its token unless `token` is
+        false); the JSON answer, or an AssertionError with the refusal."""
         c = http.client.HTTPConnection(self.host, self.port, timeout=30)
-        headers = {"content-type": "application/json", "origin": EXTENSION_ORIGIN,
-                   "host": f"127.0.0.1:{self.port}"}
+        headers = {"origin": EXTENSION_ORIGIN, "host": f"127.0.0.1:{self.port}"}
+        if mime:
+            headers["content-type"] = mime
         if token:
             headers["authorization"] = f"Bearer {self.token}"
-        c.request("POST", path, body=json.dumps(body), headers=headers)
+        c.request(method, path, body=data, headers=headers)
         r = c.getresponse()
-        data = r.read()
+        answer = r.read()
         c.close()
         if r.status >= 300:
-            raise AssertionError(f"POST {path} answered {r.status}: {data.decode()}")
-        return json.loads(data) if data else {}
+            raise AssertionError(f"{method} {path} answered {r.status}: {answer.decode()}")
+        return json.loads(answer) if answer else {}
 
     def make_uncertain(self, op_id):
         lease = self.post("/v1/ext/lease", {"tab_id": "1"})["lease_id"]
