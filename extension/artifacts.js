@@ -229,7 +229,13 @@
         await sleep(RETRY_MS);
         continue;
       }
-      const r = await ask('artifacts', { lease_id: lease.lease_id, wait_ms: WAIT_MS });
+      // Only the conversation this tab shows (none on a new chat's page: nothing to fetch).
+      const shown = S.conversationId();
+      if (!shown) {
+        await shownChanges(shown, WAIT_MS, alive);
+        continue;
+      }
+      const r = await ask('artifacts', { lease_id: lease.lease_id, wait_ms: WAIT_MS, conversation_id: shown });
       if (!r.ok) {
         await sleep(r.lost || r.status === 0 || r.status === 503 ? RETRY_MS : REFUSED_MS);
         continue;

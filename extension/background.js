@@ -271,7 +271,8 @@ const handlers = {
   // An answer's generated files (artifacts.js): the wanted ones, a file's bytes, the page's refusal.
   async artifacts(tabId, m, sender) {
     const wait = Math.min(Number(m.wait_ms) || 0, MAX_WAIT_MS);
-    const r = await bridgeRequest('GET', `/v1/ext/artifacts?lease_id=${encodeURIComponent(m.lease_id)}&wait_ms=${wait}`, undefined, { timeoutMs: wait + SLACK_MS });
+    const shown = m.conversation_id ? `&conversation_id=${encodeURIComponent(m.conversation_id)}` : '';
+    const r = await bridgeRequest('GET', `/v1/ext/artifacts?lease_id=${encodeURIComponent(m.lease_id)}&wait_ms=${wait}${shown}`, undefined, { timeoutMs: wait + SLACK_MS });
     // For diagnosis: how many artifacts each answered poll of a page named (facts only, no file ids).
     const { artifact_polls: polls = [] } = await session.get('artifact_polls');
     polls.push({ tab_id: tabId, document_id: sender.documentId || null, status: r.status, wanted: r.ok && r.body && Array.isArray(r.body.artifacts) ? r.body.artifacts.length : null, at: Date.now() });

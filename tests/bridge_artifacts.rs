@@ -456,3 +456,27 @@ fn the_owners_log_never_holds_an_artifacts_bytes_or_its_name() {
     );
     assert!(!log.contains("secret-holiday"), "the name is in the log");
 }
+
+#[test]
+fn a_tab_is_listed_only_the_wanted_artifacts_of_the_conversation_it_shows() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = answered(&serve, &ext, "op-1");
+    let all = wanted(&ext, &lease);
+    assert_eq!(all.len(), 2, "{all:?}");
+    let listed = |conversation: &str| {
+        let r = ext.http.get(&format!(
+            "/v1/ext/artifacts?lease_id={lease}&wait_ms=0&conversation_id={conversation}"
+        ));
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.body["artifacts"].as_array().unwrap().len()
+    };
+    let shown = all[0]["conversation_id"].as_str().unwrap().to_string();
+    assert_eq!(listed(&shown), 2, "the tab showing the conversation");
+    assert_eq!(
+        listed("6a1b2e00-0000-8c03-9d22-00000000beef"),
+        0,
+        "a tab on another conversation is not told of them (nor answered at once)"
+    );
+}

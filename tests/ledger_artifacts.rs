@@ -176,7 +176,7 @@ fn a_wanted_artifact_ends_fifteen_minutes_after_its_answer_on_the_ledgers_clock(
             && words.contains("open the conversation"),
         "{words}"
     );
-    assert!(ledger.wanted_artifacts(10).unwrap().is_empty());
+    assert!(ledger.wanted_artifacts(10, None).unwrap().is_empty());
 }
 
 #[test]
@@ -193,7 +193,7 @@ fn the_wanted_list_is_oldest_first_with_its_conversation_and_at_most_the_limit()
             "extension",
         )
         .unwrap();
-    let wanted = ledger.wanted_artifacts(10).unwrap();
+    let wanted = ledger.wanted_artifacts(10, None).unwrap();
     assert_eq!(wanted.len(), 10);
     assert_eq!((wanted[0].op_id.as_str(), wanted[0].n), ("op-a", 0));
     assert_eq!((wanted[3].op_id.as_str(), wanted[3].n), ("op-b", 0));

@@ -181,13 +181,13 @@ export function artifactScenarios({ scenario: register, ready, fakeState, fakeCo
    * The most polls naming a wanted artifact that one page (a document the worker saw first
    * after `since`, ms) had answered: the tab's page opened after `since`, not the one before.
    */
-  async function pollsNamingWanted(w, since) {
+  /** Answered polls of the one page opened after `since`, and how many wanted they named. */
+  async function pollsOfNewPage(w, since) {
     const worker = await w.worker();
     const { artifact_polls: polls = [] } = await worker.evaluate(() => chrome.storage.session.get('artifact_polls'));
     const before = new Set(polls.filter((p) => p.at <= since).map((p) => p.document_id));
-    const counts = new Map();
-    for (const p of polls) if (p.at > since && p.wanted > 0 && !before.has(p.document_id)) counts.set(p.document_id, (counts.get(p.document_id) || 0) + 1);
-    return Math.max(0, ...counts.values());
+    const mine = polls.filter((p) => p.at > since && p.status === 200 && !before.has(p.document_id));
+    return { answered: mine.length, named: mine.reduce((n, p) => n + (p.wanted || 0), 0) };
   }
 
   scenario('an_artifact_is_fetched_only_while_the_tab_shows_its_conversation', async (w) => {
@@ -205,11 +205,11 @@ export function artifactScenarios({ scenario: register, ready, fakeState, fakeCo
     const away = Date.now();
     await page.goto(`https://chatgpt.com/c/${b}`);
     await page.waitForSelector('html[data-fake-ready="true"]');
-    // Two polls of the page on `b` answered with the wanted artifact: the loop decided on the
-    // first before it asked again (it asks once per conversation change or long-poll).
-    // (A fetch meanwhile ends the wait too, and fails the assertion below.)
-    await waitFor(async () => (await pollsNamingWanted(w, away)) >= 2 || (await generated(pending.file_id)).fetches > 0, { what: 'the tab on b to be told twice of the wanted artifact', ms: 60_000 });
+    // The tab on `b` asks for `b`'s artifacts only: its long-poll ends with none named, and
+    // nothing is fetched. (A fetch meanwhile ends the wait too, and fails the assertions.)
+    await waitFor(async () => (await pollsOfNewPage(w, away)).answered >= 1 || (await generated(pending.file_id)).fetches > 0, { what: 'a poll of the tab on b to be answered', ms: 60_000 });
     assert.equal((await generated(pending.file_id)).fetches, 0, 'not fetched while the tab shows another conversation');
+    assert.equal((await pollsOfNewPage(w, away)).named, 0, "the tab on b is not told of a's artifact");
     assert.equal((await artifactsOf(w, op))[0].state, 'wanted');
     await page.goto(`https://chatgpt.com/c/${a}`);
     await page.waitForSelector('html[data-fake-ready="true"]');

@@ -66,16 +66,24 @@ struct WantedQuery {
     lease_id: String,
     #[serde(default)]
     wait_ms: Option<u64>,
+    /// The conversation the tab shows: only its artifacts are listed, so stale ones of
+    /// conversations no tab shows never crowd the list nor answer the long-poll at once.
+    #[serde(default)]
+    conversation_id: Option<String>,
 }
 
-/// `GET /v1/ext/artifacts`: at once when any is wanted, else at the wait's end with `[]`.
+/// `GET /v1/ext/artifacts[?conversation_id=C]`: at once when any is wanted (of `C`, when
+/// named), else at the wait's end with `[]`.
 async fn wanted(State(st): State<BridgeState>, Query(q): Query<WantedQuery>) -> Answer {
     let wait = Duration::from_millis(q.wait_ms.unwrap_or(0).min(MAX_WAIT_MS));
     let list = long_poll(&st, wait, || {
-        let (st, lease_id) = (st.clone(), q.lease_id.clone());
+        let (st, lease_id, shown) = (st.clone(), q.lease_id.clone(), q.conversation_id.clone());
         async move {
             hear(&st, &lease_id).await?;
-            let list = st.ledger().call(|l| l.wanted_artifacts(MAX_LISTED)).await?;
+            let list = st
+                .ledger()
+                .call(move |l| l.wanted_artifacts(MAX_LISTED, shown.as_deref()))
+                .await?;
             let any = !list.is_empty();
             Ok((list, any))
         }

@@ -45,9 +45,14 @@ impl Ledger {
         artifacts::get(&self.conn, op_id, n)
     }
 
-    /// The artifacts still wanted, oldest first, at most `limit`.
-    pub fn wanted_artifacts(&self, limit: u32) -> Result<Vec<WantedArtifact>> {
-        artifacts::wanted(&self.conn, limit)
+    /// The artifacts still wanted, oldest first, at most `limit`; only those of
+    /// `conversation` when one is named.
+    pub fn wanted_artifacts(
+        &self,
+        limit: u32,
+        conversation: Option<&str>,
+    ) -> Result<Vec<WantedArtifact>> {
+        artifacts::wanted(&self.conn, limit, conversation)
     }
 
     /// Whether bytes at `sha` may be stored for artifact `n` of `op_id` (`Ok(None)`: it is

@@ -180,14 +180,20 @@ pub(crate) fn get(conn: &Connection, op_id: &str, n: u32) -> Result<Artifact> {
         .ok_or_else(|| LedgerError::UnknownArtifact(op_id.to_string(), n))
 }
 
-/// The wanted artifacts, oldest first, at most `limit`.
-pub(crate) fn wanted(conn: &Connection, limit: u32) -> Result<Vec<WantedArtifact>> {
+/// The wanted artifacts, oldest first, at most `limit`; only those of `conversation` when
+/// one is named (a tab asks for the conversation it shows).
+pub(crate) fn wanted(
+    conn: &Connection,
+    limit: u32,
+    conversation: Option<&str>,
+) -> Result<Vec<WantedArtifact>> {
     let mut stmt = conn.prepare_cached(
         "SELECT a.op_id, a.n, r.conversation_id, a.file_id, a.pointer, a.size_bytes \
          FROM answer_artifacts a JOIN receipts r ON r.op_id = a.op_id \
-         WHERE a.state = 'wanted' ORDER BY a.recorded_at, a.op_id, a.n LIMIT ?1",
+         WHERE a.state = 'wanted' AND (?2 IS NULL OR r.conversation_id = ?2) \
+         ORDER BY a.recorded_at, a.op_id, a.n LIMIT ?1",
     )?;
-    let rows = stmt.query_map([limit as i64], |r| {
+    let rows = stmt.query_map(params![limit as i64, conversation], |r| {
         Ok(WantedArtifact {
             op_id: r.get(0)?,
             n: r.get::<_, i64>(1)? as u32,
