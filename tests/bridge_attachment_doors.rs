@@ -6,9 +6,12 @@
 
 #[path = "support/bridge.rs"]
 mod harness;
+#[path = "support/page_traffic.rs"]
+mod page_traffic;
 
 use base64::Engine;
 use harness::*;
+use page_traffic::{clicked_and_answered, grant_with_files, request_with_files, TEXT};
 use serde_json::{json, Value};
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n not really a picture";
@@ -224,4 +227,46 @@ fn the_responses_doors_input_image_and_input_file_become_the_sends_attachments()
         .map(|a| a["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["report.pdf", "image-2.png"], "{shown}");
+}
+
+#[test]
+fn the_chat_doors_answer_names_a_file_the_pages_request_did_not_carry_in_its_mismatch_header() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    let (port, token) = (serve.port, serve.client_token());
+    let body = chat_with_image(TEXT, PNG);
+    let call = std::thread::spawn(move || {
+        let head = format!(
+            "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json"
+        );
+        raw_with_head(port, &head, &serde_json::to_vec(&body).unwrap())
+    });
+    let send = ext
+        .next(&lease, 10_000)
+        .expect("the door's send handed out");
+    let op = send["op_id"].as_str().unwrap().to_string();
+    let ids = ["file-a", "file-b"];
+    let uploaded: Vec<(&str, &str, u64)> = send["attachments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(ids)
+        .map(|(f, id)| (id, f["name"].as_str().unwrap(), f["size"].as_u64().unwrap()))
+        .collect();
+    let r = grant_with_files(&ext, &lease, &op, &uploaded);
+    assert_eq!(r.status, 200, "{}", r.body);
+    // The page's request carried the picture but not the document.
+    clicked_and_answered(&ext, &lease, &op, request_with_files(&uploaded[..1]));
+    let (status, head, v, _) = call.join().unwrap();
+    assert_eq!(status, 200, "{v}");
+    let line = head
+        .lines()
+        .find_map(|l| l.strip_prefix("x-sendledger-destination-mismatch: "))
+        .unwrap_or_else(|| panic!("a header says what the page's request missed: {head}"));
+    assert!(
+        line.contains("attachment_mismatch") && line.contains("report.pdf"),
+        "{line}"
+    );
 }

@@ -7,8 +7,11 @@
 
 #[path = "support/bridge.rs"]
 mod harness;
+#[path = "support/page_traffic.rs"]
+mod page_traffic;
 
 use harness::*;
+use page_traffic::{clicked_and_answered, grant_with_files as grant, request_with_files, TEXT};
 use serde_json::{json, Value};
 use std::os::unix::fs::PermissionsExt;
 
@@ -239,21 +242,6 @@ fn handed_out(
     (lease, send)
 }
 
-fn confirmed(files: &[(&str, &str, u64)]) -> Value {
-    let list: Vec<Value> = files
-        .iter()
-        .map(|(id, name, size)| json!({ "file_id": id, "name": name, "size": size }))
-        .collect();
-    json!({ "conversation_id": null, "attachments": list })
-}
-
-fn grant(ext: &Extension, lease: &str, op: &str, files: &[(&str, &str, u64)]) -> Answer {
-    ext.http.post(
-        "/v1/ext/dispatch",
-        &json!({ "lease_id": lease, "op_id": op, "confirmed": confirmed(files) }),
-    )
-}
-
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n a picture";
 
 /// What the page shows uploaded for a send carrying a.png and b.pdf: its file ids, the
@@ -465,48 +453,13 @@ fn the_owner_killed_after_the_click_leaves_the_send_uncertain_with_its_files_rec
     );
 }
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chatgpt");
-const URL: &str = "https://chatgpt.com/backend-api/f/conversation";
-/// What the fixture's user typed (request_new_chat_f.json, stream_delta_new_chat.sse).
-const TEXT: &str = "Draft a haiku about ledgers.\nKeep it short.";
-
-fn fixture(name: &str) -> String {
-    std::fs::read_to_string(format!("{FIXTURES}/{name}")).unwrap()
-}
-
-/// The fixture's request as the page sends it with files: `multimodal_text` with an
-/// asset pointer part per file and `metadata.attachments`.
-fn request_with(files: &[(&str, &str, u64)]) -> String {
-    let mut req: Value = serde_json::from_str(&fixture("request_new_chat_f.json")).unwrap();
-    let user = &mut req["messages"][0];
-    let mut parts: Vec<Value> = files
-        .iter()
-        .map(|(id, _, size)| json!({ "content_type": "image_asset_pointer",
-            "asset_pointer": format!("file-service://{id}"), "size_bytes": size, "width": 8, "height": 8 }))
-        .collect();
-    parts.push(json!(TEXT));
-    user["content"] = json!({ "content_type": "multimodal_text", "parts": parts });
-    user["metadata"]["attachments"] = files
-        .iter()
-        .map(|(id, name, size)| json!({ "id": id, "name": name, "size": size, "mime_type": "image/png" }))
-        .collect();
-    req.to_string()
-}
-
 fn clicked_and_observed(serve: &Serve, carried: &[(&str, &str, u64)]) -> Value {
     let ext = serve.pair();
     let (lease, _) = handed_out(serve, &ext, "op-1", &[("a.png", PNG), ("b.pdf", PDF)]);
     let r = grant(&ext, &lease, "op-1", &page_files());
     assert_eq!(r.status, 200, "{}", r.body);
     let op = "op-1";
-    for o in [
-        json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1", "url": URL, "body": request_with(carried) }),
-        json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": "s1", "seq": 0, "chunk": fixture("stream_delta_new_chat.sse") }),
-        json!({ "lease_id": lease, "op_id": op, "kind": "stream_end", "stream_id": "s1" }),
-    ] {
-        let a = ext.observe(&o);
-        assert_eq!(a.status, 200, "{}", a.body);
-    }
+    clicked_and_answered(&ext, &lease, op, request_with_files(carried));
     serve.client().show(op)
 }
 

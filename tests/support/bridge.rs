@@ -662,6 +662,12 @@ pub fn cli_json(profile: &Path, args: &[&str]) -> (i32, Value) {
 /// without the final blank line; `Content-Length` and `Connection: close` are added) and
 /// `body`, reads the answer to the end. Returns (status, JSON body or `Null`, body text).
 pub fn raw(port: u16, head: &str, body: &[u8]) -> (u16, Value, String) {
+    let (status, _, json, body_text) = raw_with_head(port, head, body);
+    (status, json, body_text)
+}
+
+/// [`raw`], with the answer's header lines too: (status, headers, JSON body, body text).
+pub fn raw_with_head(port: u16, head: &str, body: &[u8]) -> (u16, String, Value, String) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to the bridge");
     s.set_read_timeout(Some(BOUND)).expect("read timeout");
     s.set_write_timeout(Some(BOUND)).expect("write timeout");
@@ -686,7 +692,7 @@ pub fn raw(port: u16, head: &str, body: &[u8]) -> (u16, Value, String) {
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("a status line, got {headers:?}"));
     let json = serde_json::from_str(body_text).unwrap_or(Value::Null);
-    (status, json, body_text.to_string())
+    (status, headers.to_string(), json, body_text.to_string())
 }
 
 /// The profile's ledger file.

@@ -6,8 +6,8 @@
 
 #![allow(dead_code)]
 
-use crate::harness::Extension;
-use serde_json::Value;
+use crate::harness::{Answer, Extension};
+use serde_json::{json, Value};
 
 pub const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chatgpt");
 pub const URL: &str = "https://chatgpt.com/backend-api/f/conversation";
@@ -55,4 +55,54 @@ pub fn handoff_dispatched(
     ext.next(&lease, 5_000).expect("claimed");
     assert_eq!(ext.dispatch(&lease, op).status, 200);
     (lease, request.to_string())
+}
+
+/// The haiku request as the page sends it with files (`file_id`, name, size each):
+/// `multimodal_text` with an asset pointer part per file beside the text, and
+/// `metadata.attachments`.
+pub fn request_with_files(files: &[(&str, &str, u64)]) -> String {
+    let mut req: Value = serde_json::from_str(&fixture("request_new_chat_f.json")).unwrap();
+    let user = &mut req["messages"][0];
+    let mut parts: Vec<Value> = files
+        .iter()
+        .map(|(id, _, size)| json!({ "content_type": "image_asset_pointer",
+            "asset_pointer": format!("file-service://{id}"), "size_bytes": size, "width": 8, "height": 8 }))
+        .collect();
+    parts.push(json!(TEXT));
+    user["content"] = json!({ "content_type": "multimodal_text", "parts": parts });
+    user["metadata"]["attachments"] = files
+        .iter()
+        .map(|(id, name, size)| json!({ "id": id, "name": name, "size": size, "mime_type": "image/png" }))
+        .collect();
+    req.to_string()
+}
+
+/// Asks the grant of `op` on a new chat, reporting the page's uploaded `files` (file id,
+/// name, size each).
+pub fn grant_with_files(
+    ext: &Extension,
+    lease: &str,
+    op: &str,
+    files: &[(&str, &str, u64)],
+) -> Answer {
+    let list: Vec<Value> = files
+        .iter()
+        .map(|(id, name, size)| json!({ "file_id": id, "name": name, "size": size }))
+        .collect();
+    let confirmed = json!({ "conversation_id": null, "attachments": list });
+    ext.http.post(
+        "/v1/ext/dispatch",
+        &json!({ "lease_id": lease, "op_id": op, "confirmed": confirmed }),
+    )
+}
+
+/// Observes `op`'s page request (`request`, a body) and the haiku answer to its end.
+pub fn clicked_and_answered(ext: &Extension, lease: &str, op: &str, request: String) {
+    for o in [
+        json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1", "url": URL, "body": request }),
+        json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": "s1", "seq": 0, "chunk": fixture("stream_delta_new_chat.sse") }),
+        json!({ "lease_id": lease, "op_id": op, "kind": "stream_end", "stream_id": "s1" }),
+    ] {
+        observe_ok(ext, o);
+    }
 }
