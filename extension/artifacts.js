@@ -1,6 +1,7 @@
 // An answer's generated files, back to the owner (issue 29, "files out"; docs/extension.md,
-// "Generated files"). Per tab lease, a long-poll on the owner's wanted artifacts
-// (`GET /v1/ext/artifacts`, through the service worker, which holds the token). An artifact
+// "Generated files"). Per tab lease, a quick ask every 3 s for the owner's wanted artifacts
+// of the conversation the tab shows (`GET /v1/ext/artifacts`, through the service worker,
+// which holds the token). An artifact
 // is fetched only while this tab shows its conversation, and only through the page's own
 // download route — `GET /backend-api/conversation/{c}/attachment/{file id}/download`, with the
 // page's own credentials (its `authorization` and `oai-*` headers, noted by
@@ -22,9 +23,13 @@
 (() => {
   const S = window.sendledgerSelectors;
   const TAG = '__sendledger';
-  const WAIT_MS = 25_000; // long-poll bound
+  // A quick ask every POLL_MS (or at once when the tab shows another conversation), never a
+  // held long-poll: the browser keeps at most 6 connections to the owner, and each tab
+  // already holds its `next` and remote-stop long-polls — a third per tab stalled the
+  // page's observations behind them (browser scenario two_tabs_in_two_conversations_…).
+  const POLL_MS = 3_000;
   const RETRY_MS = 1_000; // while the owner is unreachable or the tab has no lease
-  const REFUSED_MS = 5_000; // after another refusal of the long-poll
+  const REFUSED_MS = 5_000; // after another refusal of the ask
   const ROUTE_MS = 30_000;
   const BYTES_MS = 120_000;
   const MAX_BYTES = 32 * 1024 * 1024;
@@ -232,19 +237,19 @@
       // Only the conversation this tab shows (none on a new chat's page: nothing to fetch).
       const shown = S.conversationId();
       if (!shown) {
-        await shownChanges(shown, WAIT_MS, alive);
+        await shownChanges(shown, POLL_MS, alive);
         continue;
       }
-      const r = await ask('artifacts', { lease_id: lease.lease_id, wait_ms: WAIT_MS, conversation_id: shown });
+      const r = await ask('artifacts', { lease_id: lease.lease_id, wait_ms: 0, conversation_id: shown });
       if (!r.ok) {
         await sleep(r.lost || r.status === 0 || r.status === 503 ? RETRY_MS : REFUSED_MS);
         continue;
       }
       const wanted = Array.isArray(r.body && r.body.artifacts) ? r.body.artifacts.slice(0, 10) : [];
       const mine = forThisTab(wanted);
-      // The owner answers at once while any are wanted: with none this tab can fetch now,
-      // ask again when the tab shows another conversation, or at the long-poll's pace.
-      if (!mine.length && wanted.length) await shownChanges(S.conversationId(), WAIT_MS, alive);
+      // None this tab can fetch now: ask again when the tab shows another conversation, or
+      // after POLL_MS.
+      if (!mine.length) await shownChanges(S.conversationId(), POLL_MS, alive);
       for (const a of mine) {
         if (!alive() || held() !== lease || a.conversation_id !== S.conversationId()) break;
         await take(a);
