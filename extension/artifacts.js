@@ -25,8 +25,9 @@
   const TAG = '__sendledger';
   // A quick ask every POLL_MS (or at once when the tab shows another conversation), never a
   // held long-poll: the browser keeps at most 6 connections to the owner, and each tab
-  // already holds its `next` and remote-stop long-polls — a third per tab stalled the
-  // page's observations behind them (browser scenario two_tabs_in_two_conversations_…).
+  // already holds its `next` long-poll (and a remote-stop one while an answer is written)
+  // — one more per tab stalled the page's observations behind them (browser scenario
+  // two_tabs_in_two_conversations_…).
   const POLL_MS = 3_000;
   const RETRY_MS = 1_000; // while the owner is unreachable or the tab has no lease
   const REFUSED_MS = 5_000; // after another refusal of the ask
