@@ -98,12 +98,7 @@ fn an_artifact_comes_back_byte_identical_through_the_client_route() {
     assert_eq!(list[0]["conversation_id"], CONV);
     assert_eq!(list[0]["pointer"], format!("sediment://{FILE0}"));
     let pending = client.get("/v1/sends/op-1/artifacts/0");
-    assert_eq!(
-        (pending.status, pending.code()),
-        (409, "artifact_pending"),
-        "{}",
-        pending.body
-    );
+    pending.assert_refused(409, "artifact_pending");
     assert!(pending.body["message"].as_str().unwrap().contains(CONV));
     let r = upload(&ext, &lease, "op-1", 0, PNG);
     assert_eq!(r.status, 201, "{}", r.body);
@@ -141,12 +136,7 @@ fn an_artifact_comes_back_byte_identical_through_the_client_route() {
         "{shown}"
     );
     let other = upload(&ext, &lease, "op-1", 0, b"other bytes");
-    assert_eq!(
-        (other.status, other.code()),
-        (409, "artifact_settled"),
-        "{}",
-        other.body
-    );
+    other.assert_refused(409, "artifact_settled");
 }
 
 #[test]
@@ -238,12 +228,7 @@ fn an_answer_records_ten_artifacts_and_names_the_eleventh() {
     assert!(named, "the eleventh is named: {view}");
     assert_eq!(wanted(&ext, &lease).len(), 10);
     let r = upload(&ext, &lease, "op-1", 10, PNG);
-    assert_eq!(
-        (r.status, r.code()),
-        (404, "unknown_artifact"),
-        "{}",
-        r.body
-    );
+    r.assert_refused(404, "unknown_artifact");
 }
 
 #[test]
@@ -258,12 +243,7 @@ fn an_upload_for_an_unavailable_artifact_is_refused_and_writes_nothing() {
         path,
         &json!({ "lease_id": lease, "words": "w".repeat(501) }),
     );
-    assert_eq!(
-        (long.status, long.code()),
-        (400, "invalid"),
-        "{}",
-        long.body
-    );
+    long.assert_refused(400, "invalid");
     assert_eq!(
         dump(&profile),
         before,
@@ -278,32 +258,17 @@ fn an_upload_for_an_unavailable_artifact_is_refused_and_writes_nothing() {
     assert_eq!(r.body["artifact"]["state"], "unavailable");
     let before = dump(&profile);
     let late = upload(&ext, &lease, "op-1", 0, PNG);
-    assert_eq!(
-        (late.status, late.code()),
-        (409, "artifact_settled"),
-        "{}",
-        late.body
-    );
+    late.assert_refused(409, "artifact_settled");
     assert_eq!(dump(&profile), before, "the refusal wrote nothing");
     assert!(store_files(&profile).is_empty(), "no byte of it is on disk");
     let gone = serve.client().get("/v1/sends/op-1/artifacts/0");
-    assert_eq!(
-        (gone.status, gone.code()),
-        (410, "artifact_unavailable"),
-        "{}",
-        gone.body
-    );
+    gone.assert_refused(410, "artifact_unavailable");
     assert!(gone.body["message"]
         .as_str()
         .unwrap()
         .contains("File expired."));
     let unknown = upload(&ext, &lease, "op-none", 0, PNG);
-    assert_eq!(
-        (unknown.status, unknown.code()),
-        (404, "unknown_artifact"),
-        "{}",
-        unknown.body
-    );
+    unknown.assert_refused(404, "unknown_artifact");
     assert_eq!(serve.client().get("/v1/sends/op-1/artifacts/9").status, 404);
     assert_eq!(dump(&profile), before, "nothing written by the refusals");
 }
@@ -406,20 +371,10 @@ fn the_store_full_ends_the_artifact_unavailable_in_the_owners_words() {
     let ext = serve.pair();
     let lease = answered(&serve, &ext, "op-1");
     let r = upload(&ext, &lease, "op-1", 0, PNG);
-    assert_eq!(
-        (r.status, r.code()),
-        (507, "attachment_store_full"),
-        "{}",
-        r.body
-    );
+    r.assert_refused(507, "attachment_store_full");
     assert_eq!(store_files(&profile).len(), 1, "nothing of it on disk");
     let gone = serve.client().get("/v1/sends/op-1/artifacts/0");
-    assert_eq!(
-        (gone.status, gone.code()),
-        (410, "artifact_unavailable"),
-        "{}",
-        gone.body
-    );
+    gone.assert_refused(410, "artifact_unavailable");
     assert!(
         gone.body["message"]
             .as_str()

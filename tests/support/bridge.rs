@@ -300,6 +300,11 @@ impl Answer {
     pub fn code(&self) -> &str {
         self.body["code"].as_str().unwrap_or("")
     }
+
+    /// Asserts a refusal with `status` and `code` (the body is shown when not).
+    pub fn assert_refused(&self, status: u16, code: &str) {
+        assert_eq!((self.status, self.code()), (status, code), "{}", self.body);
+    }
 }
 
 /// A blocking client of the bridge, with an optional bearer token and Origin.
