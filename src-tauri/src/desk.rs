@@ -319,7 +319,7 @@ impl Desk {
         let mime = a.mime.unwrap_or_default();
         if !mime.starts_with("image/") || a.size.unwrap_or(u64::MAX) > json::PREVIEW_MAX_BYTES {
             return Err(Refusal::said(
-                "no preview for this file (not an image, or over 8 MB); Save it to open it",
+                "no preview for this file (not an image, or over 8 MiB); Save it to open it",
             ));
         }
         let c = self.client();
