@@ -17,6 +17,7 @@ use super::attachment_routes::{read_body, store_refusal};
 use super::body::{self, Body as JsonBody};
 use super::error::ApiError;
 use super::extension_routes::{long_poll, MAX_WAIT_MS};
+use super::observations::hear;
 use super::BridgeState;
 use crate::attachments::{self as files, artifact, sha256_hex, Attachment, Store, StoreError};
 use crate::error_code::ErrorCode;
@@ -47,19 +48,6 @@ pub(super) fn routes() -> Router<BridgeState> {
 }
 
 type Answer = Result<(StatusCode, Json<Value>), ApiError>;
-
-/// The lease must exist (ended is fine); its tab is heard (its silence bound starts
-/// again). Nothing is written.
-async fn hear(st: &BridgeState, lease_id: &str) -> Result<(), ApiError> {
-    let lease_id = lease_id.to_string();
-    st.ledger()
-        .call(move |l| {
-            l.hear_lease(&lease_id);
-            l.lease_known(&lease_id)
-        })
-        .await?;
-    Ok(())
-}
 
 #[derive(Deserialize)]
 struct WantedQuery {

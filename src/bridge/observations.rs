@@ -457,14 +457,15 @@ pub enum Input {
     End,
 }
 
-/// The lease must exist (ended is fine: an answer outlives its tab's lease). A tab
-/// forwarding its page's traffic is alive, so its silence bound starts again.
-async fn hear(st: &BridgeState, lease_id: &str) -> Result<(), ApiError> {
+/// The lease must exist (ended is fine: an answer outlives its tab's lease); a read,
+/// nothing is written. A tab that asks (forwarding its page's traffic, asking for its
+/// conversation's generated files) is alive, so its silence bound starts again.
+pub(super) async fn hear(st: &BridgeState, lease_id: &str) -> Result<(), ApiError> {
     let lease_id = lease_id.to_string();
     st.ledger()
         .call(move |l| {
             l.hear_lease(&lease_id);
-            l.get_lease(&lease_id)
+            l.lease_known(&lease_id)
         })
         .await?;
     Ok(())
