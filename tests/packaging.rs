@@ -6,6 +6,21 @@
 
 use std::path::Path;
 
+/// Every file under `dir`, as a path relative to the extension's folder (`contract/contract.js`).
+fn extension_files(dir: &Path, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let name = format!("{prefix}{}", entry.file_name().into_string().unwrap());
+        if entry.file_type().unwrap().is_dir() {
+            out.extend(extension_files(&entry.path(), &format!("{name}/")));
+        } else {
+            out.push(name);
+        }
+    }
+    out
+}
+
 #[test]
 fn every_extension_file_is_shipped_in_the_deb_under_usr_share() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -17,8 +32,7 @@ fn every_extension_file_is_shipped_in_the_deb_under_usr_share() {
         .as_object()
         .expect("bundle.linux.deb.files");
     let mut missing = Vec::new();
-    for entry in std::fs::read_dir(root.join("extension")).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
+    for name in extension_files(&root.join("extension"), "") {
         let dest = format!("/usr/share/sendledger/extension/{name}");
         match files.get(&dest).and_then(|v| v.as_str()) {
             Some(src) if src == format!("../extension/{name}") => {}
