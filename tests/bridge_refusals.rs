@@ -86,6 +86,8 @@ const ROWS: &[Row] = &[
     ("schema: an unknown decision", "POST /v1/sends/done/resolve", CLIENT, r#"{"decision":"{secret}","by":"alice","evidence":"none"}"#, 400, "malformed"),
     ("schema: an extra field on dispatch", "POST /v1/ext/dispatch", EXT, r#"{"lease_id":"{lease}","op_id":"held","force":true}"#, 400, "malformed"),
     ("schema: a bad fail stage", "POST /v1/ext/fail", EXT, r#"{"lease_id":"{lease}","op_id":"held","stage":"during","reason":"{secret}"}"#, 400, "malformed"),
+    ("a page fact of no contract shape", "POST /v1/ext/fail", EXT, r#"{"lease_id":"{lease}","op_id":"held","stage":"before_dispatch","reason":"r","page_fact":{"id":"Composer Present","needs":"every"}}"#, 400, "invalid"),
+    ("a page fact needed by no known sends", "POST /v1/ext/fail", EXT, r#"{"lease_id":"{lease}","op_id":"held","stage":"before_dispatch","reason":"r","page_fact":{"id":"composer.present","needs":"some"}}"#, 400, "malformed"),
     ("a bad state filter", "GET /v1/sends?state=sent", CLIENT, "", 400, "malformed"),
     ("a bad event id", "GET /v1/events?after=abc", CLIENT, "", 400, "malformed"),
     ("remote stops without a lease", "GET /v1/ext/remote-stops", EXT, "", 400, "malformed"),

@@ -306,6 +306,9 @@ struct FailBody {
     op_id: String,
     stage: FailStage,
     reason: String,
+    /// The page fact that did not hold, when the tab failed the send on one (issue 35).
+    #[serde(default)]
+    page_fact: Option<super::page_fact::PageFact>,
 }
 
 fn owned_by(l: &crate::ledger::Ledger, op_id: &str, lease_id: &str) -> Result<(), LedgerError> {
@@ -325,7 +328,12 @@ async fn fail(State(st): State<BridgeState>, Body(b): Body<FailBody>) -> Answer 
         FailStage::BeforeDispatch => format!("failed before dispatch: {}", b.reason),
         FailStage::AfterDispatch => format!("failed after dispatch: {}", b.reason),
     };
-    tracing::info!(op = %b.op_id, lease = %b.lease_id, stage = ?b.stage, "extension report: the send failed in the tab");
+    if let Some(fact) = &b.page_fact {
+        fact.check()
+            .map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::Invalid, m))?;
+    }
+    let fact = b.page_fact.as_ref().map(|f| f.id.as_str());
+    tracing::info!(op = %b.op_id, lease = %b.lease_id, stage = ?b.stage, page_fact = ?fact, "extension report: the send failed in the tab");
     let send = st
         .ledger()
         .call(move |l| {

@@ -19,6 +19,7 @@ mod events;
 mod extension_routes;
 pub mod observations;
 mod openai;
+pub mod page_fact;
 pub mod pairing;
 pub mod queue_feed;
 mod refused_request;
