@@ -40,7 +40,10 @@ fn a_conversation_read_lists_every_branch_with_uuid_sender_parent_and_text() {
     );
     let legacy = r.message("5a1d0c3e-2b4f-4e61-9a7c-11f0d2e3b4a5").unwrap();
     assert_eq!(legacy.text, "Hello! What would you like to know?");
-    assert!(!format!("{r:?}").contains("Yenisei"), "Debug never shows text");
+    assert!(
+        !format!("{r:?}").contains("Yenisei"),
+        "Debug never shows text"
+    );
 }
 
 #[test]
@@ -78,7 +81,12 @@ fn a_conversation_read_completes_a_send_only_by_its_own_human_message_uuid_never
         other => panic!("{other:?}"),
     }
     assert_eq!(
-        answer_in(&r, CONVERSATION, "0c4e9aff-0000-4000-8000-000000000000", None),
+        answer_in(
+            &r,
+            CONVERSATION,
+            "0c4e9aff-0000-4000-8000-000000000000",
+            None
+        ),
         Harvest::HumanNotFound,
         "a human message the read does not hold, even if its words are there"
     );
@@ -92,7 +100,12 @@ fn a_conversation_read_completes_a_send_only_by_its_own_human_message_uuid_never
         Harvest::OtherConversation
     );
     assert_eq!(
-        answer_in(&r, CONVERSATION, HUMAN, Some("0c4e9a79-0000-4000-8000-000000000000")),
+        answer_in(
+            &r,
+            CONVERSATION,
+            HUMAN,
+            Some("0c4e9a79-0000-4000-8000-000000000000")
+        ),
         Harvest::NotYet,
         "the chosen answer is not in the read yet"
     );
@@ -102,13 +115,23 @@ fn a_conversation_read_completes_a_send_only_by_its_own_human_message_uuid_never
 fn an_unfinished_or_streaming_answer_in_the_read_completes_nothing() {
     let r = read();
     assert_eq!(
-        answer_in(&r, CONVERSATION, "0c4e9a90-3c4d-4e5f-8a6b-7c8d9e0f1a23", None),
+        answer_in(
+            &r,
+            CONVERSATION,
+            "0c4e9a90-3c4d-4e5f-8a6b-7c8d9e0f1a23",
+            None
+        ),
         Harvest::Unfinished {
             stop_reason: "max_tokens".into()
         }
     );
     assert_eq!(
-        answer_in(&r, CONVERSATION, "0c4e9aa0-5e6f-4a7b-8c9d-0e1f2a3b4c56", None),
+        answer_in(
+            &r,
+            CONVERSATION,
+            "0c4e9aa0-5e6f-4a7b-8c9d-0e1f2a3b4c56",
+            None
+        ),
         Harvest::NotYet,
         "stop_reason null: still streaming"
     );
@@ -131,5 +154,8 @@ fn a_read_that_is_an_error_or_malformed_is_an_error_that_names_it() {
         Err(ParseError::NotJson { .. })
     ));
     let deep = format!("{{\"a\":{}{}}}", "[".repeat(70), "]".repeat(70));
-    assert_eq!(parse_conversation(deep.as_bytes()), Err(ParseError::TooDeep));
+    assert_eq!(
+        parse_conversation(deep.as_bytes()),
+        Err(ParseError::TooDeep)
+    );
 }

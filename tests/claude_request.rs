@@ -61,7 +61,11 @@ fn the_create_call_and_the_conversation_read_are_told_apart_by_method_and_path()
         assert_eq!(route_of("POST", &other), None, "{other}");
     }
     let long = url(&format!("/{}/completion", "a".repeat(MAX_URL_BYTES)));
-    assert_eq!(route_of("POST", &long), None, "a URL past the bound is not read");
+    assert_eq!(
+        route_of("POST", &long),
+        None,
+        "a URL past the bound is not read"
+    );
 }
 
 #[test]
@@ -81,7 +85,10 @@ fn a_follow_ups_request_carries_the_page_chosen_message_uuids_its_parent_and_mod
     assert_eq!(r.new_chat, None, "a follow-up creates nothing");
     assert!(r.files.is_empty());
     let debug = format!("{r:?}");
-    assert!(!debug.contains("rivers"), "Debug never shows the prompt: {debug}");
+    assert!(
+        !debug.contains("rivers"),
+        "Debug never shows the prompt: {debug}"
+    );
 }
 
 #[test]
@@ -173,7 +180,10 @@ fn malformed_requests_are_errors_that_name_what_happened_never_panics() {
         Err(ParseError::TooLarge { .. })
     ));
     let e = parse_completion(b"{}").unwrap_err().to_string();
-    assert!(e.contains("claude.ai") && e.contains("docs/claude-provider.md"), "{e}");
+    assert!(
+        e.contains("claude.ai") && e.contains("docs/claude-provider.md"),
+        "{e}"
+    );
 }
 
 #[test]

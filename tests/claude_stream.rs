@@ -56,7 +56,10 @@ fn a_receipt_needs_the_stream_to_name_the_assistant_uuid_the_page_chose() {
     );
     let mut unstarted = obs.clone();
     unstarted.started = false;
-    assert_eq!(receipt_for(&completion_route(), &req, &unstarted, ASKED), None);
+    assert_eq!(
+        receipt_for(&completion_route(), &req, &unstarted, ASKED),
+        None
+    );
     assert_eq!(
         receipt_for(&completion_route(), &req, &obs, "Another text."),
         None,
@@ -79,7 +82,13 @@ fn the_prompt_is_compared_with_line_breaks_normalised_only() {
     let obs = stream("stream_thinking_answer.sse");
     let text = "Plan a two-day walk along the Rhine.\nKeep it short.";
     assert!(receipt_for(&completion_route(), &req, &obs, text).is_some());
-    assert!(receipt_for(&completion_route(), &req, &obs, "Plan a two-day walk along the Rhine. Keep it short.").is_none());
+    assert!(receipt_for(
+        &completion_route(),
+        &req,
+        &obs,
+        "Plan a two-day walk along the Rhine. Keep it short."
+    )
+    .is_none());
 }
 
 #[test]
@@ -91,13 +100,19 @@ fn thinking_is_never_taken_for_the_answer() {
     assert!(obs.thinking.contains("split it at Boppard"));
     assert!(obs.thinking.contains("Weighing where to stop overnight."));
     assert!(!obs.text.contains("THIS TEXT SITS IN A THINKING BLOCK"));
-    assert!(!obs.thinking.contains("THIS TEXT"), "a text delta is not thinking either");
+    assert!(
+        !obs.thinking.contains("THIS TEXT"),
+        "a text delta is not thinking either"
+    );
     assert!(!obs.text.contains("thinking delta aimed"));
     match answer_outcome(&obs, &req) {
         ClaudeOutcome::Answered { text, .. } => assert_eq!(text, want),
         other => panic!("{other:?}"),
     }
-    assert!(obs.warnings.len() >= 3, "the mismatched deltas and the unknown event are counted");
+    assert!(
+        obs.warnings.len() >= 3,
+        "the mismatched deltas and the unknown event are counted"
+    );
 }
 
 #[test]
@@ -114,8 +129,15 @@ fn a_stream_cut_before_message_stop_completes_nothing() {
     );
     let mut d = StreamDecoder::new();
     d.feed(&fixture("stream_cut.sse"));
-    assert_eq!(d.snapshot().end, StreamEnd::Open, "a snapshot is not an end");
-    assert_eq!(answer_outcome(&d.snapshot(), &req), ClaudeOutcome::NoAnswerYet);
+    assert_eq!(
+        d.snapshot().end,
+        StreamEnd::Open,
+        "a snapshot is not an end"
+    );
+    assert_eq!(
+        answer_outcome(&d.snapshot(), &req),
+        ClaudeOutcome::NoAnswerYet
+    );
     assert!(
         receipt_for(&completion_route(), &req, &obs, ASKED).is_some(),
         "the receipt stands: the page took the message"
@@ -178,7 +200,11 @@ fn a_message_limit_is_read_as_a_limit_with_its_reset_time() {
 #[test]
 fn a_limit_reset_comes_from_its_exceeded_windows_or_is_none_never_a_guess() {
     let both = stream("stream_limit_windows_only.sse").limit.unwrap();
-    assert_eq!(both.resume_at_ms(), Some(1_796_547_600_000), "the latest exceeded window");
+    assert_eq!(
+        both.resume_at_ms(),
+        Some(1_796_547_600_000),
+        "the latest exceeded window"
+    );
     let none = stream("stream_limit_no_time.sse").limit.unwrap();
     assert!(none.exceeded());
     assert_eq!(none.resume_at_ms(), None);
@@ -187,7 +213,9 @@ fn a_limit_reset_comes_from_its_exceeded_windows_or_is_none_never_a_guess() {
 
 #[test]
 fn a_limit_within_bounds_holds_nothing() {
-    let limit = stream("stream_answer.sse").limit.expect("sent with every answer");
+    let limit = stream("stream_answer.sse")
+        .limit
+        .expect("sent with every answer");
     assert_eq!(limit.state, LimitState::Within);
     assert!(!limit.exceeded());
     assert_eq!(limit.resume_at_ms(), None);
@@ -196,7 +224,11 @@ fn a_limit_within_bounds_holds_nothing() {
 
 #[test]
 fn every_split_of_a_stream_gives_the_same_observation() {
-    for name in ["stream_thinking_answer.sse", "stream_answer.sse", "stream_error.sse"] {
+    for name in [
+        "stream_thinking_answer.sse",
+        "stream_answer.sse",
+        "stream_error.sse",
+    ] {
         let bytes = fixture(name);
         let whole = decode(&bytes);
         for split in 0..=bytes.len() {
@@ -217,7 +249,10 @@ fn events_after_message_stop_are_passed_over() {
     );
     let obs = decode(&bytes);
     assert_eq!(obs.error, None);
-    assert!(matches!(answer_outcome(&obs, &req), ClaudeOutcome::Answered { .. }));
+    assert!(matches!(
+        answer_outcome(&obs, &req),
+        ClaudeOutcome::Answered { .. }
+    ));
 }
 
 #[test]

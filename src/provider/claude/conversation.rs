@@ -120,7 +120,10 @@ pub fn parse_conversation(body: &[u8]) -> Result<ConversationRead, ParseError> {
 }
 
 fn message_of(item: &Value) -> Option<ReadMessage> {
-    let uuid = item.get("uuid").and_then(Value::as_str).filter(|u| looks_like_id(u))?;
+    let uuid = item
+        .get("uuid")
+        .and_then(Value::as_str)
+        .filter(|u| looks_like_id(u))?;
     let sender = match item.get("sender").and_then(Value::as_str)? {
         "human" => Sender::Human,
         "assistant" => Sender::Assistant,

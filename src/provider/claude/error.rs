@@ -46,7 +46,9 @@ pub enum ParseError {
         field: &'static str,
     },
     /// The body is claude.ai's error answer (`{"type":"error","error":{…}}`).
-    #[error("the body is an error answer from claude.ai ({summary}), not a conversation; read it again")]
+    #[error(
+        "the body is an error answer from claude.ai ({summary}), not a conversation; read it again"
+    )]
     ErrorBody {
         /// The error's own short description (`error.message`, at most 300 characters).
         summary: String,

@@ -158,12 +158,10 @@ fn time_ms(v: &Value) -> Option<i64> {
                 .filter(|f| f.is_finite() && f.abs() < 1e12)
                 .map(|f| f as i64)
         })?,
-        Value::String(s) if s.len() <= 64 => chrono::DateTime::parse_from_rfc3339(s)
-            .ok()?
-            .timestamp(),
+        Value::String(s) if s.len() <= 64 => {
+            chrono::DateTime::parse_from_rfc3339(s).ok()?.timestamp()
+        }
         _ => return None,
     };
-    (EARLIEST_S..=LATEST_S)
-        .contains(&secs)
-        .then(|| secs * 1000)
+    (EARLIEST_S..=LATEST_S).contains(&secs).then(|| secs * 1000)
 }

@@ -77,8 +77,7 @@ pub fn route_of(method: &str, url: &str) -> Option<Route> {
         return None;
     }
     let segs: Vec<&str> = path_of(url).trim_end_matches('/').split('/').collect();
-    let ["", "api", "organizations", org, "chat_conversations", rest @ ..] = segs.as_slice()
-    else {
+    let ["", "api", "organizations", org, "chat_conversations", rest @ ..] = segs.as_slice() else {
         return None;
     };
     if !looks_like_id(org) {

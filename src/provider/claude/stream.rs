@@ -293,9 +293,7 @@ impl StreamDecoder {
             .or_else(|| v.get("message").and_then(Value::as_str))
             .unwrap_or("the stream reported an error without words");
         self.error = Some(PageError {
-            kind: field("type")
-                .filter(|t| t.len() <= 64)
-                .map(str::to_string),
+            kind: field("type").filter(|t| t.len() <= 64).map(str::to_string),
             message: message.trim().chars().take(MAX_ERROR_CHARS).collect(),
         });
     }

@@ -34,8 +34,7 @@ pub fn receipt_for(
     if normalise(&req.prompt) != normalise(send_text) {
         return None;
     }
-    if !obs.started || obs.assistant_message_uuid.as_deref() != Some(&req.assistant_message_uuid)
-    {
+    if !obs.started || obs.assistant_message_uuid.as_deref() != Some(&req.assistant_message_uuid) {
         return None;
     }
     Some(NativeReceipt {
