@@ -205,3 +205,61 @@ fn the_create_call_and_its_answer_name_the_new_conversation() {
         })
     );
 }
+
+mod refused {
+    use super::fixture;
+    use sendledger::provider::chatgpt::refused_request::Hold;
+    use sendledger::provider::claude::refused::{read_refused_completion, MAX_RESET_AHEAD_S};
+
+    const NOW: i64 = 1_796_030_000_000;
+    const RESET: i64 = 1_796_040_000_000;
+
+    fn body(name: &str) -> String {
+        String::from_utf8(fixture(name)).unwrap()
+    }
+
+    #[test]
+    fn a_429_to_the_completion_holds_until_the_reset_its_body_names() {
+        let r =
+            read_refused_completion(429, Some("30"), None, &body("refused_429_limit.json"), NOW)
+                .expect("a 429 is a refusal");
+        assert_eq!(
+            r.hold,
+            Hold::Until(RESET),
+            "the body's resetsAt, not Retry-After"
+        );
+        assert_eq!(
+            r.message,
+            "claude.ai refused the message: the account's usage limit is reached"
+        );
+        let header = read_refused_completion(429, None, Some("1796040000"), "{}", NOW).unwrap();
+        assert_eq!(header.hold, Hold::Until(RESET), "else the reset header");
+        let neither = read_refused_completion(429, Some("120"), None, "{}", NOW).unwrap();
+        assert_eq!(neither.hold, Hold::Until(NOW + 120_000), "else Retry-After");
+    }
+
+    #[test]
+    fn a_reset_past_or_too_far_ahead_holds_until_a_person_resumes_never_a_guess() {
+        let far = (NOW / 1000 + MAX_RESET_AHEAD_S + 60).to_string();
+        let r = read_refused_completion(429, None, Some(&far), "{}", NOW).unwrap();
+        assert_eq!(r.hold, Hold::UntilResumed);
+        let past = (NOW / 1000 - 60).to_string();
+        let r = read_refused_completion(429, None, Some(&past), "{}", NOW).unwrap();
+        assert_eq!(r.hold, Hold::UntilResumed);
+    }
+
+    #[test]
+    fn other_refusals_carry_the_pages_words_and_a_5xx_proves_nothing() {
+        let r = read_refused_completion(403, None, None, &body("refused_403.json"), NOW).unwrap();
+        assert_eq!(
+            r.message,
+            "This organization does not have access to this model."
+        );
+        assert_eq!(r.hold, Hold::UntilResumed);
+        assert_eq!(
+            read_refused_completion(503, None, Some("1796040000"), "{}", NOW),
+            None,
+            "a server error is not a refusal this reader can be sure of"
+        );
+    }
+}

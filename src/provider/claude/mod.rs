@@ -11,7 +11,8 @@
 //! - [`stream`]: the event stream → [`stream::StreamObservation`] (text and thinking
 //!   apart, stop reason, `message_stop`, the page's `error`, `message_limit`);
 //! - [`turn`]: the native receipt and the answer's outcome;
-//! - [`limit`]: the usage limit and its reset time;
+//! - [`limit`]: the usage limit and its reset time; [`refused`]: the server refusing the
+//!   completion request itself (a 429 naming the limit's reset);
 //! - [`conversation`] and [`harvest`]: the conversation read, and a cut answer found in it.
 //!
 //! **API Boundary**: bytes and JSON text in, plain values out; every input bounded.
@@ -24,6 +25,7 @@ pub mod create;
 pub mod error;
 pub mod harvest;
 pub mod limit;
+pub mod refused;
 pub mod request;
 pub mod route;
 pub mod stream;
