@@ -241,14 +241,19 @@ fn every_split_of_a_stream_gives_the_same_observation() {
 }
 
 #[test]
-fn events_after_message_stop_are_passed_over() {
+fn events_after_message_stop_are_passed_over_but_a_limit() {
     let req = request("request_follow_up.json");
     let mut bytes = fixture("stream_answer.sse");
     bytes.extend_from_slice(
         b"event: error\ndata: {\"type\":\"error\",\"error\":{\"message\":\"late\"}}\n\n",
     );
+    bytes.extend_from_slice(&fixture("stream_limit_no_time.sse"));
     let obs = decode(&bytes);
     assert_eq!(obs.error, None);
+    assert!(
+        obs.limit.as_ref().is_some_and(|l| l.exceeded()),
+        "a message_limit after message_stop is still read: it gates the next send"
+    );
     assert!(matches!(
         answer_outcome(&obs, &req),
         ClaudeOutcome::Answered { .. }

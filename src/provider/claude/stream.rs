@@ -10,7 +10,7 @@
 //!   {type: "thinking_delta", thinking} | {type: "thinking_summary_delta", summary: {summary}} | …}`,
 //!   `content_block_stop` `{index}`;
 //! - `message_delta` `{delta: {stop_reason, stop_sequence}}`;
-//! - `message_stop`: the answer's end (after it, the stream is read no further);
+//! - `message_stop`: the answer's end (after it, only `message_limit` is still read);
 //! - `message_limit` ([`super::limit`]), `error` `{error: {type, message}}`, `ping`;
 //! - other events (`conversation_ready`, `model_fallback`, citation deltas, …) are passed
 //!   over and counted in [`StreamObservation::warnings`], never quoting content.
@@ -178,10 +178,6 @@ impl StreamDecoder {
     }
 
     fn event(&mut self, e: SseEvent) {
-        if self.stopped {
-            self.warn("an event after message_stop was passed over");
-            return;
-        }
         if json_depth::check_text(e.data.as_bytes()).is_err() {
             self.too_deep = true;
             self.warn("JSON nesting deeper than the depth bound was passed over");
@@ -197,6 +193,10 @@ impl StreamDecoder {
             .map(str::to_string)
             .or(e.event)
             .unwrap_or_default();
+        if self.stopped && kind != "message_limit" {
+            self.warn("an event after message_stop was passed over");
+            return;
+        }
         self.typed(&kind, &v);
     }
 
