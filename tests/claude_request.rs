@@ -50,6 +50,13 @@ fn the_create_call_and_the_conversation_read_are_told_apart_by_method_and_path()
             conversation: CONVERSATION.into()
         })
     );
+    assert_eq!(
+        route_of("POST", &url(&format!("/{CONVERSATION}/stop_response"))),
+        Some(Route::StopResponse {
+            org: ORG.into(),
+            conversation: CONVERSATION.into()
+        })
+    );
     assert_eq!(route_of("GET", &url("")), None, "the chat list is not read");
     for other in [
         "https://claude.ai/api/organizations".to_string(),

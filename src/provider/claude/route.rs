@@ -6,6 +6,7 @@
 //! - `… /chat_conversations/{conversation}/retry_completion` (any method: it is fenced,
 //!   never a send);
 //! - `POST /api/organizations/{org}/chat_conversations` (a new chat);
+//! - `POST … /chat_conversations/{conversation}/stop_response` (the page's stop button);
 //! - `GET /api/organizations/{org}/chat_conversations/{conversation}` with any query
 //!   (`tree=True&rendering_mode=messages&render_all_tools=true`).
 //!
@@ -40,6 +41,13 @@ pub enum Route {
     CreateConversation {
         /// The organization uuid from the path.
         org: String,
+    },
+    /// The page's stop: the person (or Stop) pressed the page's stop button.
+    StopResponse {
+        /// The organization uuid from the path.
+        org: String,
+        /// The conversation uuid from the path.
+        conversation: String,
     },
     /// The conversation read (harvest, evidence).
     ConversationRead {
@@ -93,6 +101,7 @@ pub fn route_of(method: &str, url: &str) -> Option<Route> {
             match tail {
                 ["retry_completion"] => Some(Route::Retry { org, conversation }),
                 ["completion"] if post => Some(Route::Completion { org, conversation }),
+                ["stop_response"] if post => Some(Route::StopResponse { org, conversation }),
                 [] if get => Some(Route::ConversationRead { org, conversation }),
                 _ => None,
             }
