@@ -2,3 +2,4 @@
 //! the ledger can act on. No I/O.
 
 pub mod chatgpt;
+pub mod claude;
