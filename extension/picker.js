@@ -174,12 +174,12 @@
     if (found.shape === 'unrecognised' || !(await open())) return { present: true, shape: 'unrecognised', ...EMPTY, header_menus: found.header_menus || 0 };
     const { models, efforts, unnamed } = radios();
     const s = slider();
+    const proOff = s && s.proRow ? { pro: notice(s.proRow) } : {}; // read while the menu is open
     await close();
     if (!models.length || unnamed > 1 || (s && !s.known)) return { present: true, shape: 'unrecognised', ...EMPTY, slider: sliderShows(s) };
     const m = models.find((r) => r.checked);
     const e = efforts.find((r) => r.checked);
     const sliderEffort = s ? s.effort : null;
-    const proOff = s && s.proRow ? { pro: notice(s.proRow) } : {};
     return {
       present: true,
       shape: s ? 'slider' : 'menu',

@@ -19,8 +19,11 @@
 //        carry another conversation's turn (its completion first).
 //        hold "answer": the stream opens (ids, the user message echo, the answer's first
 //        words) and waits; hold "response": the POST gets no response at all until released.
-//        picker "top"|"advanced"|"none" (every model in the menu; thinking models under
-//        Advanced → Model / Effort; an account with no picker), surface "chat"|"work",
+//        picker "top"|"advanced"|"none"|"slider"|"unknown" (every model in the menu; thinking
+//        models under Advanced → Model / Effort; an account with no picker; the Latest radio
+//        and an effort slider — `pro: true` for five stops, else four and a greyed-out Pro
+//        row, `slider_skew: true` for a valuetext that disagrees with the position; a picker
+//        built differently: places.js), surface "chat"|"work",
 //        surface_switch "known"|"changed" (a switch built differently: a radiogroup with other
 //        test ids; in Work mode its composer POSTs /backend-api/work/<id>/messages, counted as
 //        `elsewhere_posts`),
@@ -29,7 +32,8 @@
 //        hold_page "<path>": that page's GET waits for a release (a tab held on its way there);
 //        answer_model "<slug>": the answer names that model, whatever the request asked for
 //        state: a page state that ends a send (states.mjs: something_went_wrong,
-//        too_many_requests, unusual_activity, headers_too_large, downgrade, effort_limit), lang "en"|"de",
+//        too_many_requests, unusual_activity, headers_too_large, downgrade, effort_limit), lang "en"|"de"|"ko"
+//        (the states' words in en or de; the slider picker's also in ko),
 //        retry_after (a 429's Retry-After: seconds, an HTTP date, or null for none);
 //        file_limit (bytes a file may have on the page; 20 MiB by default), upload_hold
 //        (true, or a file's name: the blob store holds that PUT until a release;
@@ -180,7 +184,7 @@ function page(config, surface = config.surface) {
 
 /** Starts the fake. Returns `{port, blobPort, blobHost, close()}` (`blobPort`: the blob store's). */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, request_files: 'all', surface_switch: 'known', answer_images: false, download_refuse: false, download_busy: false, download_hold: false };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, request_files: 'all', surface_switch: 'known', pro: false, slider_skew: false, answer_images: false, download_refuse: false, download_busy: false, download_hold: false };
   const config = { ...DEFAULTS };
   const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, elsewhere_posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, requests: [] });
   let state = counts();
