@@ -4,7 +4,8 @@
 //   1. docs/extension.md's table under "The page contract" must be exactly the table made
 //      from `sendledgerContract.list()` (id, meaning, needs, signals, seen);
 //   2. page-observer.js (the page's world, which cannot read the contract) must use the
-//      traffic facts' route patterns, as the same RegExp literals.
+//      traffic facts' route patterns, as the same RegExp literals, and follow the hand-off
+//      by the names the hand-off fact gives.
 //
 //   node e2e/browser/contract-check.mjs          check; exit 1 naming what differs
 //   node e2e/browser/contract-check.mjs --write  write the table into docs/extension.md
@@ -65,6 +66,9 @@ function main() {
     for (const [name, source] of Object.entries(f.routes)) {
       if (!observer.includes(`/${source}/`)) problems.push(`page-observer.js does not use the route ${name} of fact ${f.id} (/${source}/)`);
     }
+  }
+  for (const f of facts.filter((x) => Array.isArray(x.observerNames))) {
+    for (const name of f.observerNames) if (!observer.includes(`'${name}'`) && !observer.includes(`.${name}`)) problems.push(`page-observer.js does not follow ${name} of fact ${f.id}`);
   }
   if (problems.length) {
     for (const p of problems) console.error(`contract-check: ${p}`);

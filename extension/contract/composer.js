@@ -45,6 +45,8 @@
     signals: ['structure'],
     subject: 'a send button',
     selectors: SEND,
+    /** Beyond tags and non-text attributes (interfaces shape 1): */
+    reads: 'whether the composer is empty (never its text): the live page shows its send button only once the composer holds text',
     probe() {
       const b = document.querySelector(SEND.sendButton);
       if (b) return { state: 'holds', shows: { found: true, disabled: !!b.disabled || b.getAttribute('aria-disabled') === 'true' } };

@@ -83,6 +83,8 @@
     needs: 'effort',
     signals: ['structure'],
     subject: "a model picker's effort",
+    /** Beyond tags and non-text attributes (interfaces shape 1): */
+    reads: "aria-valuetext's digits only (its words go into a sentence, never into the decision); data-disabled beside aria-disabled for the Pro row",
     stops: EFFORT_STOPS,
     async probe({ openPicker } = {}) {
       if (!openPicker) return needsOpen;

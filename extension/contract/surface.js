@@ -102,6 +102,8 @@
     subject: 'a Chat/Work switch',
     selectors: SELECTORS,
     routes: CHAT_ROUTES.map(([template]) => template),
+    /** Beyond tags and non-text attributes (interfaces shape 1): */
+    reads: "the address's path (a report carries it with ids masked), the route signal",
     read,
     probe() {
       const r = read();

@@ -128,6 +128,8 @@
     signals: ['traffic'],
     subject: 'a WebSocket hand-off',
     markers: MARKERS,
+    /** The names page-observer.js follows a hand-off by (checked to be in it). */
+    observerNames: ['stream_handoff', 'conversation-turn-complete', 'topic_id'],
     probe() {
       const shows = { handoffs: seen.handoffs, frames: seen.frames, frames_with_topic: seen.framesWithTopic, turn_completes: seen.turnCompletes };
       if (!seen.handoffs) return { state: 'unseen', shows };
