@@ -111,6 +111,8 @@ export function pageScenarios({ scenario, ready, fakeState, fakeConfig, conversa
     assert.equal(st.requests[0].model, 'gpt-5-5', "the page's request names the model Latest resolves to");
     assert.equal((await page.evaluate(() => window.__fakePicker.chosen())).model, 'gpt-5-5', 'the picker was set to Latest');
     assert.ok(view.send.receipt, 'receipted');
+    const alarms = view.timeline.filter((e) => (e.evidence || '').startsWith('destination_mismatch'));
+    assert.deepEqual(alarms, [], "the page's resolution of latest is no destination_mismatch");
   });
 
   scenario('an_unknown_picker_is_said_as_unrecognised_never_as_none', async (w) => {
