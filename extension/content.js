@@ -24,6 +24,7 @@
   const P = window.sendledgerPlaces;
   const picker = window.sendledgerPicker;
   const A = window.sendledgerAttach;
+  const C = window.sendledgerContract;
   const TAG = '__sendledger';
   const WAIT_MS = 25_000; // long-poll bound
   const SETTLE_MS = 3_000; // how long typing may take to show in the composer
@@ -278,11 +279,34 @@
 
   const outcome = (send, what, detail) => ask('outcome', { op_id: send.op_id, outcome: what, detail });
 
-  async function failBefore(send, held, reason, { snapshot = false } = {}) {
+  /**
+   * Fails `send` before dispatch with `reason`. `fact`: the page-contract fact whose not
+   * holding caused it (its id): the tab first runs the contract's check (no picker opened)
+   * and hands it to the worker (`pageCheck`: the owner keeps it with the send; an owner
+   * without that route answers 404, which changes nothing), then fails the send naming the
+   * fact (`page_fact: {id, needs}`; the owner's gate for `needs: "every"`).
+   */
+  async function failBefore(send, held, reason, { snapshot = false, fact = null } = {}) {
     if (snapshot) await ask('snapshot', { snapshot: S.layoutSnapshot(reason) });
+    const known = fact && C.get(fact);
+    const pageFact = known ? { page_fact: { id: known.id, needs: known.needs } } : {};
+    if (known) await ask('pageCheck', { lease_id: held.lease_id, op_id: send.op_id, check: await C.checkAll({ openPicker: false }) });
     await outcome(send, 'failed_before_dispatch', reason);
-    const r = await ask('fail', { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
-    if (!r.ok && r.lost) await ask('fail', { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
+    const body = { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason, ...pageFact };
+    const r = await ask('fail', body);
+    if (!r.ok && r.lost) await ask('fail', body);
+  }
+
+  /** What the page showed of its surface, for the sentence naming surface.chat (structure only). */
+  function surfaceDetail() {
+    const r = P.surfaceShows();
+    if (r.switch_like.length) {
+      const what = r.switch_like.slice(0, 3).map((c) => (c.testid ? `${c.role} ${c.testid}` : `${c.role} with no test id`));
+      return `switch-like controls it does not know: ${what.join(', ')}${r.switch_like.length > 3 ? ', …' : ''}`;
+    }
+    if (r.route === 'not a chat route') return `the address ${location.pathname.replace(/\/c\/[^/]+/, '/c/<id>').slice(0, 80)} is no chat route`;
+    if (r.switch === 'known') return 'the known switch shows no one surface selected';
+    return 'no composer form to look beside';
   }
 
   /**
@@ -399,7 +423,7 @@
       const snapshot = S.layoutSnapshot(SENTENCES.noSendButton);
       clearComposer(composer);
       await ask('snapshot', { snapshot });
-      await failBefore(send, held, SENTENCES.noSendButton);
+      await failBefore(send, held, SENTENCES.noSendButton, { fact: 'send_button.present' });
       return null;
     }
     const enabled = () => {
@@ -425,14 +449,16 @@
     // picker, the composer (no text, no files), no answer generating
     const dest = destinationOf(send);
     if (!shows(dest)) return goTo(send, held, dest);
-    if (P.surface() !== 'chat') return failBefore(send, held, SENTENCES.notChat(P.surface()));
+    const surface = P.surface();
+    if (surface === 'unrecognised') return failBefore(send, held, C.refusal('surface.chat', surfaceDetail()), { fact: 'surface.chat' });
+    if (surface !== 'chat') return failBefore(send, held, SENTENCES.notChat(surface));
     if (dest.model || dest.effort) {
       const chosen = await picker.choose(dest.model || null, dest.effort || null);
-      if (!chosen.ok) return failBefore(send, held, chosen.reason);
+      if (!chosen.ok) return failBefore(send, held, chosen.reason, { fact: chosen.fact || null });
     }
     const at = location.href;
     const idle = await pageIdle();
-    if (idle) return failBefore(send, held, idle, { snapshot: idle === SENTENCES.noComposer });
+    if (idle) return failBefore(send, held, idle, { snapshot: idle === SENTENCES.noComposer, fact: idle === SENTENCES.noComposer ? 'composer.present' : null });
     // 2. the files: given to the page, uploaded by it, its file ids read (attach.js)
     const attached = await A.attach(send, held, { ask, until });
     if (!attached.ok) return failBefore(send, held, attached.reason);
@@ -672,14 +698,18 @@
   }
 
   /**
-   * Before asking for a send: a tab off the Chat surface waits for it (true: look again);
+   * Before asking for a send: a tab that positively shows another surface (Work mode on
+   * the known switch, another product's address) waits for Chat (true: look again); a
+   * page whose surface is not recognised keeps its lease, and the send it is handed fails
+   * before dispatch naming the fact surface.chat (a doubt is a no, said as such);
    * a tab that moved to another conversation (a new chat got its id) drops its lease, so
    * the loop binds it again — the new lease ends the old one and takes a claim that fits
    * the conversation shown now.
    */
   async function offChatOrMoved() {
     if (S.generating()) return false;
-    if (P.surface() !== 'chat') {
+    const surface = P.surface();
+    if (surface !== 'chat' && surface !== 'unrecognised') {
       await offChat();
       return true;
     }

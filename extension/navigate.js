@@ -9,10 +9,8 @@
 (() => {
   const S = window.sendledgerSelectors;
 
-  /** The surface switch and its selected tab (`surface-chat`, `surface-work`, …). */
-  const SURFACE_TAB = '[data-testid="surface-switcher"] [role="tab"][aria-selected="true"]';
-  /** Product surfaces other than Chat by address (no composer of a chat there). */
-  const OTHER_SURFACE_PATH = /^\/(codex|gpts|library|images|sora|tasks|apps)(\/|$)/;
+  /** The Chat surface's fact (contract/surface.js): its two signals, read together. */
+  const SURFACE = window.sendledgerContract.get('surface.chat');
 
   /** A slug or id as it may appear in an address (the owner bounds them; this encodes). */
   const enc = (s) => encodeURIComponent(String(s));
@@ -63,17 +61,15 @@
     },
 
     /**
-     * Which surface the page is: `chat`, or the name of another (`work`, `codex`, …). Read
-     * from the surface switch's selected tab by its test id; a page without the switch is
-     * Chat unless its address is another product's.
+     * Which surface the page is: `chat` only when its address is a chat route and its
+     * structure says Chat (contract/surface.js); the name of a surface it positively shows
+     * otherwise (`work` on the known switch, `codex` by address, …); or `unrecognised` —
+     * a doubt (a switch-like control this extension does not know, an address that is no
+     * chat route), and a doubt takes no send.
      */
-    surface() {
-      const tab = document.querySelector(SURFACE_TAB);
-      const id = tab && tab.getAttribute('data-testid');
-      if (id && id.startsWith('surface-')) return id.slice('surface-'.length) || 'unknown';
-      if (tab || document.querySelector('[data-testid="surface-switcher"]')) return 'unknown';
-      const other = location.pathname.match(OTHER_SURFACE_PATH);
-      return other ? other[1] : 'chat';
-    },
+    surface: () => SURFACE.read().surface,
+
+    /** The surface reading with what the page showed (structure only), for a sentence. */
+    surfaceShows: () => SURFACE.read(),
   });
 })();

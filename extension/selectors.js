@@ -1,31 +1,37 @@
-// Every chatgpt.com DOM fact the extension relies on, in one place (docs/extension.md,
-// "Selectors"). When chatgpt.com changes its layout, this is the file to change.
+// The helpers that read chatgpt.com's page: the composer's text, the buttons, the thread,
+// the address. Every selector comes from the page contract (contract/*.js; docs/extension.md,
+// "The page contract"): when chatgpt.com changes its layout, the contract is what changes.
 //
-// Loaded as a classic content script before content.js; exposes `globalThis.sendledgerSelectors`.
+// Loaded as a classic content script after the contract files, before content.js; exposes `globalThis.sendledgerSelectors`.
 // Nothing here reads or keeps the text of a message except `composerText`, whose result
 // stays in the content script's memory.
 
 (() => {
-  /** The selectors, with where each was seen (FORMAT.md §5 in ../shared/fixtures/chatgpt). */
+  /**
+   * The selectors, each from the page contract's fact that names it (contract/*.js: its
+   * meaning, where it was seen, and which sends fail when it does not hold). The file
+   * chip's selectors are still here (FORMAT.md §5 gives none; the fake's structure).
+   */
+  const of = (id) => window.sendledgerContract.get(id).selectors;
   const SELECTORS = Object.freeze({
-    /** The ProseMirror composer: a contenteditable div. */
-    composer: '#prompt-textarea[contenteditable="true"]',
-    /** The send button, present and enabled once the composer holds text. */
-    sendButton: 'button[data-testid="send-button"]',
-    /** The stop button, present while an answer is being generated. */
-    stopButton: 'button[data-testid="stop-button"]',
-    /** One turn of the thread. */
-    turn: '[data-testid^="conversation-turn-"]',
-    /** One message with its backend id. */
-    message: '[data-message-author-role][data-message-id]',
-    /** The page's own error for a turn ("Something went wrong", a usage limit). */
-    pageError: '[data-testid="conversation-error"]',
-    /** A modal over the page ("Too many requests", …): recognised by role and aria, in any language. */
-    dialog: '[role="dialog"][aria-modal="true"], [role="alertdialog"]',
+    /** The ProseMirror composer: a contenteditable div (fact composer.present). */
+    composer: of('composer.present').composer,
+    /** The send button, present and enabled once the composer holds text (send_button.present). */
+    sendButton: of('send_button.present').sendButton,
+    /** The stop button, present while an answer is being generated (stop_button.present). */
+    stopButton: of('stop_button.present').stopButton,
+    /** One turn of the thread (thread.turns). */
+    turn: of('thread.turns').turn,
+    /** One message with its backend id (thread.turns). */
+    message: of('thread.turns').message,
+    /** The page's own error for a turn ("Something went wrong", a usage limit) (thread.page_error). */
+    pageError: of('thread.page_error').pageError,
+    /** A modal over the page ("Too many requests", …): by role and aria, in any language (dialog.modal). */
+    dialog: of('dialog.modal').dialog,
     /** The composer's own file input (hidden; the page's "+" opens it). */
     fileInput: 'form[data-type="unified-composer"] input[type="file"]',
-    /** The composer, as the drop target for files. */
-    dropTarget: 'form[data-type="unified-composer"]',
+    /** The composer, as the drop target for files (composer.present's form). */
+    dropTarget: of('composer.present').form,
     /** A file attached in the composer: one chip each. */
     fileChip: '[data-testid="file-chip"]',
     /** The chip's file name. */

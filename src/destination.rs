@@ -11,6 +11,9 @@ use std::path::Path;
 /// The prefix of the timeline note written when the page's request is not the send's
 /// destination (and of the sentence every door reports it with).
 pub const MISMATCH_NOTE: &str = "destination_mismatch";
+/// The model a send names for the picker's Latest entry (a radio with no slug: docs/extension.md,
+/// "The model picker"). The page resolves it: the slug its request names is that resolution.
+pub const LATEST_MODEL: &str = "latest";
 
 /// The key of the default destination in the profile's `config.json`.
 pub const DEFAULT_KEY: &str = "default_destination";

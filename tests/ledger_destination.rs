@@ -514,3 +514,28 @@ fn an_answer_from_another_model_than_asked_is_one_destination_mismatch_note_and_
     assert_eq!(send.state, SendState::Dispatched, "nothing moves");
     assert_eq!(dispatch_events(ledger.raw_connection(), "op-m"), 1);
 }
+
+#[test]
+fn a_send_for_latest_takes_the_pages_resolution_and_notes_only_an_answer_from_another_model() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let req = to("op-l", Some(CONV_A), Some("latest"));
+    let lease = claimed(&mut ledger, &req, Some(CONV_A));
+    let grant = grant_asked(&mut ledger, ("op-l", &lease), Some(CONV_A), "latest");
+    assert!(matches!(grant, Grant::Granted(_)), "{grant:?}");
+    // The page's request names the model its Latest entry resolves to: no mismatch.
+    let page = ledger
+        .record_page_destination("op-l", Some(CONV_A), Some("gpt-5-5"))
+        .unwrap();
+    assert_eq!(page.mismatch, None, "the page's resolution of latest");
+    assert_eq!(page.model.as_deref(), Some("gpt-5-5"), "recorded");
+    assert_eq!(ledger.note_answer_model("op-l", "gpt-5-5").unwrap(), None);
+    let why = ledger
+        .note_answer_model("op-l", "gpt-5-instant")
+        .unwrap()
+        .expect("an answer from another model than the resolution");
+    assert!(
+        why.starts_with("destination_mismatch: the page answered with model gpt-5-instant; the send asked for latest (gpt-5-5 in the page's request)"),
+        "{why}"
+    );
+}

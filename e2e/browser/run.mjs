@@ -22,6 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { doorScenarios } from './door-scenarios.mjs';
 import { destinationBench, destinationScenarios } from './destination-scenarios.mjs';
+import { pageScenarios } from './page-scenarios.mjs';
 import { stateScenarios } from './state-scenarios.mjs';
 import { attachmentScenarios } from './attachment-scenarios.mjs';
 import { artifactScenarios } from './artifact-scenarios.mjs';
@@ -931,6 +932,7 @@ doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversatio
 destinationScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversations: () => ({ a: CONV_A, b: CONV_B, c: CONV_C }) });
 if (process.env.SENDLEDGER_BENCH === '1') destinationBench({ scenario, ready, conversations: () => ({ a: CONV_A, b: CONV_B }) });
 stateScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
+pageScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
 attachmentScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation: () => CONV_A });
 artifactScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation: () => CONV_A, otherConversation: () => CONV_B });
 

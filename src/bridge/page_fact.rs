@@ -38,8 +38,8 @@ impl PageFact {
     /// rule when it has not.
     pub fn check(&self) -> Result<(), String> {
         let parts: Vec<&str> = self.id.split('.').collect();
+        // An area may hold `_` too (`send_button.present`: docs/extension.md's contract table).
         let shaped = parts.len() >= 2
-            && parts[0].chars().all(|c| c.is_ascii_lowercase())
             && parts
                 .iter()
                 .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
@@ -49,5 +49,40 @@ impl PageFact {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Needs, PageFact};
+
+    fn fact(id: &str) -> PageFact {
+        PageFact {
+            id: id.into(),
+            needs: Needs::Every,
+        }
+    }
+
+    #[test]
+    fn a_fact_id_is_lowercase_parts_with_underscores_in_its_area_too() {
+        for ok in [
+            "composer.present",
+            "send_button.present",
+            "stop_button.present",
+            "surface.chat",
+        ] {
+            assert_eq!(fact(ok).check(), Ok(()), "{ok}");
+        }
+        let long = format!("a.{}", "b".repeat(63));
+        for bad in [
+            "Composer Present",
+            "composer",
+            "composer.",
+            ".present",
+            "send-button.present",
+            long.as_str(),
+        ] {
+            assert!(fact(bad).check().is_err(), "{bad}");
+        }
     }
 }

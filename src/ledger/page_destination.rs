@@ -5,7 +5,7 @@
 use super::destinations::get;
 use super::error::Result;
 use super::sends;
-use crate::destination::{Destination, Kind};
+use crate::destination::{Destination, Kind, LATEST_MODEL};
 use rusqlite::{params, Connection, OptionalExtension};
 
 /// What the page's own conversation request showed after the click.
@@ -40,7 +40,8 @@ fn mismatch(d: &Destination, conversation: Option<&str>, model: Option<&str>) ->
         ));
     }
     match &d.model {
-        Some(asked) if model != Some(asked.as_str()) => Some(format!(
+        // `latest` is the page's to resolve: the slug its request names is the resolution.
+        Some(asked) if asked != LATEST_MODEL && model != Some(asked.as_str()) => Some(format!(
             "{MISMATCH_NOTE}: the page's request used model {}; the send asked for {asked} (sent once; never resent)",
             model.unwrap_or("(none named)")
         )),
@@ -98,10 +99,20 @@ pub(crate) fn answer_model(
         return Ok(None);
     };
     let model = bounded(Some(model), 64).unwrap_or_default();
-    let noted = page_of(tx, op_id)?.is_some_and(|p| p.mismatch.is_some());
+    let page = page_of(tx, op_id)?;
+    let noted = page.as_ref().is_some_and(|p| p.mismatch.is_some());
+    // For `latest`, the answer is compared with the model the page's request resolved it to.
+    let resolved = page.and_then(|p| p.model).filter(|_| asked == LATEST_MODEL);
+    if asked == LATEST_MODEL && resolved.is_none() || resolved.as_deref() == Some(model.as_str()) {
+        return Ok(None);
+    }
     if model == asked || noted {
         return Ok(None);
     }
+    let asked = match resolved {
+        Some(r) => format!("{asked} ({r} in the page's request)"),
+        None => asked,
+    };
     let why = format!(
         "{MISMATCH_NOTE}: the page answered with model {model}; the send asked for {asked} (sent once; never resent)"
     );

@@ -247,13 +247,21 @@ async function openUserSocket() {
   await new Promise((resolve) => socket.addEventListener('open', resolve, { once: true }));
 }
 
+/** Work mode's composer: the message goes to a Work route, not a chat conversation. */
+async function workMessage(text) {
+  clearComposer();
+  addTurn('user', crypto.randomUUID(), text);
+  await fetch(`/backend-api/work/${crypto.randomUUID()}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: text }) });
+}
+
 async function submit(kind) {
   if (generating) return;
   const text = composerText(view.state.doc);
   if (text === '' || busy()) return;
   await note(kind);
-  const files = takeForMessage();
   const config = await (await fetch('/__fake/config')).json();
+  if (config.surface === 'work') return workMessage(text);
+  const files = takeForMessage();
   const userId = crypto.randomUUID();
   const body = {
     action: 'next',

@@ -19,14 +19,21 @@
 //        carry another conversation's turn (its completion first).
 //        hold "answer": the stream opens (ids, the user message echo, the answer's first
 //        words) and waits; hold "response": the POST gets no response at all until released.
-//        picker "top"|"advanced"|"none" (every model in the menu; thinking models under
-//        Advanced → Model / Effort; an account with no picker), surface "chat"|"work",
+//        picker "top"|"advanced"|"none"|"slider"|"unknown" (every model in the menu; thinking
+//        models under Advanced → Model / Effort; an account with no picker; the Latest radio
+//        and an effort slider — `pro: true` for five stops, else four and a greyed-out Pro
+//        row, `slider_skew: true` for a valuetext that disagrees with the position; a picker
+//        built differently: places.js), surface "chat"|"work",
+//        surface_switch "known"|"changed" (a switch built differently: a radiogroup with other
+//        test ids; in Work mode its composer POSTs /backend-api/work/<id>/messages, counted as
+//        `elsewhere_posts`),
 //        picker_drift "<slug>" (the page switches its model when the composer first holds text)
 //        — the request's `model` and `thinking_effort` follow the picker; `?model=<slug>` starts it;
 //        hold_page "<path>": that page's GET waits for a release (a tab held on its way there);
 //        answer_model "<slug>": the answer names that model, whatever the request asked for
 //        state: a page state that ends a send (states.mjs: something_went_wrong,
-//        too_many_requests, unusual_activity, headers_too_large, downgrade, effort_limit), lang "en"|"de",
+//        too_many_requests, unusual_activity, headers_too_large, downgrade, effort_limit), lang "en"|"de"|"ko"
+//        (the states' words in en or de; the slider picker's also in ko),
 //        retry_after (a 429's Retry-After: seconds, an HTTP date, or null for none);
 //        file_limit (bytes a file may have on the page; 20 MiB by default), upload_hold
 //        (true, or a file's name: the blob store holds that PUT until a release;
@@ -89,9 +96,18 @@ const IMPORTS = {
 
 /**
  * The surface switch, rendered with the page (as the server renders chatgpt.com's shell):
- * Chat, Work mode, or another product (Codex), the selected one `aria-selected`.
+ * Chat, Work mode, or another product (Codex), the selected one `aria-selected`. With config
+ * `surface_switch: "changed"` it is built differently (issue 35): a radiogroup with other
+ * test ids, its options `role="radio"` + `aria-checked`, Chat or Work mode selected as
+ * `surface` says — a switch the extension does not know.
  */
-function surfaceSwitch(surface) {
+function surfaceSwitch(surface, config) {
+  if (config.surface_switch === 'changed' && surface !== 'codex') {
+    const options = [['chat', 'Chat'], ['agent', 'Work']]
+      .map(([name, label]) => `<button type="button" role="radio" data-testid="mode-option-${name}" aria-checked="${(surface === 'work') === (name === 'agent')}">${label}</button>`)
+      .join('');
+    return ` <span role="radiogroup" data-testid="mode-toggle">${options}</span>`;
+  }
   const tabs = [['chat', 'Chat'], ['work', 'Work'], ['codex', 'Codex']]
     .map(([name, label]) => `<button type="button" role="tab" data-testid="surface-${name}" aria-selected="${surface === name}">${label}</button>`)
     .join('');
@@ -155,7 +171,7 @@ function page(config, surface = config.surface) {
 </style>
 <script type="importmap">${JSON.stringify({ imports: IMPORTS })}</script>
 </head><body>
-<header>ChatGPT <small>local test double — sendledger e2e</small>${surfaceSwitch(surface)}</header>
+<header>ChatGPT <small>local test double — sendledger e2e</small>${surfaceSwitch(surface, config)}</header>
 <main><div id="thread"></div>
 <form data-type="unified-composer" id="composer-form">
   ${editor}
@@ -168,9 +184,9 @@ function page(config, surface = config.surface) {
 
 /** Starts the fake. Returns `{port, blobPort, blobHost, close()}` (`blobPort`: the blob store's). */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, request_files: 'all', answer_images: false, download_refuse: false, download_busy: false, download_hold: false };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, request_files: 'all', surface_switch: 'known', pro: false, slider_skew: false, answer_images: false, download_refuse: false, download_busy: false, download_hold: false };
   const config = { ...DEFAULTS };
-  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, requests: [] });
+  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, elsewhere_posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, requests: [] });
   let state = counts();
   let holds = [];
   const conversations = new Map();
@@ -370,6 +386,12 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     }
     if (req.method === 'POST' && (p === '/backend-api/f/conversation' || p === '/backend-api/conversation')) {
       return conversationPost(req, res);
+    }
+    // Work mode's composer posts its message here, not to a chat conversation route.
+    if (req.method === 'POST' && /^\/backend-api\/work\/[0-9a-f-]{36}\/messages$/.test(p)) {
+      await readBody(req);
+      state.elsewhere_posts += 1;
+      return json(res, 200, { status: 'accepted' });
     }
     if (req.method === 'POST' && p === '/backend-api/stop_conversation') {
       const { conversation_id: id } = JSON.parse(await readBody(req));
