@@ -278,11 +278,12 @@
 
   const outcome = (send, what, detail) => ask('outcome', { op_id: send.op_id, outcome: what, detail });
 
-  async function failBefore(send, held, reason, { snapshot = false } = {}) {
+  async function failBefore(send, held, reason, { snapshot = false, pageFact = null } = {}) {
     if (snapshot) await ask('snapshot', { snapshot: S.layoutSnapshot(reason) });
     await outcome(send, 'failed_before_dispatch', reason);
-    const r = await ask('fail', { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
-    if (!r.ok && r.lost) await ask('fail', { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
+    const body = { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason, ...(pageFact ? { page_fact: pageFact } : {}) };
+    const r = await ask('fail', body);
+    if (!r.ok && r.lost) await ask('fail', body);
   }
 
   /**
@@ -332,7 +333,7 @@
     const composer = S.composer();
     if (!composer) return SENTENCES.noComposer;
     if (S.composerText(composer) !== '') return SENTENCES.composerBusy;
-    if (S.fileChips().length) return SENTENCES.composerHasFiles; // they would go with the send
+    if (A.holdsFiles()) return SENTENCES.composerHasFiles; // they would go with the send
     if (S.generating() && !(await until(() => !S.generating(), IDLE_MS))) return SENTENCES.generating;
     return null;
   }
@@ -434,8 +435,8 @@
     const idle = await pageIdle();
     if (idle) return failBefore(send, held, idle, { snapshot: idle === SENTENCES.noComposer });
     // 2. the files: given to the page, uploaded by it, its file ids read (attach.js)
-    const attached = await A.attach(send, held, { ask, until });
-    if (!attached.ok) return failBefore(send, held, attached.reason);
+    const attached = await A.attach(send, held, { ask });
+    if (!attached.ok) return failBefore(send, held, attached.reason, { pageFact: attached.fact });
     // 3. type, and check what was typed and the button
     const button = await typeAndCheck(send, held, at, attached);
     if (!button) return;

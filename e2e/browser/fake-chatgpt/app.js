@@ -10,7 +10,7 @@ import { EditorState, TextSelection } from 'prosemirror-state';
 import { EditorView } from 'prosemirror-view';
 import { keymap } from 'prosemirror-keymap';
 import { chosen, composerChanged, mountPlaces, projectFromPath } from '/__fake/places.js';
-import { busy, mountUploads, takeForMessage } from '/__fake/uploads.js';
+import { busy, mountUploads, takeForMessage, uploadWaiting, waiting } from '/__fake/uploads.js';
 import { imageParts, pageHeaders, showGenerated } from '/__fake/generated.js';
 
 const schema = new Schema({
@@ -247,11 +247,20 @@ async function openUserSocket() {
   await new Promise((resolve) => socket.addEventListener('open', resolve, { once: true }));
 }
 
-async function submit(kind) {
+/**
+ * A submit (`kind`: click or enter). Files waiting for it (config `upload_on_send`) start
+ * uploading, and the page submits by itself once they are uploaded (`noted`: the click was
+ * counted already).
+ */
+async function submit(kind, noted = false) {
   if (generating) return;
   const text = composerText(view.state.doc);
   if (text === '' || busy()) return;
-  await note(kind);
+  if (!noted) await note(kind);
+  if (waiting()) {
+    uploadWaiting(() => submit(kind, true));
+    return;
+  }
   const files = takeForMessage();
   const config = await (await fetch('/__fake/config')).json();
   const userId = crypto.randomUUID();
