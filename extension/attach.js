@@ -306,11 +306,30 @@
     return chips.length === list.length && m.every((c, i) => ok(c, list[i]));
   };
 
+  /** Whether `confirmed` names files that waited for the Send click (no file ids). */
+  const deferred = (confirmed) => !!confirmed && confirmed.some((f) => f.file_id === null);
+
+  /**
+   * After the one click on a page that uploads on it: the sentence when a chip of the send's
+   * files shows an error before the page's request was seen (`sent()`), within UPLOAD_MS —
+   * the page then does not send — or null.
+   */
+  async function refusedAfterClick(confirmed, sent) {
+    const refused = () => {
+      if (sent()) return 'sent';
+      const c = matchChips(confirmed, F.chips()).find((x) => x && x.state === 'error');
+      return c ? c : null;
+    };
+    const c = await poll(refused, UPLOAD_MS);
+    if (!c || c === 'sent') return null;
+    return `the page refused the attachment "${c.name}" ("${c.words || 'no words'}") after the one Send click that started its upload: the page did not send the message (its request was not seen); the click is not repeated`;
+  }
+
   /** What the page's traffic showed of its uploads (counts only), for files.upload_route. */
   const seenUploads = () => ({
     created: notes.filter((n) => n.stage === 'created' && n.file_id).length,
     uploaded: notes.filter((n) => n.stage === 'uploaded' && n.ok).length,
   });
 
-  window.sendledgerAttach = Object.freeze({ attach, removeAll: () => removeAll(), holdsFiles, stillAttached, seenUploads, UPLOAD_MS });
+  window.sendledgerAttach = Object.freeze({ attach, removeAll: () => removeAll(), holdsFiles, stillAttached, deferred, refusedAfterClick, seenUploads, UPLOAD_MS });
 })();

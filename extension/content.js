@@ -454,6 +454,10 @@
       forgetPageErrors();
       button.click();
       await outcome(send, 'clicked');
+      // A page that uploads on the click: a file it then refuses keeps it from sending.
+      const mine = granted;
+      const refused = A.deferred(attached.confirmed) && (await A.refusedAfterClick(attached.confirmed, () => mine.requestSeen));
+      if (refused) await ask('fail', { lease_id: held.lease_id, op_id: send.op_id, stage: 'after_dispatch', reason: refused });
       return;
     }
     clearComposer(S.composer());

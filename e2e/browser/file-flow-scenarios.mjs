@@ -92,6 +92,22 @@ export function fileFlowScenarios({ scenario: register, ready, fakeState, fakeCo
     assert.ok((await fakeBytes(`/__test/blob/${st.files.find((f) => f.name === 'first.pdf').file_id}`)).equals(doc));
   });
 
+  scenario('a_file_the_page_fails_to_upload_after_the_one_click_makes_the_send_uncertain_with_its_words_and_nothing_is_clicked_again', async (w) => {
+    // The click started the uploads and the blob store fails one: the page shows its words
+    // and does not send. The send was clicked (dispatched): it becomes uncertain at once
+    // with the page's words, not at its receipt bound; no second click.
+    const a = conversation();
+    await fakeConfig({ upload_on_send: true, upload_fail: true });
+    await ready(w, { conversations: [a] });
+    const sha = await store(w, 'notes.pdf', pdf(), 'application/pdf');
+    const op = await w.queue('Clicked once; the page could not upload the file.', { conversation_id: a, attachments: [sha] });
+    const { send } = await w.until(op, 'uncertain', 30_000);
+    assert.match(send.evidence, /^failed after dispatch: the page refused the attachment "notes\.pdf" \("The upload failed\. Remove the file and try again\."\) after the one Send click that started its upload: the page did not send the message/);
+    const st = await fakeState();
+    assert.equal(st.clicks, 1, 'one click, never a second');
+    assert.equal(st.posts, 0, 'the page did not send');
+  });
+
   scenario('chips_built_differently_with_the_same_meaning_let_the_send_go', async (w) => {
     // Other test ids, a role=group tile, a progressbar with a value, a preview button
     // beside the remove button: the same meaning, so the send goes once.

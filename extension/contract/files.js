@@ -178,13 +178,35 @@
 
   fact({
     id: 'files.chip',
-    meaning: 'a chip per attached file, recognised by meaning: it shows a name, a readable state (busy, progress, error or uploaded) and a remove button',
-    signals: ['structure', 'traffic'],
+    meaning: "a chip per attached file, recognised by meaning: it shows the file's name and a readable state (uploading, waiting, refused or uploaded), confirmed by the page's upload traffic",
+    signals: ['structure', 'route'],
     subject: 'file chips',
     probe: () => {
       const cs = chips();
+      return { state: cs.length ? 'holds' : 'unseen', shows: { chips: cs.length, shapes: shape(cs) } };
+    },
+  });
+
+  fact({
+    id: 'files.chip_progress',
+    meaning: "a chip's upload state: aria-busy, a spinner (a progressbar with no value) or a progressbar below its maximum; a bar at its minimum with nothing busy waits for the Send click",
+    signals: ['structure', 'route'],
+    subject: "a file chip's upload state",
+    probe: () => {
+      const cs = chips().filter((c) => c.state === 'uploading' || c.state === 'waiting');
+      return { state: cs.length ? 'holds' : 'unseen', shows: { uploading: cs.filter((c) => c.state === 'uploading').length, waiting: cs.filter((c) => c.state === 'waiting').length } };
+    },
+  });
+
+  fact({
+    id: 'files.chip_remove',
+    meaning: "a chip's remove button (its test id says remove, delete, close or dismiss, or it is the chip's only button): how a failed send's files leave the composer",
+    signals: ['structure'],
+    subject: "a file chip's remove button",
+    probe: () => {
+      const cs = chips();
       if (!cs.length) return { state: 'unseen', shows: { chips: 0 } };
-      return { state: cs.every((c) => c.remove) ? 'holds' : 'fails', shows: { chips: cs.length, shapes: shape(cs) } };
+      return { state: cs.every((c) => c.remove) ? 'holds' : 'fails', shows: { chips: cs.length, with_remove: cs.filter((c) => c.remove).length } };
     },
   });
 
