@@ -18,9 +18,10 @@
   /** The composer: the form around the chat's editor. */
   const COMPOSER = 'form[data-type="unified-composer"]';
   /** What may be a chip: an element whose test id speaks of files, uploads or attachments,
-   * or a group or list item; kept only when it holds a button and shows a name (below). */
+   * or an item of a list; kept only when it holds a button and shows a name (below). Not
+   * any role=group: the composer's other pills (a tool, the model) are groups too. */
   const CHIP_HINT = ['file', 'attachment', 'upload'].map((w) => `[data-testid*="${w}" i]:not(button):not(input)`).join(', ')
-    + ', [role="group"], [role="listitem"]';
+    + ', [role="list"] > [role="listitem"]';
   /** Parts of a chip that are no name: its buttons, its state, what is hidden. */
   const NOT_NAME = 'button, [role="alert"], [role="progressbar"], [role="status"], [aria-hidden="true"], svg, img, input';
   const ERROR = '[role="alert"], [aria-invalid="true"]';
