@@ -129,13 +129,14 @@
    * The chips the composer shows, in page order: `{el, texts, name, state, words, remove}`
    * — the innermost elements that look like a chip (CHIP_HINT), hold a button and show a
    * name. `name`: the first text it shows (attach.js matches the send's names against
-   * `texts`). File names stay in the content script.
+   * `texts`). File names stay in the content script. `named: false` (the facts' probes):
+   * the name is not asked for, so a probe decides from structure a page report carries.
    */
-  function chips() {
+  function chips({ named = true } = {}) {
     const root = composer();
     if (!root) return [];
     const candidates = [...root.querySelectorAll(CHIP_HINT)].filter(
-      (el) => !el.isContentEditable && !el.querySelector('[contenteditable="true"]') && el.querySelector('button') && leafTexts(el).length,
+      (el) => !el.isContentEditable && !el.querySelector('[contenteditable="true"]') && el.querySelector('button') && (!named || leafTexts(el).length),
     );
     const inner = candidates.filter((el) => !candidates.some((o) => o !== el && el.contains(o)));
     return inner.slice(0, MAX_CHIPS).map((el) => {
@@ -182,8 +183,9 @@
     meaning: "a chip per attached file, recognised by meaning: it shows the file's name and a readable state (uploading, waiting, refused or uploaded), confirmed by the page's upload traffic",
     signals: ['structure', 'route'],
     subject: 'file chips',
+    reads: "in a send, each chip's text, to find the file's name there (kept in the content script); the probe reads structure only",
     probe: () => {
-      const cs = chips();
+      const cs = chips({ named: false });
       return { state: cs.length ? 'holds' : 'unseen', shows: { chips: cs.length, shapes: shape(cs) } };
     },
   });
@@ -194,7 +196,7 @@
     signals: ['structure', 'route'],
     subject: "a file chip's upload state",
     probe: () => {
-      const cs = chips().filter((c) => c.state === 'uploading' || c.state === 'waiting');
+      const cs = chips({ named: false }).filter((c) => c.state === 'uploading' || c.state === 'waiting');
       return { state: cs.length ? 'holds' : 'unseen', shows: { uploading: cs.filter((c) => c.state === 'uploading').length, waiting: cs.filter((c) => c.state === 'waiting').length } };
     },
   });
@@ -205,7 +207,7 @@
     signals: ['structure'],
     subject: "a file chip's remove button",
     probe: () => {
-      const cs = chips();
+      const cs = chips({ named: false });
       if (!cs.length) return { state: 'unseen', shows: { chips: 0 } };
       return { state: cs.every((c) => c.remove) ? 'holds' : 'fails', shows: { chips: cs.length, with_remove: cs.filter((c) => c.remove).length } };
     },
@@ -216,10 +218,10 @@
     meaning: "a refused file's chip: role=alert or aria-invalid, with the page's own words, read at once",
     signals: ['structure'],
     subject: "a file chip's error",
+    reads: "in a send, the page's words in the alert or the element the chip is described by (they go into the send's reason); the probe reads structure only",
     probe: () => {
-      const cs = chips().filter((c) => c.state === 'error');
-      if (!cs.length) return { state: 'unseen', shows: { errors: 0 } };
-      return { state: cs.every((c) => c.words) ? 'holds' : 'fails', shows: { errors: cs.length, with_words: cs.filter((c) => c.words).length } };
+      const cs = chips({ named: false }).filter((c) => c.state === 'error');
+      return { state: cs.length ? 'holds' : 'unseen', shows: { errors: cs.length } };
     },
   });
 
@@ -228,6 +230,8 @@
     meaning: "the page's own upload in its traffic: POST /backend-api/files gives a file id, POST /backend-api/files/<id>/uploaded confirms it",
     signals: ['route'],
     subject: "the page's file upload requests",
+    /** page-observer.js's FILE_CREATE and FILE_UPLOADED, as RegExp sources (the same strings). */
+    routes: Object.freeze({ create: '^\\/backend-api\\/files\\/?$', uploaded: '^\\/backend-api\\/files\\/([^/]+)\\/uploaded\\/?$' }),
     probe: () => {
       const seen = window.sendledgerAttach ? window.sendledgerAttach.seenUploads() : { created: 0, uploaded: 0 };
       return { state: seen.created ? (seen.uploaded ? 'holds' : 'unseen') : 'unseen', shows: seen };
