@@ -249,7 +249,9 @@ const handlers = {
   },
   async fail(tabId, m) {
     await noteError(m.reason);
-    return bridgeRequest('POST', '/v1/ext/fail', { lease_id: m.lease_id, op_id: m.op_id, stage: m.stage, reason: m.reason, ...(m.page_fact ? { page_fact: m.page_fact } : {}) });
+    const body = { lease_id: m.lease_id, op_id: m.op_id, stage: m.stage, reason: m.reason };
+    if (m.page_fact) body.page_fact = { id: m.page_fact.id, needs: m.page_fact.needs }; // the contract fact that did not hold
+    return bridgeRequest('POST', '/v1/ext/fail', body);
   },
   async observe(tabId, m) {
     const r = await bridgeRequest('POST', '/v1/ext/observations', m.observation, { timeoutMs: 30_000 });

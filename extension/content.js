@@ -278,10 +278,12 @@
 
   const outcome = (send, what, detail) => ask('outcome', { op_id: send.op_id, outcome: what, detail });
 
-  async function failBefore(send, held, reason, { snapshot = false, pageFact = null } = {}) {
+  async function failBefore(send, held, reason, { snapshot = false, fact = null } = {}) {
     if (snapshot) await ask('snapshot', { snapshot: S.layoutSnapshot(reason) });
+    const known = fact && window.sendledgerContract.get(fact);
+    const pageFact = known ? { page_fact: { id: known.id, needs: known.needs } } : {};
     await outcome(send, 'failed_before_dispatch', reason);
-    const body = { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason, ...(pageFact ? { page_fact: pageFact } : {}) };
+    const body = { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason, ...pageFact };
     const r = await ask('fail', body);
     if (!r.ok && r.lost) await ask('fail', body);
   }
@@ -436,7 +438,7 @@
     if (idle) return failBefore(send, held, idle, { snapshot: idle === SENTENCES.noComposer });
     // 2. the files: given to the page, uploaded by it, its file ids read (attach.js)
     const attached = await A.attach(send, held, { ask });
-    if (!attached.ok) return failBefore(send, held, attached.reason, { pageFact: attached.fact });
+    if (!attached.ok) return failBefore(send, held, attached.reason, { fact: attached.fact && attached.fact.id });
     // 3. type, and check what was typed and the button
     const button = await typeAndCheck(send, held, at, attached);
     if (!button) return;
