@@ -366,12 +366,15 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 // After an install or update, chatgpt.com tabs that are already open get the content
 // scripts again (Chromium does not re-inject them): the copy that was there stands down
 // (content.js, "One copy per tab"), the page observer runs once per page.
+/** The page contract's files, in the manifest's order (they come before selectors.js). */
+const CONTRACT_FILES = chrome.runtime.getManifest().content_scripts[1].js.filter((f) => f.startsWith('contract/'));
+
 chrome.runtime.onInstalled.addListener(async () => {
   const tabs = await chrome.tabs.query({ url: 'https://chatgpt.com/*' });
   for (const tab of tabs) {
     const target = { tabId: tab.id };
     chrome.scripting.executeScript({ target, files: ['page-observer.js'], world: 'MAIN' }).catch(() => {});
-    chrome.scripting.executeScript({ target, files: ['selectors.js', 'navigate.js', 'picker.js', 'attach.js', 'artifacts.js', 'content.js'] }).catch(() => {});
+    chrome.scripting.executeScript({ target, files: [...CONTRACT_FILES, 'selectors.js', 'navigate.js', 'picker.js', 'attach.js', 'artifacts.js', 'content.js'] }).catch(() => {});
   }
 });
 
