@@ -356,7 +356,7 @@
     const composer = S.composer();
     if (!composer) return SENTENCES.noComposer;
     if (S.composerText(composer) !== '') return SENTENCES.composerBusy;
-    if (S.fileChips().length) return SENTENCES.composerHasFiles; // they would go with the send
+    if (A.holdsFiles()) return SENTENCES.composerHasFiles; // they would go with the send
     if (S.generating() && !(await until(() => !S.generating(), IDLE_MS))) return SENTENCES.generating;
     return null;
   }
@@ -460,8 +460,8 @@
     const idle = await pageIdle();
     if (idle) return failBefore(send, held, idle, { snapshot: idle === SENTENCES.noComposer, fact: idle === SENTENCES.noComposer ? 'composer.present' : null });
     // 2. the files: given to the page, uploaded by it, its file ids read (attach.js)
-    const attached = await A.attach(send, held, { ask, until });
-    if (!attached.ok) return failBefore(send, held, attached.reason);
+    const attached = await A.attach(send, held, { ask });
+    if (!attached.ok) return failBefore(send, held, attached.reason, { fact: attached.fact && attached.fact.id });
     // 3. type, and check what was typed and the button
     const button = await typeAndCheck(send, held, at, attached);
     if (!button) return;
@@ -479,6 +479,10 @@
       forgetPageErrors();
       button.click();
       await outcome(send, 'clicked');
+      // A page that uploads on the click: a file it then refuses keeps it from sending.
+      const mine = granted;
+      const refused = A.deferred(attached.confirmed) && (await A.refusedAfterClick(attached.confirmed, () => mine.requestSeen));
+      if (refused) await ask('fail', { lease_id: held.lease_id, op_id: send.op_id, stage: 'after_dispatch', reason: refused });
       return;
     }
     clearComposer(S.composer());

@@ -28,20 +28,7 @@
     pageError: of('thread.page_error').pageError,
     /** A modal over the page ("Too many requests", …): by role and aria, in any language (dialog.modal). */
     dialog: of('dialog.modal').dialog,
-    /** The composer's own file input (hidden; the page's "+" opens it). */
-    fileInput: 'form[data-type="unified-composer"] input[type="file"]',
-    /** The composer, as the drop target for files (composer.present's form). */
-    dropTarget: of('composer.present').form,
-    /** A file attached in the composer: one chip each. */
-    fileChip: '[data-testid="file-chip"]',
-    /** The chip's file name. */
-    fileChipName: '[data-testid="file-chip-name"]',
-    /** A chip still uploading: busy, or showing its spinner. */
-    fileChipBusy: '[aria-busy="true"], [role="progressbar"]',
-    /** The page's words on a chip it refused. */
-    fileChipError: '[role="alert"]',
-    /** The chip's remove button. */
-    fileChipRemove: '[data-testid="remove-file-button"]',
+    // The file flow's facts (inputs, chips, the drop target) are in contract/files.js (issue 35).
   });
 
   /** Paths: `/c/<conversation id>`, `/g/<gizmo or project id>/c/<conversation id>`. */
@@ -100,31 +87,6 @@
 
     /** The page's own words in an error element, trimmed, at most 300 characters. */
     pageErrorText: (el) => (el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 300),
-
-    /** The composer's file input, or null. */
-    fileInput: () => document.querySelector(SELECTORS.fileInput),
-
-    /** The composer's drop target, or null. */
-    dropTarget: () => document.querySelector(SELECTORS.dropTarget),
-
-    /**
-     * The files attached in the composer, in order: `{el, name, state, words}`; state
-     * `uploading` (busy or a spinner), `error` (the page's words, at most 300 characters,
-     * in `words`) or `done`. File names are no message text; they stay in this script.
-     */
-    fileChips() {
-      return [...document.querySelectorAll(SELECTORS.fileChip)].map((el) => {
-        const nameEl = el.querySelector(SELECTORS.fileChipName);
-        const error = el.querySelector(SELECTORS.fileChipError);
-        const busy = el.matches(SELECTORS.fileChipBusy) || !!el.querySelector(SELECTORS.fileChipBusy);
-        const words = error ? (error.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 300) : null;
-        const state = error ? 'error' : busy ? 'uploading' : 'done';
-        return { el, name: nameEl ? nameEl.textContent.trim() : '', state, words };
-      });
-    },
-
-    /** The remove button of a chip, or null. */
-    fileChipRemove: (el) => el.querySelector(SELECTORS.fileChipRemove),
 
     /** Whether an answer is being generated (the stop button is shown). */
     generating: () => visible(document.querySelector(SELECTORS.stopButton)),

@@ -569,3 +569,54 @@ fn a_chunked_upload_past_32_mib_is_refused_without_a_declared_length_too() {
     assert!(text.contains("attachment_too_large"), "{text}");
     assert_eq!(rows(&profile, "attachments"), 0);
 }
+
+/// The grant ask of a tab on a page whose Send click starts the uploads: its files by name
+/// and size, each with `file_id: null` (waiting for that click).
+fn grant_waiting(ext: &Extension, lease: &str, op: &str, files: &[(&str, u64)]) -> Answer {
+    let list: Vec<Value> = files
+        .iter()
+        .map(|(name, size)| json!({ "file_id": null, "name": name, "size": size }))
+        .collect();
+    ext.http.post(
+        "/v1/ext/dispatch",
+        &json!({ "lease_id": lease, "op_id": op, "confirmed": { "conversation_id": null, "attachments": list } }),
+    )
+}
+
+#[test]
+fn files_waiting_for_the_click_are_granted_by_name_and_size_and_the_pages_request_is_checked_by_them(
+) {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let ext = serve.pair();
+    let (lease, _) = handed_out(&serve, &ext, "op-1", &[("a.png", PNG), ("b.pdf", PDF)]);
+    // A file id the key leaves out is malformed (a tab says which files wait): 400.
+    let r = ext.http.post(
+        "/v1/ext/dispatch",
+        &json!({ "lease_id": lease, "op_id": "op-1", "confirmed": { "conversation_id": null,
+            "attachments": [{ "name": "a.png", "size": PNG.len() }, { "name": "b.pdf", "size": PDF.len() }] } }),
+    );
+    assert_eq!(r.status, 400, "no file_id key: {}", r.body);
+    assert_eq!(serve.client().state("op-1"), "claimed", "nothing changed");
+    // Waiting files that are not the send's: refused, nothing clicked.
+    let r = grant_waiting(&ext, &lease, "op-1", &[("a.png", PNG.len() as u64)]);
+    assert_eq!(
+        (r.status, r.code()),
+        (409, "attachment_mismatch"),
+        "{}",
+        r.body
+    );
+    let (lease, _) = handed_out(&serve, &ext, "op-2", &[("a.png", PNG), ("b.pdf", PDF)]);
+    let sizes = [("a.png", PNG.len() as u64), ("b.pdf", PDF.len() as u64)];
+    let r = grant_waiting(&ext, &lease, "op-2", &sizes);
+    assert_eq!(r.status, 200, "granted by name and size: {}", r.body);
+    // After the one click the page uploads and sends; its request is checked by name and size.
+    let carried = [
+        ("file-9", "a.png", PNG.len() as u64),
+        ("file-8", "b.pdf", PDF.len() as u64),
+    ];
+    clicked_and_answered(&ext, &lease, "op-2", request_with_files(&carried));
+    let view = serve.client().show("op-2");
+    assert_eq!(view["send"]["state"], "completed", "{view}");
+    assert_eq!(view["page_attachments"]["mismatch"], json!(null), "{view}");
+}

@@ -25,6 +25,7 @@ import { destinationBench, destinationScenarios } from './destination-scenarios.
 import { pageScenarios } from './page-scenarios.mjs';
 import { stateScenarios } from './state-scenarios.mjs';
 import { attachmentScenarios } from './attachment-scenarios.mjs';
+import { fileFlowScenarios } from './file-flow-scenarios.mjs';
 import { artifactScenarios } from './artifact-scenarios.mjs';
 import { startFake } from './fake-chatgpt/server.mjs';
 import { selfSignedCert } from './lib/cert.mjs';
@@ -934,6 +935,7 @@ if (process.env.SENDLEDGER_BENCH === '1') destinationBench({ scenario, ready, co
 stateScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
 pageScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
 attachmentScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation: () => CONV_A });
+fileFlowScenarios({ scenario, ready, fakeState, fakeConfig, fakeBytes, conversation: () => CONV_A });
 artifactScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation: () => CONV_A, otherConversation: () => CONV_B });
 
 /** Stops the extension's service worker through the DevTools protocol, as Chromium does when idle. */

@@ -2,7 +2,9 @@
 //! the two comparisons with a send's files. Pure.
 //!
 //! - At the grant, the tab reports the files the page showed as uploaded
-//!   ([`ConfirmedFile`]: the page's file id, the name, the size). They must be the send's
+//!   ([`ConfirmedFile`]: the page's file id, the name, the size), or as waiting for the
+//!   click that starts their upload (no file id yet: a page whose first Send click uploads
+//!   and then sends by itself, docs/extension.md). They must be the send's
 //!   attachments one for one, by name and size (same count); otherwise the grant is
 //!   refused and nothing is clicked ([`grant_refusal`]).
 //! - After the click, the page's request lists its files ([`PageFile`]: the file id, and
@@ -23,12 +25,21 @@ pub const MAX_FILE_ID_BYTES: usize = 128;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfirmedFile {
-    /// The page's id for the uploaded file (`file-…`).
-    pub file_id: String,
+    /// The page's id for the uploaded file (`file-…`); `null` for a file the page shows
+    /// waiting for the Send click to start its upload (then the page's request is checked
+    /// by name and size, after the click). The key is required: a tab must say which.
+    #[serde(deserialize_with = "present")]
+    pub file_id: Option<String>,
     /// The name the page shows.
     pub name: String,
     /// Its size in bytes, as the page uploaded it.
     pub size: u64,
+}
+
+/// An `Option` whose key must be there (`null` allowed): serde takes a missing `Option`
+/// field as `None` unless the field has its own deserializer.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Option::<String>::deserialize(d)
 }
 
 /// A file the page's conversation request carried (its `metadata.attachments` entry,
@@ -61,15 +72,16 @@ fn words(name: &str, size: u64) -> String {
     format!("{name:?} ({size} bytes)")
 }
 
-/// Checks the tab's report: a file id of 1–128 printable characters each.
+/// Checks the tab's report: at most 10 files, a file id (when given) of 1–128 printable
+/// characters each.
 pub fn check_confirmed(files: &[ConfirmedFile]) -> Result<(), String> {
     let bad = files.iter().any(|f| {
-        f.file_id.is_empty()
-            || f.file_id.len() > MAX_FILE_ID_BYTES
-            || f.file_id.chars().any(char::is_control)
+        f.file_id.as_deref().is_some_and(|id| {
+            id.is_empty() || id.len() > MAX_FILE_ID_BYTES || id.chars().any(char::is_control)
+        })
     });
     if bad || files.len() > super::MAX_PER_SEND {
-        return Err("the tab's list of uploaded files is malformed (at most 10, each with the page's file id of 1 to 128 characters)".into());
+        return Err("the tab's list of uploaded files is malformed (at most 10, each with the page's file id of 1 to 128 characters, or null for a file waiting for the click)".into());
     }
     Ok(())
 }

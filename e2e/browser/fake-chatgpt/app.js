@@ -10,7 +10,7 @@ import { EditorState, TextSelection } from 'prosemirror-state';
 import { EditorView } from 'prosemirror-view';
 import { keymap } from 'prosemirror-keymap';
 import { chosen, composerChanged, mountPlaces, projectFromPath } from '/__fake/places.js';
-import { busy, mountUploads, takeForMessage } from '/__fake/uploads.js';
+import { busy, mountUploads, takeForMessage, uploadWaiting, waiting } from '/__fake/uploads.js';
 import { imageParts, pageHeaders, showGenerated } from '/__fake/generated.js';
 
 const schema = new Schema({
@@ -254,11 +254,20 @@ async function workMessage(text) {
   await fetch(`/backend-api/work/${crypto.randomUUID()}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: text }) });
 }
 
-async function submit(kind) {
+/**
+ * A submit (`kind`: click or enter). Files waiting for it (config `upload_on_send`) start
+ * uploading, and the page submits by itself once they are uploaded (`noted`: the click was
+ * counted already).
+ */
+async function submit(kind, noted = false) {
   if (generating) return;
   const text = composerText(view.state.doc);
   if (text === '' || busy()) return;
-  await note(kind);
+  if (!noted) await note(kind);
+  if (waiting()) {
+    uploadWaiting(() => submit(kind, true));
+    return;
+  }
   const config = await (await fetch('/__fake/config')).json();
   if (config.surface === 'work') return workMessage(text);
   const files = takeForMessage();

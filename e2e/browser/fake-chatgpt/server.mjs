@@ -39,8 +39,12 @@
 //        (true, or a file's name: the blob store holds that PUT until a release;
 //        `held_uploads` counts them),
 //        upload_fail (the blob store answers 500 to a PUT), file_input (false: the composer
-//        has no file input, only its drop target), request_files ("drop_last": the
-//        conversation request leaves the last uploaded file out)
+//        has no file input, only its drop target), file_inputs (3: two images-only inputs
+//        before the one for files, as on the live page; a document given to one stalls,
+//        `stalled_uploads` counts them), upload_on_send (files wait for the Send click,
+//        which starts their uploads; the page then sends by itself), chips
+//        ("standard"|"other"|"unknown": the chips' structure, uploads.js), request_files
+//        ("drop_last": the conversation request leaves the last uploaded file out)
 //        answer_images, download_refuse, download_busy, download_hold: an answer's generated images and
 //        their download route (artifacts.mjs)
 //   POST /__test/release  releases every held answer → {released: n}
@@ -184,9 +188,9 @@ function page(config, surface = config.surface) {
 
 /** Starts the fake. Returns `{port, blobPort, blobHost, close()}` (`blobPort`: the blob store's). */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, request_files: 'all', surface_switch: 'known', pro: false, slider_skew: false, answer_images: false, download_refuse: false, download_busy: false, download_hold: false };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, file_inputs: 1, upload_on_send: false, chips: 'standard', request_files: 'all', surface_switch: 'known', pro: false, slider_skew: false, answer_images: false, download_refuse: false, download_busy: false, download_hold: false };
   const config = { ...DEFAULTS };
-  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, elsewhere_posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, requests: [] });
+  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, elsewhere_posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, stalled_uploads: 0, requests: [] });
   let state = counts();
   let holds = [];
   const conversations = new Map();
@@ -382,6 +386,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       if (kind === 'stop_click') state.stop_clicks += 1;
       if (kind === 'retry_click') state.retry_clicks += 1;
       if (kind === 'disabled_click') state.disabled_clicks += 1;
+      if (kind === 'stalled_upload') state.stalled_uploads += 1;
       return json(res, 200, {});
     }
     if (req.method === 'POST' && (p === '/backend-api/f/conversation' || p === '/backend-api/conversation')) {
