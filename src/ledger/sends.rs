@@ -22,8 +22,10 @@ pub const MAX_OP_ID_BYTES: usize = 128;
 /// Longest actor name or evidence, in bytes.
 pub const MAX_NOTE_BYTES: usize = 4096;
 
-/// A request to queue a send.
+/// A request to queue a send. A field it does not know is refused (`conversationId` would
+/// otherwise send to the default destination instead of the conversation meant).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct QueueRequest {
     /// Operation id; a UUID v4 is made when absent. Letters, digits and `._:-`, 1–128 bytes.
     #[serde(default)]
