@@ -29,6 +29,9 @@ pub struct Ledger {
     pub(super) displaced: Option<Displacement>,
     /// The monotonic start of each in-flight bound, refreshed after every write.
     pub(super) deadlines: deadlines::Deadlines,
+    /// The bounds the owner's sweep applies ([`Ledger::set_bounds`]); the grant refuses a
+    /// claim past `claim_ms` by them, on the same clock.
+    pub(super) bounds: super::expiry::Bounds,
     pub(super) held: placement::HeldLedger,
     /// SQLite's `-wal` and `-shm`, checked like the ledger itself.
     pub(super) sides: placement::SideFiles,
@@ -110,6 +113,7 @@ impl Ledger {
             profile: profile.clone(),
             displaced: None,
             deadlines: Default::default(),
+            bounds: Default::default(),
             held,
             sides: placement::SideFiles::of(crate::profile::LEDGER_FILE),
             lock,

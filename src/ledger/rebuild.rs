@@ -49,6 +49,7 @@ impl Ledger {
             profile: profile.clone(),
             displaced: None,
             deadlines: Default::default(),
+            bounds: Default::default(),
             held: placement::HeldLedger::take(&path)?,
             sides: Default::default(),
             lock,

@@ -454,6 +454,15 @@ pub enum Grant {
         /// Why, naming the difference.
         reason: String,
     },
+    /// The claim was past its bound when the grant was asked (the expiry sweep had not run
+    /// yet): the send is failed as the sweep fails it — rejected, nothing clicked —
+    /// committed, with the sweep's words as `reason`.
+    Expired {
+        /// The send, now rejected.
+        send: Send,
+        /// The sweep's reason ("claim expired: …").
+        reason: String,
+    },
     /// The usage limit closed the limit gate after the send was claimed: the send is
     /// rejected (nothing was clicked), committed, with `reason` as its evidence.
     Held {
@@ -515,9 +524,9 @@ fn limit_refusal(tx: &Transaction, now: Millis) -> Result<Option<String>> {
 /// holds (closed after the claim, [`Grant::Held`]).
 pub(crate) fn dispatch(
     tx: &Transaction,
-    op_id: &str,
-    lease_id: &str,
+    (op_id, lease_id): (&str, &str),
     confirmed: Option<&Confirmation>,
+    overdue: Option<&str>,
     now: Millis,
 ) -> Result<Grant> {
     let send = load(tx, op_id)?;
@@ -531,6 +540,11 @@ pub(crate) fn dispatch(
         return Err(LedgerError::NotGranted(format!(
             "send {op_id} is claimed by another lease: do not click"
         )));
+    }
+    if let Some(reason) = overdue {
+        let send = fail(tx, op_id, reason, "owner", now)?;
+        let reason = reason.to_string();
+        return Ok(Grant::Expired { send, reason });
     }
     if let Some(reason) = limit_refusal(tx, now)? {
         let send = transition(tx, op_id, SendState::Rejected, "owner", Some(&reason), now)?;

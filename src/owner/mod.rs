@@ -103,7 +103,9 @@ impl Owner {
         let open_files = bridge::connections::raise_open_file_limit();
         let profile = cfg.profile.clone();
         let clock = cfg.clock.clone();
-        let (ledger, recovered) = open_ledger(&profile, clock, cfg.port.is_none()).await?;
+        let (mut ledger, recovered) = open_ledger(&profile, clock, cfg.port.is_none()).await?;
+        // The grant refuses a claim past the bound the sweep applies, on the same clock.
+        ledger.set_bounds(cfg.bounds);
         let ledger = Writer::new(ledger)?;
         let port = match cfg.port {
             Some(p) => p,
