@@ -143,7 +143,7 @@ fn refusal(path: &serde_path_to_error::Path, e: &serde_json::Error, valid: bool)
         } else {
             &at
         };
-        match nearest(path.iter().last().map_or("", key_of), &known) {
+        match nearest(path.iter().next_back().map_or("", key_of), &known) {
             Some(k) => {
                 nearest_known = Some(k.to_string());
                 format!("unknown field `{name}`; did you mean `{}`?", k)

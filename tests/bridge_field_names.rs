@@ -51,7 +51,9 @@ fn misspellings(field: &str) -> Vec<(&'static str, String)> {
 }
 
 /// (route, a body the route takes, the fields it knows, a value for each).
-fn native_routes() -> Vec<(&'static str, Value, Vec<(&'static str, Value)>)> {
+type Route = (&'static str, Value, Vec<(&'static str, Value)>);
+
+fn native_routes() -> Vec<Route> {
     let send = json!({ "op_id": "typo", "text": SECRET });
     let send_fields = vec![
         ("op_id", json!("typo-2")),

@@ -81,6 +81,7 @@ impl ErrorClass {
             | C::NoLedger
             | C::LedgerDisplaced
             | C::LedgerMissing
+            | C::LedgerDamaged
             | C::Unsalvageable
             | C::Storage
             | C::AttachmentStoreFull => ErrorClass::Storage,

@@ -27,6 +27,10 @@ pub struct Ledger {
     pub(super) profile: Profile,
     /// Set once the ledger or lock file is found moved; sticky (placement module).
     pub(super) displaced: Option<Displacement>,
+    /// Set the first time SQLite says the file is damaged (`SQLITE_CORRUPT`, "malformed")
+    /// while the owner runs; sticky: every later write is refused `Damaged`, nothing new
+    /// is acknowledged from a file known to be damaged.
+    pub(super) damaged: std::sync::OnceLock<String>,
     /// The monotonic start of each in-flight bound, refreshed after every write.
     pub(super) deadlines: deadlines::Deadlines,
     /// The bounds the owner's sweep applies ([`Ledger::set_bounds`]); the grant refuses a
@@ -112,6 +116,7 @@ impl Ledger {
             reserve,
             profile: profile.clone(),
             displaced: None,
+            damaged: Default::default(),
             deadlines: Default::default(),
             bounds: Default::default(),
             held,
@@ -167,15 +172,21 @@ impl Ledger {
         let now = self.clock.now_ms();
         let mono = self.clock.mono_ms();
         let path = self.path.clone();
+        let damaged = &self.damaged;
+        if let Some(detail) = damaged.get() {
+            let detail = detail.clone();
+            return Err(LedgerError::Damaged { path, detail });
+        }
+        let sql = |e| error::noted(damaged, error::from_sqlite(e, &path));
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| error::from_sqlite(e, &path))?;
+            .map_err(sql)?;
         let out = f(&tx, now).map_err(|e| match e {
-            LedgerError::Sqlite(e) => error::from_sqlite(e, &path),
-            other => other,
+            LedgerError::Sqlite(e) => sql(e),
+            other => error::noted(damaged, other),
         })?;
-        tx.commit().map_err(|e| error::from_sqlite(e, &path))?;
+        tx.commit().map_err(sql)?;
         self.refresh_deadlines(now, mono);
         Ok(out)
     }

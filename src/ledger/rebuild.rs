@@ -48,6 +48,7 @@ impl Ledger {
             reserve: Reserve::of(profile)?,
             profile: profile.clone(),
             displaced: None,
+            damaged: Default::default(),
             deadlines: Default::default(),
             bounds: Default::default(),
             held: placement::HeldLedger::take(&path)?,
