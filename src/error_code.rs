@@ -58,6 +58,8 @@ pub enum ErrorCode {
     /// SQLite found the ledger file damaged while the owner ran: the gate is closed and
     /// nothing more is written to it until `sendledger salvage`.
     LedgerDamaged,
+    /// The owner is checking the whole ledger file after its start: writes wait for it.
+    LedgerChecking,
     /// The profile's storage refused a write outside the ledger.
     Storage,
     /// The owner could not be reached or answered nothing readable.
@@ -161,6 +163,7 @@ impl ErrorCode {
         Self::LedgerMissing,
         Self::Unsalvageable,
         Self::LedgerDamaged,
+        Self::LedgerChecking,
         Self::Storage,
         Self::OwnerUnreachable,
         Self::UnknownRoute,
@@ -226,6 +229,7 @@ impl ErrorCode {
             Self::LedgerDisplaced => "ledger_displaced",
             Self::LedgerMissing => "ledger_missing",
             Self::LedgerDamaged => "ledger_damaged",
+            Self::LedgerChecking => "ledger_checking",
             Self::Unsalvageable => "unsalvageable",
             Self::Storage => "storage",
             Self::OwnerUnreachable => "owner_unreachable",

@@ -82,6 +82,7 @@ impl ErrorClass {
             | C::LedgerDisplaced
             | C::LedgerMissing
             | C::LedgerDamaged
+            | C::LedgerChecking
             | C::Unsalvageable
             | C::Storage
             | C::AttachmentStoreFull => ErrorClass::Storage,

@@ -25,6 +25,8 @@ pub enum LedgerError {
     Corrupt { path: PathBuf, detail: String },
     #[error("the ledger file {path} was found damaged while the owner ran ({detail}): nothing more is written to it and nothing new is acknowledged. Stop the app or `sendledger serve`, then run `sendledger salvage` (it copies every readable row into a new ledger and keeps the damaged file beside it); nothing was written")]
     Damaged { path: PathBuf, detail: String },
+    #[error("the ledger file {path} ({mb} MB) is being checked whole after the start (PRAGMA quick_check; seconds for a large ledger): nothing is written until it passes; retry in a few seconds; nothing was written")]
+    Checking { path: PathBuf, mb: u64 },
     #[error("the disk holding {path} is full: free some space and retry; nothing was written")]
     DiskFull { path: PathBuf },
     #[error("the ledger is busy (another writer held it for too long): retry in a moment; nothing was written")]
@@ -114,6 +116,7 @@ impl LedgerError {
             Self::MigrationEdited { .. } => C::MigrationEdited,
             Self::Corrupt { .. } => C::Corrupt,
             Self::Damaged { .. } => C::LedgerDamaged,
+            Self::Checking { .. } => C::LedgerChecking,
             Self::DiskFull { .. } => C::DiskFull,
             Self::Busy => C::Busy,
             Self::NoOwner | Self::NoOwnerToWithdraw => C::NoOwner,
@@ -194,12 +197,10 @@ pub(crate) fn from_sqlite(e: rusqlite::Error, path: &std::path::Path) -> LedgerE
 /// `e`, and when it says the file is damaged (`Corrupt`: SQLite's `SQLITE_CORRUPT` or
 /// `SQLITE_NOTADB` while the owner runs) the gate `damaged` closed for good: the error
 /// becomes [`LedgerError::Damaged`], and so is every later write.
-pub(crate) fn noted(damaged: &std::sync::OnceLock<String>, e: LedgerError) -> LedgerError {
+pub(crate) fn noted(damaged: &super::damage::Gate, e: LedgerError) -> LedgerError {
     match e {
         LedgerError::Corrupt { path, detail } => {
-            if damaged.set(detail.clone()).is_ok() {
-                tracing::error!(file = %path.display(), "SQLite found the ledger damaged: writes are refused until `sendledger salvage`");
-            }
+            damaged.close(&path, &detail);
             LedgerError::Damaged { path, detail }
         }
         other => other,

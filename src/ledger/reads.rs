@@ -36,7 +36,7 @@ pub struct ReadSource<'a> {
     now: Millis,
     displaced: Option<&'a Displacement>,
     /// The owner's damage gate ([`error::noted`]); none for a reader.
-    damaged: Option<&'a std::sync::OnceLock<String>>,
+    damaged: Option<&'a super::damage::Gate>,
 }
 
 impl ReadSource<'_> {

@@ -14,7 +14,7 @@ use std::path::Path;
 pub const BUSY_TIMEOUT_MS: u64 = 5_000;
 
 /// Opens (creating 0600 if missing) the ledger for writing and migrates it to `target`.
-pub(crate) fn open_writer(path: &Path, target: i64) -> Result<Connection> {
+pub(crate) fn open_writer(path: &Path, target: i64, check: bool) -> Result<Connection> {
     let sql = |e| from_sqlite(e, path);
     // Create the file ourselves so it is 0600 from its first byte.
     crate::platform::private_file(OpenOptions::new().create(true).append(true))
@@ -48,7 +48,9 @@ pub(crate) fn open_writer(path: &Path, target: i64) -> Result<Connection> {
     conn.set_prepared_statement_cache_capacity(64);
     // Before the first write (migrations, recovery): a damaged page anywhere is found now,
     // not when a later write or read happens on it (docs/performance.md: its cost).
-    whole(&conn, path)?;
+    if check {
+        whole(&conn, path)?;
+    }
     migrations::migrate(&mut conn, path, target)?;
     for side in ["-wal", "-shm"] {
         crate::platform::tighten_file(&path.with_file_name(format!(

@@ -87,7 +87,7 @@ async fn open_ledger(
     }
     let profile = profile.clone();
     Ok(tokio::task::spawn_blocking(move || {
-        let (mut ledger, recovered) = Ledger::open(&profile, clock)?;
+        let (mut ledger, recovered) = Ledger::open_for_owner(&profile, clock)?;
         ledger.set_max_in_flight(max_in_flight)?;
         Ok::<_, LedgerError>((ledger, recovered))
     })
@@ -140,6 +140,9 @@ impl Owner {
                 source,
             }
         })?;
+        // A file too large to check before listening is checked now, on a connection of
+        // its own: every write is refused `ledger_checking` until it passes.
+        ledger.call(|l| l.check_whole_in_background()).await;
         let (stop_tx, stop_rx) = watch::channel(false);
         let cap = bridge::connections::connection_cap(open_files);
         let server = tokio::spawn(bridge::serve(listener, state.clone(), cap, stop_rx.clone()));
