@@ -171,6 +171,21 @@ fn a_misspelt_field_never_sends_elsewhere_every_route_and_door_refuses_it_naming
         problems.len(),
         problems.join("\n")
     );
+    // The CLI takes flags, not JSON: a misspelt flag is refused naming the one it meant.
+    for wrong in [
+        "--conversation-id",
+        "--conversationId",
+        "--projct",
+        "--new-chatt",
+    ] {
+        let out = cli(&profile, &["send", wrong, "x", "hi"]);
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{wrong}: {said}");
+        assert!(
+            said.contains(wrong) && said.contains("similar argument exists"),
+            "{wrong}: {said}"
+        );
+    }
     assert_eq!(
         dump(&profile),
         before,
