@@ -61,6 +61,19 @@ impl Gate {
         }
     }
 
+    /// `e`, and when it says the file is damaged (`Corrupt`: SQLite's `SQLITE_CORRUPT` or
+    /// `SQLITE_NOTADB` while the owner runs) the gate closed for good: the error becomes
+    /// [`LedgerError::Damaged`], and so is every later write.
+    pub(crate) fn noted(&self, e: LedgerError) -> LedgerError {
+        match e {
+            LedgerError::Corrupt { path, detail } => {
+                self.close(&path, &detail);
+                LedgerError::Damaged { path, detail }
+            }
+            other => other,
+        }
+    }
+
     /// `Ok` when a write to `path` may be made. Errors: `Damaged`, `Checking`.
     pub(crate) fn open_for_writes(&self, path: &Path) -> Result<()> {
         if let Some(detail) = self.damaged.get() {

@@ -194,19 +194,6 @@ pub(crate) fn from_sqlite(e: rusqlite::Error, path: &std::path::Path) -> LedgerE
     LedgerError::Sqlite(e)
 }
 
-/// `e`, and when it says the file is damaged (`Corrupt`: SQLite's `SQLITE_CORRUPT` or
-/// `SQLITE_NOTADB` while the owner runs) the gate `damaged` closed for good: the error
-/// becomes [`LedgerError::Damaged`], and so is every later write.
-pub(crate) fn noted(damaged: &super::damage::Gate, e: LedgerError) -> LedgerError {
-    match e {
-        LedgerError::Corrupt { path, detail } => {
-            damaged.close(&path, &detail);
-            LedgerError::Damaged { path, detail }
-        }
-        other => other,
-    }
-}
-
 /// Result alias for ledger calls.
 pub type Result<T, E = LedgerError> = std::result::Result<T, E>;
 

@@ -211,14 +211,14 @@ impl Ledger {
         let path = self.path.clone();
         let damaged = &self.damaged;
         damaged.open_for_writes(&path)?;
-        let sql = |e| error::noted(damaged, error::from_sqlite(e, &path));
+        let sql = |e| damaged.noted(error::from_sqlite(e, &path));
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql)?;
         let out = f(&tx, now).map_err(|e| match e {
             LedgerError::Sqlite(e) => sql(e),
-            other => error::noted(damaged, other),
+            other => damaged.noted(other),
         })?;
         tx.commit().map_err(sql)?;
         self.refresh_deadlines(now, mono);

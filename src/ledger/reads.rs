@@ -35,7 +35,7 @@ pub struct ReadSource<'a> {
     path: &'a Path,
     now: Millis,
     displaced: Option<&'a Displacement>,
-    /// The owner's damage gate ([`error::noted`]); none for a reader.
+    /// The owner's damage gate (`damage::Gate::noted`); none for a reader.
     damaged: Option<&'a super::damage::Gate>,
 }
 
@@ -43,7 +43,7 @@ impl ReadSource<'_> {
     /// SQLite's failure as a person can act on it (a damaged file names its path).
     fn mapped(&self, e: rusqlite::Error) -> LedgerError {
         match self.damaged {
-            Some(gate) => error::noted(gate, error::from_sqlite(e, self.path)),
+            Some(gate) => gate.noted(error::from_sqlite(e, self.path)),
             None => error::from_sqlite(e, self.path),
         }
     }
