@@ -55,6 +55,11 @@ pub enum ErrorCode {
     LedgerMissing,
     /// Salvage could not bring the ledger back.
     Unsalvageable,
+    /// SQLite found the ledger file damaged while the owner ran: the gate is closed and
+    /// nothing more is written to it until `sendledger salvage`.
+    LedgerDamaged,
+    /// The owner is checking the whole ledger file after its start: writes wait for it.
+    LedgerChecking,
     /// The profile's storage refused a write outside the ledger.
     Storage,
     /// The owner could not be reached or answered nothing readable.
@@ -157,6 +162,8 @@ impl ErrorCode {
         Self::LedgerDisplaced,
         Self::LedgerMissing,
         Self::Unsalvageable,
+        Self::LedgerDamaged,
+        Self::LedgerChecking,
         Self::Storage,
         Self::OwnerUnreachable,
         Self::UnknownRoute,
@@ -221,6 +228,8 @@ impl ErrorCode {
             Self::NoLedger => "no_ledger",
             Self::LedgerDisplaced => "ledger_displaced",
             Self::LedgerMissing => "ledger_missing",
+            Self::LedgerDamaged => "ledger_damaged",
+            Self::LedgerChecking => "ledger_checking",
             Self::Unsalvageable => "unsalvageable",
             Self::Storage => "storage",
             Self::OwnerUnreachable => "owner_unreachable",

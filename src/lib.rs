@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod attachments;
+pub mod body_schema;
 pub mod bridge;
 pub mod cli;
 pub mod client;

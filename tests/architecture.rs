@@ -108,6 +108,10 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "body_schema",
+        &["api", "bridge", "owner", "cli", "ledger", "provider", "mcp"],
+    ),
+    (
         "json_depth",
         &["api", "bridge", "owner", "cli", "ledger", "provider"],
     ),

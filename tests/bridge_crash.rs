@@ -370,3 +370,67 @@ fn an_upgrade_never_moves_the_bridge_from_under_a_paired_extension() {
         "a new profile keeps the new default once it has a ledger"
     );
 }
+
+/// The port an owner started with no `--port` listens on, or, when something else holds it
+/// on this machine, the port its refusal names.
+fn port_tried(dir: &Path) -> String {
+    match Serve::try_start(dir, &[]) {
+        Ok(serve) => serve.port.to_string(),
+        Err(failed) => {
+            let port = failed
+                .stderr
+                .split(|c: char| !c.is_ascii_digit())
+                .find(|w| w.len() == 5)
+                .unwrap_or_default()
+                .to_string();
+            assert!(failed.stderr.contains("in use"), "{}", failed.stderr);
+            port
+        }
+    }
+}
+
+/// A profile made by any first command gets the new default port (issue 40): `sendledger
+/// keys create` before any owner ran made the ledger offline, and the profile was then taken
+/// for one made before the default moved — the key's base URL and every later owner on
+/// 47615. A real pre-0.2 profile (a ledger at the schema of then, no port named) still
+/// keeps 47615: its extension is paired to it.
+#[test]
+fn a_new_profile_made_by_keys_create_keeps_the_new_port_and_an_old_one_keeps_its_own() {
+    use sendledger::profile::discovery::{DEFAULT_PORT, LEGACY_DEFAULT_PORT};
+    let (_tmp, dir) = profile_dir();
+    let made = cli(&dir, &["keys", "create", "my-companion"]);
+    let printed = String::from_utf8_lossy(&made.stdout);
+    assert!(
+        made.status.success(),
+        "{printed} {}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    assert!(
+        printed.contains(&format!("http://127.0.0.1:{DEFAULT_PORT}/v1")),
+        "the key's base URL is on the new port: {printed}"
+    );
+    assert_eq!(
+        port_tried(&dir),
+        DEFAULT_PORT.to_string(),
+        "the first owner"
+    );
+    // A profile from before the default moved: its ledger at migration 10, no config.json.
+    let (_tmp2, old) = profile_dir();
+    {
+        let profile = sendledger::profile::Profile::at(old.clone()).unwrap();
+        let clock = std::sync::Arc::new(sendledger::clock::SystemClock);
+        drop(sendledger::ledger::Ledger::open_at_version(&profile, clock, 10).unwrap());
+    }
+    assert!(!old.join("config.json").exists());
+    let made = cli(&old, &["keys", "create", "my-companion"]);
+    let printed = String::from_utf8_lossy(&made.stdout);
+    assert!(
+        printed.contains(&format!("http://127.0.0.1:{LEGACY_DEFAULT_PORT}/v1")),
+        "an old profile keeps its port: {printed}"
+    );
+    assert_eq!(
+        port_tried(&old),
+        LEGACY_DEFAULT_PORT.to_string(),
+        "its owner"
+    );
+}

@@ -494,8 +494,8 @@ fn a_refusal_names_an_overlong_id_by_its_start_and_length_not_whole() {
 }
 
 /// A body is a JSON object, and its refusal says which way it is wrong: an array of the
-/// fields in order is refused (serde would take it), valid JSON of the wrong shape "does not
-/// match", broken JSON "is not valid JSON". The ledger does not move.
+/// fields in order is refused (serde would take it), valid JSON of the wrong shape names the
+/// field and what it takes, broken JSON "is not valid JSON". The ledger does not move.
 #[test]
 fn a_body_is_an_object_and_its_refusal_says_how_it_is_wrong() {
     let (_tmp, profile) = profile_dir();
@@ -520,13 +520,13 @@ fn a_body_is_an_object_and_its_refusal_says_how_it_is_wrong() {
         (
             "/v1/stop",
             r#"{"by": null}"#,
-            "does not match this route's schema",
+            "field `by`: expected a string, got null",
         ),
         ("/v1/stop", r#"{"by": "#, "is not valid JSON"),
         (
             "/v1/sends/op-1/resolve",
             r#"{"decision": null, "by": "alice", "evidence": "seen"}"#,
-            "does not match this route's schema",
+            "field `decision`: not a value it takes",
         ),
     ] {
         let (status, answer, _) = raw(serve.port, &head(route), body.as_bytes());

@@ -221,3 +221,56 @@ fn a_lease_whose_tab_stopped_answering_is_ended_at_its_silence_bound_and_its_cla
     assert_eq!(state_of(&ledger, "op-1"), SendState::Rejected);
     assert!(ledger.get_lease(&lease).unwrap().ended_at.is_some());
 }
+
+/// The claim bound holds by construction, not by which of the grant and the sweep reaches
+/// the ledger first (issue 40: a laptop asleep for hours wakes both at once): a grant asked
+/// with the clock past the claim bound, the sweep not yet run, is refused with the sweep's
+/// own words and the send failed as the sweep fails it — 1,000 times in a row; one
+/// millisecond before the bound the grant is given.
+#[test]
+fn an_overdue_claim_is_never_granted_and_is_failed_with_the_sweeps_reason() {
+    use sendledger::ledger::Grant;
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let b = quiet_tabs_kept();
+    ledger.set_bounds(b);
+    // The sweep's own words for an expired claim.
+    drive_to(&mut ledger, "swept", SendState::Claimed);
+    fx.clock.advance(b.claim_ms);
+    assert_eq!(ledger.expire(&b).unwrap().claims, ["swept"]);
+    let sweeps_reason = ledger.get("swept").unwrap().unwrap().evidence.unwrap();
+    let lease = ledger.lease(&tab("tab-grant")).unwrap().lease_id;
+    for i in 0..1_000 {
+        let op = format!("op-{i}");
+        ledger
+            .queue(&request(&op, "typed, then asleep"), "test")
+            .unwrap();
+        assert_eq!(ledger.claim_next(&lease).unwrap().unwrap().op_id, op);
+        fx.clock.advance(b.claim_ms + (i % 7) * 3_600_000);
+        let grant = ledger.dispatch_confirmed(&op, &lease, None).unwrap();
+        let Grant::Expired { send, reason } = grant else {
+            panic!("#{i}: a claim past its bound was not refused: {grant:?}");
+        };
+        assert_eq!(reason, sweeps_reason, "#{i}: the sweep's reason");
+        assert_eq!(
+            send.state,
+            SendState::Rejected,
+            "#{i}: failed as the sweep fails it"
+        );
+        assert_eq!(state_of(&ledger, &op), SendState::Rejected);
+        assert!(
+            ledger.expire(&b).unwrap().claims.is_empty(),
+            "#{i}: nothing left to sweep"
+        );
+    }
+    ledger
+        .queue(&request("in-time", "granted"), "test")
+        .unwrap();
+    ledger.claim_next(&lease).unwrap().unwrap();
+    fx.clock.advance(b.claim_ms - 1);
+    let grant = ledger.dispatch_confirmed("in-time", &lease, None).unwrap();
+    assert!(
+        matches!(grant, Grant::Granted(_)),
+        "within its bound: {grant:?}"
+    );
+}

@@ -81,6 +81,8 @@ impl ErrorClass {
             | C::NoLedger
             | C::LedgerDisplaced
             | C::LedgerMissing
+            | C::LedgerDamaged
+            | C::LedgerChecking
             | C::Unsalvageable
             | C::Storage
             | C::AttachmentStoreFull => ErrorClass::Storage,

@@ -24,8 +24,22 @@ pub fn apply_offline(profile: &Profile, req: &Request) -> Result<Outcome, Ledger
     if !ledger_path.exists() && !makes_one {
         return Err(LedgerError::NoLedger(ledger_path));
     }
-    let (mut ledger, _recovered) = Ledger::open(profile, Arc::new(SystemClock))?;
+    let mut ledger = open(profile)?;
     apply_as(Caller::Offline, &mut ledger, req)
+}
+
+/// The ledger opened by a command while no owner runs (recovery included). A profile this
+/// makes — `sendledger keys create` before any owner ran — gets [`crate::profile::discovery::DEFAULT_PORT`]
+/// written into its `config.json` first, as an owner's first start would: without it the
+/// profile would read as one made before the default port moved, and keep the old port.
+/// Errors: as [`Ledger::open`]; `config.json` not writable.
+pub fn open(profile: &Profile) -> Result<Ledger, LedgerError> {
+    crate::profile::discovery::pin_new_profile_port(profile).map_err(|e| {
+        LedgerError::Refused(format!(
+            "the new profile's port could not be written into config.json ({e}): check that the profile folder is yours and writable"
+        ))
+    })?;
+    Ok(Ledger::open(profile, Arc::new(SystemClock))?.0)
 }
 
 /// The Stop committed in the ledger file beside an owner that holds the profile but does

@@ -76,24 +76,49 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
                 message,
             ));
         }
-        serde_json::from_slice(&bytes).map(Body).map_err(|e| {
-            // serde_json files some schema mismatches (`null` for a phase) as syntax: the
-            // JSON is valid when it parses as any value.
-            let valid = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok();
-            let what = if valid {
-                "does not match this route's schema"
-            } else {
-                "is not valid JSON"
-            };
-            ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::Malformed,
-                format!(
-                    "the body {what} (line {}, column {}): check it against docs/bridge-api.md",
-                    e.line(),
-                    e.column()
-                ),
-            )
-        })
+        crate::body_schema::from_slice(&bytes)
+            .map(Body)
+            .map_err(|e| refused(&e))
     }
+}
+
+/// The 400 for a body that does not fit its route: the field, what it must be, and the
+/// bound of a field that has one ([`bound`]).
+pub fn refused(e: &crate::body_schema::SchemaRefusal) -> ApiError {
+    let bound = e
+        .path
+        .rsplit('.')
+        .next()
+        .and_then(bound)
+        .filter(|_| !e.sentence.starts_with("unknown field"))
+        .map(|b| format!(" ({b})"))
+        .unwrap_or_default();
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        ErrorCode::Malformed,
+        format!(
+            "the body was not read: {}{bound}; nothing was changed: check it against docs/bridge-api.md",
+            e.sentence
+        ),
+    )
+}
+
+/// The shape and bound of the fields a client writes most (a send's), for a refusal.
+fn bound(field: &str) -> Option<String> {
+    use crate::destination::{MAX_ID_BYTES, MAX_MODEL_BYTES};
+    use crate::ledger::MAX_OP_ID_BYTES;
+    let text_kib = crate::send_text::MAX_TEXT_BYTES / 1024;
+    Some(match field {
+        "op_id" => format!("1 to {MAX_OP_ID_BYTES} letters, digits or . _ : -"),
+        "text" => format!("a string of 1 byte to {text_kib} KiB"),
+        "conversation_id" | "project_id" => {
+            format!("a string: an id or its chatgpt.com URL, at most {MAX_ID_BYTES} bytes as an id")
+        }
+        "new_chat" => "true or false".into(),
+        "model" | "effort" => {
+            format!("a string of 1 to {MAX_MODEL_BYTES} letters, digits or . _ -")
+        }
+        "attachments" => "an array of at most 10 sha256 strings from POST /v1/attachments".into(),
+        _ => return None,
+    })
 }

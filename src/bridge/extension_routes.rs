@@ -280,7 +280,9 @@ async fn dispatch(State(st): State<BridgeState>, Body(b): Body<DispatchBody>) ->
     let (code, reason) = match grant {
         Grant::Granted(send) => return granted(send),
         Grant::Refused { reason, .. } => (ErrorCode::DestinationNotConfirmed, reason),
-        Grant::Held { reason, .. } => (ErrorCode::NotGranted, reason),
+        Grant::Held { reason, .. } | Grant::Expired { reason, .. } => {
+            (ErrorCode::NotGranted, reason)
+        }
         Grant::Mismatch { reason, .. } => (ErrorCode::AttachmentMismatch, reason),
     };
     st.ledger().poke();

@@ -7,11 +7,9 @@ use super::output::{
 };
 use crate::api::{self, Outcome, Request};
 use crate::client::BridgeClient;
-use crate::clock::SystemClock;
-use crate::ledger::{key_sha256, ApiKey, Ledger};
+use crate::ledger::{key_sha256, ApiKey};
 use crate::profile::discovery;
 use std::path::Path;
-use std::sync::Arc;
 
 /// The key commands.
 #[derive(Debug, clap::Subcommand)]
@@ -174,7 +172,7 @@ fn list(profile: Option<&Path>) -> Result<Answered, CliError> {
             keys: client.keys()?,
         });
     }
-    let (ledger, _recovered) = Ledger::open(&profile, Arc::new(SystemClock))?;
+    let ledger = api::outside::open(&profile)?;
     Ok(Answered::Keys {
         keys: api::keys(&ledger)?,
     })

@@ -2,8 +2,10 @@
 //! committed before it returns (the rules are in `sends`, `leases` and `epochs`).
 
 use super::attachments;
+use super::deadlines;
 use super::epochs::{self, Lease, TabBinding};
 use super::error::{LedgerError, Result};
+use super::expiry;
 use super::handle::Ledger;
 use super::in_flight;
 use super::leases;
@@ -95,13 +97,17 @@ impl Ledger {
             Grant::Granted(send) => Ok(send),
             Grant::Refused { reason, .. }
             | Grant::Held { reason, .. }
+            | Grant::Expired { reason, .. }
             | Grant::Mismatch { reason, .. } => Err(LedgerError::NotGranted(reason)),
         }
     }
 
     /// The dispatch grant for a tab that confirmed what it shows: granted only when that is
     /// the send's destination, checked in the transaction that writes `dispatched`;
-    /// otherwise the send is rejected (nothing was clicked) in that transaction.
+    /// otherwise the send is rejected (nothing was clicked) in that transaction. A claim
+    /// past its bound ([`Ledger::set_bounds`], on the monotonic clock the expiry sweep
+    /// measures it on) is never granted: it is failed as the sweep would fail it, with the
+    /// sweep's words ([`Grant::Expired`]), whichever of the two reaches the ledger first.
     /// Errors: as [`Ledger::dispatch`].
     pub fn dispatch_confirmed(
         &mut self,
@@ -109,7 +115,15 @@ impl Ledger {
         lease_id: &str,
         confirmed: Option<&crate::destination::Confirmation>,
     ) -> Result<Grant> {
-        self.write(|tx, now| sends::dispatch(tx, op_id, lease_id, confirmed, now))
+        self.refresh_deadlines(self.clock.now_ms(), self.clock.mono_ms());
+        let mono = self.clock.mono_ms();
+        let overdue = self
+            .deadlines
+            .overdue(deadlines::Kind::Claim, op_id, &self.bounds, mono)
+            .then(|| expiry::claim_expired(&self.bounds));
+        self.write(|tx, now| {
+            sends::dispatch(tx, (op_id, lease_id), confirmed, overdue.as_deref(), now)
+        })
     }
 
     /// Records what the page's own conversation request for the dispatched send `op_id`

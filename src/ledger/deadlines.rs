@@ -121,6 +121,14 @@ impl Deadlines {
             .min()
     }
 
+    /// Whether item `id` of `kind` is in flight and its bound has run out at monotonic time
+    /// `mono_now`: what [`Self::due`] would list.
+    pub(crate) fn overdue(&self, kind: Kind, id: &str, b: &Bounds, mono_now: Millis) -> bool {
+        self.started
+            .iter()
+            .any(|((k, i, _), start)| *k == kind && i == id && *start + k.bound(b) <= mono_now)
+    }
+
     /// The op ids of `kind` whose bound has run out at monotonic time `mono_now`, oldest first.
     pub(crate) fn due(&self, kind: Kind, b: &Bounds, mono_now: Millis) -> Vec<String> {
         let mut due: Vec<(Millis, &String)> = self

@@ -23,6 +23,10 @@ pub enum LedgerError {
     MigrationEdited { version: i64, name: String },
     #[error("the ledger file {path} is damaged ({detail}): keep a copy of it and run `sendledger doctor`; nothing was written")]
     Corrupt { path: PathBuf, detail: String },
+    #[error("the ledger file {path} was found damaged while the owner ran ({detail}): nothing more is written to it and nothing new is acknowledged. Stop the app or `sendledger serve`, then run `sendledger salvage` (it copies every readable row into a new ledger and keeps the damaged file beside it); nothing was written")]
+    Damaged { path: PathBuf, detail: String },
+    #[error("the ledger file {path} ({mb} MB) is being checked whole after the start (PRAGMA quick_check; seconds for a large ledger): nothing is written until it passes; retry in a few seconds; nothing was written")]
+    Checking { path: PathBuf, mb: u64 },
     #[error("the disk holding {path} is full: free some space and retry; nothing was written")]
     DiskFull { path: PathBuf },
     #[error("the ledger is busy (another writer held it for too long): retry in a moment; nothing was written")]
@@ -111,6 +115,8 @@ impl LedgerError {
             Self::NewerSchema { .. } => C::NewerSchema,
             Self::MigrationEdited { .. } => C::MigrationEdited,
             Self::Corrupt { .. } => C::Corrupt,
+            Self::Damaged { .. } => C::LedgerDamaged,
+            Self::Checking { .. } => C::LedgerChecking,
             Self::DiskFull { .. } => C::DiskFull,
             Self::Busy => C::Busy,
             Self::NoOwner | Self::NoOwnerToWithdraw => C::NoOwner,

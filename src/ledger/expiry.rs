@@ -127,15 +127,20 @@ fn latest_note_prefix(tx: &Transaction, op_id: &str) -> rusqlite::Result<String>
     Ok(String::new())
 }
 
+/// Why a claim was failed at its bound: the sweep's evidence, and the grant's refusal of
+/// an overdue claim (the same words, whichever comes first).
+pub(crate) fn claim_expired(b: &Bounds) -> String {
+    format!(
+        "claim expired: no dispatch grant asked within {} ms, so nothing was clicked",
+        b.claim_ms
+    )
+}
+
 /// Applies the bounds to `due` (stamped `now`, the wall time, for people).
 pub(crate) fn sweep(tx: &Transaction, b: &Bounds, now: Millis, due: &Due) -> Result<Expired> {
     let mut out = Expired::default();
     for op_id in still(tx, STILL_CLAIMED, &due.claims)? {
-        let why = format!(
-            "claim expired: no dispatch grant asked within {} ms, so nothing was clicked",
-            b.claim_ms
-        );
-        sends::fail(tx, &op_id, &why, "owner", now)?;
+        sends::fail(tx, &op_id, &claim_expired(b), "owner", now)?;
         out.claims.push(op_id);
     }
     for op_id in still(tx, STILL_DISPATCHED, &due.receipts)? {

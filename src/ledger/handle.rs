@@ -27,8 +27,15 @@ pub struct Ledger {
     pub(super) profile: Profile,
     /// Set once the ledger or lock file is found moved; sticky (placement module).
     pub(super) displaced: Option<Displacement>,
+    /// Set the first time SQLite says the file is damaged (`SQLITE_CORRUPT`, "malformed")
+    /// while the owner runs; sticky: every later write is refused `Damaged`, nothing new
+    /// is acknowledged from a file known to be damaged.
+    pub(super) damaged: Arc<super::damage::Gate>,
     /// The monotonic start of each in-flight bound, refreshed after every write.
     pub(super) deadlines: deadlines::Deadlines,
+    /// The bounds the owner's sweep applies ([`Ledger::set_bounds`]); the grant refuses a
+    /// claim past `claim_ms` by them, on the same clock.
+    pub(super) bounds: super::expiry::Bounds,
     pub(super) held: placement::HeldLedger,
     /// SQLite's `-wal` and `-shm`, checked like the ledger itself.
     pub(super) sides: placement::SideFiles,
@@ -46,7 +53,26 @@ impl Ledger {
     /// recovery before returning. Errors: [`LedgerError::Profile`] naming the owner's pid
     /// when another process holds it; `NewerSchema`, `MigrationEdited`, `Corrupt`, `DiskFull`.
     pub fn open(profile: &Profile, clock: Arc<dyn Clock>) -> Result<(Self, RecoveryReport)> {
-        let mut ledger = Self::open_at_version(profile, clock, migrations::CURRENT_VERSION)?;
+        Self::open_checking(profile, clock, false)
+    }
+
+    /// [`Ledger::open`] for the owner: a file larger than [`super::damage::inline_limit`] is
+    /// not checked whole before it opens (seconds at 10⁵–10⁶ sends) but right after, by
+    /// [`Ledger::check_whole_in_background`], with every write refused until it passes.
+    pub fn open_for_owner(
+        profile: &Profile,
+        clock: Arc<dyn Clock>,
+    ) -> Result<(Self, RecoveryReport)> {
+        Self::open_checking(profile, clock, true)
+    }
+
+    fn open_checking(
+        profile: &Profile,
+        clock: Arc<dyn Clock>,
+        defer_large: bool,
+    ) -> Result<(Self, RecoveryReport)> {
+        let version = migrations::CURRENT_VERSION;
+        let mut ledger = Self::open_at(profile, clock, version, defer_large)?;
         let report = ledger.write(recovery::recover)?;
         ledger.close_gate_after_displacement()?;
         Ok((ledger, report))
@@ -83,6 +109,15 @@ impl Ledger {
     /// that need a file at an older schema.
     #[doc(hidden)]
     pub fn open_at_version(profile: &Profile, clock: Arc<dyn Clock>, version: i64) -> Result<Self> {
+        Self::open_at(profile, clock, version, false)
+    }
+
+    fn open_at(
+        profile: &Profile,
+        clock: Arc<dyn Clock>,
+        version: i64,
+        defer_large: bool,
+    ) -> Result<Self> {
         let lock = profile.lock_owner()?;
         let path = profile.ledger_path()?;
         if !path.exists() {
@@ -97,7 +132,9 @@ impl Ledger {
         // The lock is proven held on the current lock file (`lock_owner`) and the ledger
         // file itself is held before SQLite opens it: no recovery runs on a live ledger.
         let held = placement::HeldLedger::take(&path)?;
-        let conn = store::open_writer(&path, version)?;
+        let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+        let checked = !defer_large || size <= super::damage::inline_limit();
+        let conn = store::open_writer(&path, version, checked)?;
         let reserve = Reserve::of(profile)?;
         if let Err(e) = reserve.ensure() {
             tracing::warn!(error = %e, "the brake's reserve could not be made; a Stop on a full disk may fail");
@@ -109,11 +146,20 @@ impl Ledger {
             reserve,
             profile: profile.clone(),
             displaced: None,
+            damaged: Arc::new(super::damage::Gate::new(checked)),
             deadlines: Default::default(),
+            bounds: Default::default(),
             held,
             sides: placement::SideFiles::of(crate::profile::LEDGER_FILE),
             lock,
         })
+    }
+
+    /// Checks the whole file now, in a thread, when [`Ledger::open_for_owner`] left it
+    /// unchecked (a large file); every write is refused `Checking` until it passes, and
+    /// `Damaged` for good when it does not.
+    pub fn check_whole_in_background(&self) {
+        self.damaged.check_in_background(self.path.clone());
     }
 
     /// The raw connection, for tests that check what SQL itself refuses.
@@ -163,15 +209,18 @@ impl Ledger {
         let now = self.clock.now_ms();
         let mono = self.clock.mono_ms();
         let path = self.path.clone();
+        let damaged = &self.damaged;
+        damaged.open_for_writes(&path)?;
+        let sql = |e| damaged.noted(error::from_sqlite(e, &path));
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| error::from_sqlite(e, &path))?;
+            .map_err(sql)?;
         let out = f(&tx, now).map_err(|e| match e {
-            LedgerError::Sqlite(e) => error::from_sqlite(e, &path),
-            other => other,
+            LedgerError::Sqlite(e) => sql(e),
+            other => damaged.noted(other),
         })?;
-        tx.commit().map_err(|e| error::from_sqlite(e, &path))?;
+        tx.commit().map_err(sql)?;
         self.refresh_deadlines(now, mono);
         Ok(out)
     }

@@ -19,6 +19,7 @@ mod artifact_acts;
 mod artifacts;
 mod attachments;
 mod brake;
+mod damage;
 mod deadlines;
 mod destinations;
 mod displacement;

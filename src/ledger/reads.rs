@@ -35,12 +35,17 @@ pub struct ReadSource<'a> {
     path: &'a Path,
     now: Millis,
     displaced: Option<&'a Displacement>,
+    /// The owner's damage gate (`damage::Gate::noted`); none for a reader.
+    damaged: Option<&'a super::damage::Gate>,
 }
 
 impl ReadSource<'_> {
     /// SQLite's failure as a person can act on it (a damaged file names its path).
     fn mapped(&self, e: rusqlite::Error) -> LedgerError {
-        error::from_sqlite(e, self.path)
+        match self.damaged {
+            Some(gate) => gate.noted(error::from_sqlite(e, self.path)),
+            None => error::from_sqlite(e, self.path),
+        }
     }
 }
 
@@ -204,6 +209,7 @@ impl LedgerRead for Ledger {
             path: &self.path,
             now: self.now_ms(),
             displaced: self.displacement(),
+            damaged: Some(&self.damaged),
         }
     }
 }
@@ -242,6 +248,7 @@ impl LedgerRead for LedgerReader {
             path: &self.path,
             now: SystemClock.now_ms(),
             displaced: None,
+            damaged: None,
         }
     }
 }

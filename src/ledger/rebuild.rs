@@ -48,7 +48,9 @@ impl Ledger {
             reserve: Reserve::of(profile)?,
             profile: profile.clone(),
             displaced: None,
+            damaged: Default::default(),
             deadlines: Default::default(),
+            bounds: Default::default(),
             held: placement::HeldLedger::take(&path)?,
             sides: Default::default(),
             lock,
@@ -91,7 +93,7 @@ impl Ledger {
         };
         let damaged = salvage::open_scratch(aside, scratch).map_err(unreadable)?;
         salvage::check_schema(&damaged, aside).map_err(unreadable)?;
-        let mut conn = store::open_writer(path, migrations::CURRENT_VERSION)?;
+        let mut conn = store::open_writer(path, migrations::CURRENT_VERSION, true)?;
         let tables = salvage::copy_rows(&damaged, &mut conn).map_err(|e| match e {
             LedgerError::Sqlite(e) => error::from_sqlite(e, path),
             other => other,

@@ -22,8 +22,10 @@ pub const MAX_OP_ID_BYTES: usize = 128;
 /// Longest actor name or evidence, in bytes.
 pub const MAX_NOTE_BYTES: usize = 4096;
 
-/// A request to queue a send.
+/// A request to queue a send. A field it does not know is refused (`conversationId` would
+/// otherwise send to the default destination instead of the conversation meant).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct QueueRequest {
     /// Operation id; a UUID v4 is made when absent. Letters, digits and `._:-`, 1–128 bytes.
     #[serde(default)]
@@ -452,6 +454,15 @@ pub enum Grant {
         /// Why, naming the difference.
         reason: String,
     },
+    /// The claim was past its bound when the grant was asked (the expiry sweep had not run
+    /// yet): the send is failed as the sweep fails it — rejected, nothing clicked —
+    /// committed, with the sweep's words as `reason`.
+    Expired {
+        /// The send, now rejected.
+        send: Send,
+        /// The sweep's reason ("claim expired: …").
+        reason: String,
+    },
     /// The usage limit closed the limit gate after the send was claimed: the send is
     /// rejected (nothing was clicked), committed, with `reason` as its evidence.
     Held {
@@ -513,9 +524,9 @@ fn limit_refusal(tx: &Transaction, now: Millis) -> Result<Option<String>> {
 /// holds (closed after the claim, [`Grant::Held`]).
 pub(crate) fn dispatch(
     tx: &Transaction,
-    op_id: &str,
-    lease_id: &str,
+    (op_id, lease_id): (&str, &str),
     confirmed: Option<&Confirmation>,
+    overdue: Option<&str>,
     now: Millis,
 ) -> Result<Grant> {
     let send = load(tx, op_id)?;
@@ -529,6 +540,11 @@ pub(crate) fn dispatch(
         return Err(LedgerError::NotGranted(format!(
             "send {op_id} is claimed by another lease: do not click"
         )));
+    }
+    if let Some(reason) = overdue {
+        let send = fail(tx, op_id, reason, "owner", now)?;
+        let reason = reason.to_string();
+        return Ok(Grant::Expired { send, reason });
     }
     if let Some(reason) = limit_refusal(tx, now)? {
         let send = transition(tx, op_id, SendState::Rejected, "owner", Some(&reason), now)?;

@@ -14,7 +14,7 @@ use std::path::Path;
 pub const BUSY_TIMEOUT_MS: u64 = 5_000;
 
 /// Opens (creating 0600 if missing) the ledger for writing and migrates it to `target`.
-pub(crate) fn open_writer(path: &Path, target: i64) -> Result<Connection> {
+pub(crate) fn open_writer(path: &Path, target: i64, check: bool) -> Result<Connection> {
     let sql = |e| from_sqlite(e, path);
     // Create the file ourselves so it is 0600 from its first byte.
     crate::platform::private_file(OpenOptions::new().create(true).append(true))
@@ -46,6 +46,11 @@ pub(crate) fn open_writer(path: &Path, target: i64) -> Result<Connection> {
         .map_err(sql)?;
     // Room for every statement of the write paths (see `sends::exec`).
     conn.set_prepared_statement_cache_capacity(64);
+    // Before the first write (migrations, recovery): a damaged page anywhere is found now,
+    // not when a later write or read happens on it (docs/performance.md: its cost).
+    if check {
+        whole(&conn, path)?;
+    }
     migrations::migrate(&mut conn, path, target)?;
     for side in ["-wal", "-shm"] {
         crate::platform::tighten_file(&path.with_file_name(format!(
@@ -54,6 +59,23 @@ pub(crate) fn open_writer(path: &Path, target: i64) -> Result<Connection> {
         )));
     }
     Ok(conn)
+}
+
+/// `PRAGMA quick_check` over the whole file: every page of every table and index read and
+/// its structure checked (not the indexes' agreement with their tables, which is
+/// `integrity_check`'s extra, much slower work). Errors: `Corrupt` naming the file and
+/// SQLite's first finding.
+pub(crate) fn whole(conn: &Connection, path: &Path) -> Result<()> {
+    let first: String = conn
+        .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+        .map_err(|e| from_sqlite(e, path))?;
+    if first == "ok" {
+        return Ok(());
+    }
+    Err(LedgerError::Corrupt {
+        path: path.into(),
+        detail: format!("PRAGMA quick_check: {first}"),
+    })
 }
 
 /// Opens an existing ledger read-only; refuses a newer schema.

@@ -44,6 +44,12 @@ impl Ledger {
         self.write(|tx, now| remote_stop::set_phase(tx, lease_id, op_id, phase, evidence, now))
     }
 
+    /// The bounds the owner's sweep applies: the dispatch grant refuses a claim past
+    /// `claim_ms` by them, measured as the sweep measures it (default: [`Bounds::default`]).
+    pub fn set_bounds(&mut self, bounds: Bounds) {
+        self.bounds = bounds;
+    }
+
     /// Applies the expiry bounds at the current time: each bound measured on the monotonic
     /// clock from when its item came into flight (a wall clock set forward or back moves
     /// none of them); the expiries are recorded at the wall time.

@@ -92,9 +92,10 @@ pub fn schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
         .unwrap_or_else(|e| panic!("a tool input schema is an object schema: {e}"))
 }
 
-/// Parses a call's arguments; the error is a sentence naming what to fix.
+/// Parses a call's arguments; the error is a sentence naming the argument and what to fix
+/// (an unknown one with the nearest known name), never a value given.
 pub fn parse<T: DeserializeOwned>(args: JsonObject) -> Result<T, String> {
-    serde_json::from_value(serde_json::Value::Object(args))
+    crate::body_schema::from_value(serde_json::Value::Object(args))
         .map_err(|e| format!("the arguments are not valid ({e})"))
 }
 
@@ -150,6 +151,33 @@ mod tests {
             assert!(e.contains("letters, digits"), "{e}");
         }
         assert!(operation_id(Some(&"k".repeat(MAX_KEY_CHARS))).is_ok());
+    }
+
+    #[test]
+    fn a_misspelt_send_message_argument_is_refused_naming_it_and_the_nearest_known_one() {
+        let fields = [
+            ("text", "Text"),
+            ("conversation_id", "conversationId"),
+            ("conversation_id", "conversaton_id"),
+            ("project_id", "projectId"),
+            ("new_chat", "new_chatt"),
+            ("model", "mdel"),
+            ("effort", "efforts"),
+            ("idempotency_key", "idempotencyKey"),
+            ("wait_seconds", "waitSeconds"),
+            ("attachments", "attachment"),
+        ];
+        for (field, wrong) in fields {
+            let mut args = JsonObject::new();
+            args.insert("text".into(), "the secret text".into());
+            args.insert(wrong.into(), "x".into());
+            let e = parse::<SendMessageArgs>(args).expect_err(wrong);
+            assert!(
+                e.contains(&format!("unknown field `{wrong}`; did you mean `{field}`?"))
+                    && !e.contains("the secret text"),
+                "{wrong}: {e}"
+            );
+        }
     }
 
     #[test]

@@ -75,11 +75,12 @@ pub struct Owner {
 
 /// Reads `max_in_flight` (a bad value refuses the start before anything is written, the
 /// ledger included), pins a new profile's port when `pin_port`, then takes the profile,
-/// opens and recovers the ledger and writes the cap into it.
+/// opens and recovers the ledger and writes the cap into it; the grant takes `bounds`.
 async fn open_ledger(
     profile: &Profile,
     clock: Arc<dyn Clock>,
     pin_port: bool,
+    bounds: Bounds,
 ) -> Result<(Ledger, RecoveryReport), OwnerError> {
     let max_in_flight = in_flight_cap::read(profile).map_err(OwnerError::Config)?;
     if pin_port {
@@ -87,8 +88,10 @@ async fn open_ledger(
     }
     let profile = profile.clone();
     Ok(tokio::task::spawn_blocking(move || {
-        let (mut ledger, recovered) = Ledger::open(&profile, clock)?;
+        let (mut ledger, recovered) = Ledger::open_for_owner(&profile, clock)?;
         ledger.set_max_in_flight(max_in_flight)?;
+        // The grant refuses a claim past the bound the sweep applies, on the same clock.
+        ledger.set_bounds(bounds);
         Ok::<_, LedgerError>((ledger, recovered))
     })
     .await
@@ -103,7 +106,8 @@ impl Owner {
         let open_files = bridge::connections::raise_open_file_limit();
         let profile = cfg.profile.clone();
         let clock = cfg.clock.clone();
-        let (ledger, recovered) = open_ledger(&profile, clock, cfg.port.is_none()).await?;
+        let pin = cfg.port.is_none();
+        let (ledger, recovered) = open_ledger(&profile, clock, pin, cfg.bounds).await?;
         let ledger = Writer::new(ledger)?;
         let port = match cfg.port {
             Some(p) => p,
@@ -138,6 +142,7 @@ impl Owner {
                 source,
             }
         })?;
+        ledger.call(|l| l.check_whole_in_background()).await;
         let (stop_tx, stop_rx) = watch::channel(false);
         let cap = bridge::connections::connection_cap(open_files);
         let server = tokio::spawn(bridge::serve(listener, state.clone(), cap, stop_rx.clone()));

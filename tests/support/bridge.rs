@@ -118,7 +118,7 @@ impl Serve {
         )
     }
 
-    fn try_start_limited(
+    pub fn try_start_limited(
         profile: &Path,
         args: &[&str],
         open_files: Option<(u64, u64)>,

@@ -394,10 +394,45 @@ fn metadata_str(
     }
 }
 
+/// The `metadata` keys the doors read; any other is refused, not ignored: a misspelt
+/// `conversationId` would otherwise send to the default destination.
+pub(crate) const METADATA_KEYS: &[&str] = &["conversation_id", "project_id", "new_chat", "effort"];
+
+/// Refuses a `metadata` that is not an object, or one with a key the doors do not read,
+/// naming it and the nearest known key. Errors: 400 `invalid_type`, `unknown_parameter`.
+pub(crate) fn known_metadata(body: &Map<String, Value>) -> Result<(), OpenAiError> {
+    let metadata = match body.get("metadata") {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(bad(
+            "invalid_type",
+            "metadata",
+            "metadata must be an object of strings (conversation_id, project_id, new_chat, effort)",
+        )),
+    };
+    let Some(unknown) = metadata
+        .keys()
+        .find(|k| !METADATA_KEYS.contains(&k.as_str()))
+    else {
+        return Ok(());
+    };
+    let shown = crate::body_schema::shown(unknown).unwrap_or("(not shown)");
+    let hint = match crate::body_schema::nearest(unknown, METADATA_KEYS) {
+        Some(k) => format!("did you mean `metadata.{k}`?"),
+        None => format!("the keys read are `{}`", METADATA_KEYS.join("`, `")),
+    };
+    Err(bad(
+        "unknown_parameter",
+        "metadata",
+        format!("unknown metadata key `metadata.{shown}`; {hint} Nothing was sent."),
+    ))
+}
+
 /// Reads [`Place`] from a body: `metadata.project_id`, `metadata.new_chat` (`"true"` or
 /// `"false"`; a JSON boolean too), `metadata.effort`, and `model`. The ledger checks them
 /// when it admits the send (one place at most, the bounds). Errors: 400 `invalid_type`.
 pub(crate) fn place(body: &Map<String, Value>) -> Result<Place, OpenAiError> {
+    known_metadata(body)?;
     let new_chat = match body.get("metadata").and_then(|m| m.get("new_chat")) {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
