@@ -181,6 +181,33 @@ impl Ledger {
         self.write(|tx, now| sends::fail(tx, op_id, reason, actor, now))
     }
 
+    /// A failure on a page fact every send needs (issue 35): the send fails as in
+    /// [`Self::fail`] (claimed → rejected, dispatched → uncertain) and, in the same
+    /// transaction, the page-changed gate closes naming `fact_id` (`<area>.<fact>`, ≤ 64
+    /// bytes), reported by `lease_id`'s tab (`None`: the owner found it, `actor` says who).
+    /// A gate already closed keeps its first fact. Errors as [`Self::fail`].
+    pub fn fail_page_changed(
+        &mut self,
+        op_id: &str,
+        reason: &str,
+        fact_id: &str,
+        lease_id: Option<&str>,
+        actor: &str,
+    ) -> Result<Send> {
+        self.write(|tx, now| {
+            let send = sends::fail(tx, op_id, reason, actor, now)?;
+            let closing = super::page_gate::Closing {
+                fact_id,
+                reason,
+                op_id,
+                lease_id,
+                by: actor,
+            };
+            super::page_gate::close(tx, closing, now)?;
+            Ok(send)
+        })
+    }
+
     /// Records the native receipt. Errors: `ReceiptBeforeDispatch`, `ReceiptOwnerChanged`,
     /// `ReceiptTaken`, `WrongState`.
     pub fn accept(&mut self, op_id: &str, receipt: &Receipt, actor: &str) -> Result<Send> {
