@@ -90,3 +90,91 @@ fn a_fact_only_some_sends_need_fails_only_that_send() {
     let (_, v) = cli_json(&profile, &["status"]);
     assert!(v["status"]["page_gate"].is_null(), "{v}");
 }
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chatgpt");
+/// What the fixture's user typed (request_new_chat_f.json, stream_delta_new_chat.sse).
+const TEXT: &str = "Draft a haiku about ledgers.\nKeep it short.";
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!("{FIXTURES}/{name}")).expect("fixture")
+}
+
+/// The page's request for `op`, its whole response `stream`, then its end.
+fn turn(ext: &Extension, lease: &str, op: &str, stream: &str) -> Vec<serde_json::Value> {
+    let url = "https://chatgpt.com/backend-api/f/conversation";
+    let steps = [
+        json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": op,
+                "url": url, "body": fixture("request_new_chat_f.json") }),
+        json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": op,
+                "seq": 0, "chunk": stream }),
+        json!({ "lease_id": lease, "op_id": op, "kind": "stream_end", "stream_id": op }),
+    ];
+    steps
+        .iter()
+        .map(|o| {
+            let a = ext.observe(o);
+            assert_eq!(a.status, 200, "{}", a.body);
+            a.body
+        })
+        .collect()
+}
+
+#[test]
+fn a_stream_in_no_format_the_provider_reads_makes_the_send_uncertain_and_closes_the_page_gate() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    client.queue("first", TEXT);
+    assert_eq!(ext.next(&lease, 5_000).expect("claimed")["op_id"], "first");
+    assert_eq!(ext.dispatch(&lease, "first").body["granted"], true);
+    client.queue("second", "waits for a person");
+    let applied = turn(
+        &ext,
+        &lease,
+        "first",
+        &fixture("stream_markers_renamed.sse"),
+    );
+    assert!(
+        applied
+            .iter()
+            .any(|a| a.to_string().contains("page_changed")),
+        "{applied:?}"
+    );
+    let shown = client.show("first");
+    assert_eq!(
+        shown["send"]["state"], "uncertain",
+        "at once, not at the receipt bound: {shown}"
+    );
+    assert!(shown["send"]["evidence"]
+        .as_str()
+        .unwrap()
+        .contains("traffic.stream_markers"));
+    let (_, v) = cli_json(&profile, &["status"]);
+    assert_eq!(
+        v["status"]["page_gate"]["fact_id"], "traffic.stream_markers",
+        "{v}"
+    );
+    assert!(
+        v["status"]["page_gate"]["tab_id"].is_null(),
+        "the owner found it: {v}"
+    );
+    assert!(ext.next(&lease, 300).is_none(), "the queued send waits");
+}
+
+#[test]
+fn a_stream_the_provider_reads_leaves_the_page_gate_open() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let ext = serve.pair();
+    let lease = ext.lease("tab-1");
+    client.queue("first", TEXT);
+    assert_eq!(ext.next(&lease, 5_000).expect("claimed")["op_id"], "first");
+    assert_eq!(ext.dispatch(&lease, "first").body["granted"], true);
+    turn(&ext, &lease, "first", &fixture("stream_unknown_events.sse"));
+    assert_eq!(client.state("first"), "completed");
+    let (_, v) = cli_json(&profile, &["status"]);
+    assert!(v["status"]["page_gate"].is_null(), "{v}");
+}

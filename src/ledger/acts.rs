@@ -208,6 +208,39 @@ impl Ledger {
         })
     }
 
+    /// The owner found a fact every send needs not holding in the page's own traffic (the
+    /// response stream of `op_id` in a format not recognised at all, `fact_id`): a send
+    /// still `dispatched` becomes `uncertain` at once with `reason` (it went out, its
+    /// receipt cannot be seen); a send in any other state gets `reason` as a note; and the
+    /// page-changed gate closes — one transaction. Errors: `UnknownSend`, `Invalid`.
+    pub fn page_changed_in_traffic(
+        &mut self,
+        op_id: &str,
+        reason: &str,
+        fact_id: &str,
+    ) -> Result<Send> {
+        sends::validate_note("reason", reason)?;
+        self.write(|tx, now| {
+            let send = sends::load(tx, op_id)?;
+            let send = if send.state == crate::ledger::SendState::Dispatched {
+                sends::fail(tx, op_id, reason, "owner", now)?
+            } else {
+                let kind = Some(super::record::EvidenceKind::Observed);
+                sends::note(tx, &send, "owner", (reason, kind), now)?;
+                sends::load(tx, op_id)?
+            };
+            let closing = super::page_gate::Closing {
+                fact_id,
+                reason,
+                op_id,
+                lease_id: None,
+                by: "owner",
+            };
+            super::page_gate::close(tx, closing, now)?;
+            Ok(send)
+        })
+    }
+
     /// Records the native receipt. Errors: `ReceiptBeforeDispatch`, `ReceiptOwnerChanged`,
     /// `ReceiptTaken`, `WrongState`.
     pub fn accept(&mut self, op_id: &str, receipt: &Receipt, actor: &str) -> Result<Send> {
