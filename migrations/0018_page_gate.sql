@@ -26,3 +26,10 @@ CREATE TRIGGER sends_claimed_only_while_page_gate_open BEFORE UPDATE OF state ON
 WHEN NEW.state = 'claimed' AND OLD.state <> 'claimed'
   AND EXISTS (SELECT 1 FROM page_gate WHERE id = 1 AND closed = 1)
 BEGIN SELECT RAISE(ABORT, 'page_gate_closed: the page changed: no send is claimed until a person resumes'); END;
+
+-- Work mode seen in the page's own traffic (issue 35): the page's own POST after a granted
+-- click went to a route that is not a chat conversation route. Recorded as the send's page
+-- destination with that route (a template: ids and query dropped, never a body) and its
+-- destination_mismatch sentence; NULL for a chat conversation request.
+ALTER TABLE page_destinations ADD COLUMN route TEXT
+  CHECK (route IS NULL OR length(route) BETWEEN 1 AND 256);

@@ -101,7 +101,18 @@ enum Kind {
     PageError {
         message: String,
     },
+    /// The page's own request after a granted click to a route that is not a chat
+    /// conversation route (Work mode; interfaces: `request_elsewhere`): its method and the
+    /// route as a template (`/backend-api/work/<id>/messages`), never a body.
+    RequestElsewhere {
+        method: String,
+        route: String,
+    },
 }
+
+/// Longest route accepted in a `request_elsewhere` observation, in bytes (it is made a
+/// template of at most [`chatgpt::traffic::MAX_ROUTE_BYTES`]).
+pub const MAX_ELSEWHERE_ROUTE_BYTES: usize = 2048;
 
 /// What an observation led to.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -129,6 +140,12 @@ pub(crate) enum Applied {
         op_id: String,
         matching: usize,
         exactly_one: bool,
+    },
+    /// The page's own request after the click went to a route that is not a chat
+    /// conversation route: the send is uncertain at once with a `destination_mismatch`.
+    Elsewhere {
+        op_id: String,
+        route: String,
     },
     PageError {
         op_id: String,
@@ -502,6 +519,9 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         Kind::Listing { url, body } => return listing(st, &url, &body).await,
         Kind::PageError { message } => {
             return page_error_shown(st, &o.lease_id, o.op_id, &message).await
+        }
+        Kind::RequestElsewhere { method, route } => {
+            return super::elsewhere::apply(st, &o.lease_id, o.op_id, (&method, &route)).await
         }
         Kind::StreamChunk {
             stream_id,

@@ -241,6 +241,19 @@ impl Ledger {
         })
     }
 
+    /// The page's own `method` POST to `route` (a route template that is not a chat
+    /// conversation route) after the click of `op_id`: see
+    /// [`page_destination::record_elsewhere`]. Returns the `destination_mismatch` sentence
+    /// when it was recorded. Errors: `UnknownSend`.
+    pub fn record_page_elsewhere(
+        &mut self,
+        op_id: &str,
+        method: &str,
+        route: &str,
+    ) -> Result<Option<String>> {
+        self.write(|tx, now| page_destination::record_elsewhere(tx, op_id, (method, route), now))
+    }
+
     /// Records the native receipt. Errors: `ReceiptBeforeDispatch`, `ReceiptOwnerChanged`,
     /// `ReceiptTaken`, `WrongState`.
     pub fn accept(&mut self, op_id: &str, receipt: &Receipt, actor: &str) -> Result<Send> {
