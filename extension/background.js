@@ -249,7 +249,10 @@ const handlers = {
   },
   async fail(tabId, m) {
     await noteError(m.reason);
-    return bridgeRequest('POST', '/v1/ext/fail', { lease_id: m.lease_id, op_id: m.op_id, stage: m.stage, reason: m.reason });
+    const body = { lease_id: m.lease_id, op_id: m.op_id, stage: m.stage, reason: m.reason };
+    // The page-contract fact that did not hold (issue 35): `needs: "every"` closes the page gate.
+    if (m.page_fact) body.page_fact = { id: m.page_fact.id, needs: m.page_fact.needs };
+    return bridgeRequest('POST', '/v1/ext/fail', body);
   },
   async observe(tabId, m) {
     const r = await bridgeRequest('POST', '/v1/ext/observations', m.observation, { timeoutMs: 30_000 });

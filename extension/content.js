@@ -58,7 +58,7 @@
 
   let lease = null; // {lease_id, epoch, conversation_id}
   let stoppedLease = null; // the lease a Stop fenced, for its remote stops
-  let granted = null; // {op_id, requestSeen} of the send clicked in this tab
+  let granted = null; // {op_id, requestSeen, text} of the send clicked in this tab
   const streamOps = new Map(); // page stream id → op id
   const handledStops = new Set();
   let waitingForPairing = null;
@@ -174,6 +174,22 @@
     flush();
   }
 
+  /**
+   * The page's own POST to a route that is not a chat conversation route (page-observer.js):
+   * after the granted click, before the page's conversation request, a POST carrying the
+   * send's text means the message went elsewhere (Work mode). Only `request_elsewhere` with
+   * the method and the route template goes to the owner, never the body.
+   */
+  function pagePost(post) {
+    if (!post || !granted || granted.requestSeen || granted.elsewhere) return;
+    if (typeof post.body !== 'string' || typeof post.route !== 'string') return;
+    const text = granted.text || '';
+    const escaped = JSON.stringify(text).slice(1, -1);
+    if (!text || !(post.body.includes(text) || post.body.includes(escaped))) return;
+    granted.elsewhere = true;
+    accept({ kind: 'request_elsewhere', op_id: granted.op_id, method: post.method, route: post.route });
+  }
+
   async function flush() {
     if (flushing) return;
     flushing = true;
@@ -207,6 +223,7 @@
     if (ev.source !== window || !ev.data || typeof ev.data[TAG] !== 'string') return;
     if (ev.data[TAG] === 'observer-hello') window.postMessage({ [TAG]: 'content-ready' }, location.origin);
     else if (ev.data[TAG] === 'observation') accept(ev.data.observation);
+    else if (ev.data[TAG] === 'page-post') pagePost(ev.data.post);
   });
   window.postMessage({ [TAG]: 'content-ready' }, location.origin);
 
@@ -278,11 +295,19 @@
 
   const outcome = (send, what, detail) => ask('outcome', { op_id: send.op_id, outcome: what, detail });
 
+  /** The page facts every send needs, named when a send fails on one (the owner closes its page gate). */
+  const EVERY = {
+    [SENTENCES.noComposer]: { id: 'composer.present', needs: 'every' },
+    [SENTENCES.noSendButton]: { id: 'send_button.present', needs: 'every' },
+  };
+
   async function failBefore(send, held, reason, { snapshot = false } = {}) {
     if (snapshot) await ask('snapshot', { snapshot: S.layoutSnapshot(reason) });
     await outcome(send, 'failed_before_dispatch', reason);
-    const r = await ask('fail', { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
-    if (!r.ok && r.lost) await ask('fail', { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason });
+    const body = { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason };
+    if (EVERY[reason]) body.page_fact = EVERY[reason];
+    const r = await ask('fail', body);
+    if (!r.ok && r.lost) await ask('fail', body);
   }
 
   /**
@@ -449,7 +474,7 @@
     const r = await ask('dispatch', { lease_id: held.lease_id, op_id: send.op_id, confirmed });
     if (r.ok && r.body && r.body.granted === true) {
       // 5. the one click
-      granted = { op_id: send.op_id, requestSeen: false };
+      granted = { op_id: send.op_id, requestSeen: false, text: send.text };
       forgetPageErrors();
       button.click();
       await outcome(send, 'clicked');

@@ -55,6 +55,11 @@ const view = new EditorView($('#editor-mount'), {
   },
 });
 
+/** A changed page while the tab is open (issue 35): the composer re-rendered under another id. */
+window.__fakeRerender = (what) => {
+  if (what === 'composer') view.setProps({ attributes: { id: 'prompt-editor', 'aria-label': 'Message', 'data-virtualkeyboard': 'true' } });
+};
+
 let generating = false;
 let turnCounter = thread.children.length;
 let currentConversation = conversationFromPath();
@@ -247,6 +252,15 @@ async function openUserSocket() {
   await new Promise((resolve) => socket.addEventListener('open', resolve, { once: true }));
 }
 
+/** Work mode sends a message to its own route, not a chat conversation's (config send_route). */
+async function sendToWork(text, model) {
+  await fetch(`/backend-api/work/${crypto.randomUUID()}/messages`, {
+    method: 'POST',
+    headers: { ...(await pageHeaders()), 'content-type': 'application/json' },
+    body: JSON.stringify({ input: { role: 'user', content: text }, model }),
+  });
+}
+
 async function submit(kind) {
   if (generating) return;
   const text = composerText(view.state.doc);
@@ -334,6 +348,7 @@ async function submit(kind) {
     if (obj.message) render(obj.message);
   };
   try {
+    if (config.send_route === 'work') return await sendToWork(text, body.model); // Work mode's own route
     const response = await fetch('/backend-api/f/conversation', {
       method: 'POST',
       headers: { ...(await pageHeaders()), 'content-type': 'application/json', accept: 'text/event-stream' },
