@@ -27,7 +27,8 @@ pub enum Needs {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PageFact {
-    /// `<area>.<fact>`: lowercase ASCII letters and `_`, dot-separated, 3 to 64 bytes.
+    /// `<area>.<fact>`: lowercase ASCII letters and `_`, dot-separated, the area starting
+    /// with a letter (`send_button.present`), 3 to 64 bytes.
     pub id: String,
     /// Which sends need it.
     pub needs: Needs,
@@ -39,7 +40,7 @@ impl PageFact {
     pub fn check(&self) -> Result<(), String> {
         let parts: Vec<&str> = self.id.split('.').collect();
         let shaped = parts.len() >= 2
-            && parts[0].chars().all(|c| c.is_ascii_lowercase())
+            && parts[0].starts_with(|c: char| c.is_ascii_lowercase())
             && parts
                 .iter()
                 .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
@@ -49,5 +50,40 @@ impl PageFact {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fact(id: &str) -> PageFact {
+        PageFact {
+            id: id.into(),
+            needs: Needs::Every,
+        }
+    }
+
+    /// interfaces.md names areas with `_` (send_button.*, stop_button.*): they are ids.
+    #[test]
+    fn every_contract_area_shape_is_an_id_and_other_shapes_are_not() {
+        for ok in [
+            "composer.present",
+            "send_button.present",
+            "stop_button.shown",
+            "traffic.stream_markers",
+        ] {
+            assert!(fact(ok).check().is_ok(), "{ok}");
+        }
+        for bad in [
+            "Composer.present",
+            "_x.present",
+            "composer",
+            "composer.",
+            "a.b-c",
+            &format!("a.{}", "b".repeat(63)),
+        ] {
+            assert!(fact(bad).check().is_err(), "{bad}");
+        }
     }
 }
