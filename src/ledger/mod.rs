@@ -75,7 +75,7 @@ pub use fence::StopReport;
 pub use handle::{displacement_of, Ledger};
 pub use in_flight::MAX_IN_FLIGHT;
 pub use leases::RELEASED_BEFORE_GRANT;
-pub use limit_gate::LimitGate;
+pub use limit_gate::{LimitGate, RetryAfter, UNKNOWN_RESET_S};
 pub use local_time::local_time;
 pub use overview::{Glance, Status};
 pub use page_attachments::PageAttachments;

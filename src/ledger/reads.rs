@@ -128,6 +128,14 @@ pub trait LedgerRead {
         limit_gate::get(s.conn).map_err(|e| s.mapped(e))
     }
 
+    /// How long a client is to wait before sending again, when send `op_id` closed the
+    /// limit gate and it still holds (see [`LimitGate::retry_after_for`]).
+    fn retry_after(&self, op_id: &str) -> Result<Option<super::RetryAfter>> {
+        let s = self.source();
+        let gate = limit_gate::get(s.conn).map_err(|e| s.mapped(e))?;
+        Ok(gate.retry_after_for(op_id, s.now))
+    }
+
     /// The page-changed gate as stored (closed until a person resumes).
     fn page_gate(&self) -> Result<PageGate> {
         let s = self.source();
