@@ -572,7 +572,7 @@ async fn complete(st: &BridgeState, op_id: String, a: Answered) -> Result<Applie
         .call(move |l| {
             if let Some(model) = &a.model {
                 l.door_note_model(&id, model)?;
-                l.note_answer_model(&id, model)?;
+                super::downgrade::note_model(l, &id, model)?;
             }
             l.complete_with_artifacts(&id, (&a.message_id, &a.text), &a.artifacts, "extension")
         })

@@ -11,6 +11,7 @@
 //! - [`refused_request`]: the server's refusal of the page's conversation request itself
 //!   (429 with `Retry-After`, 403, 431, …): the message was not taken;
 //! - [`artifacts`]: the files an answer generated (asset pointers in its turn);
+//! - [`models`]: which answering model is the one asked (its listed resolutions);
 //! - [`traffic`]: the page-traffic facts (a stream in a format not recognised at all, the
 //!   chat conversation routes and route templates);
 //! - [`conversation`] and [`evidence`]: a listing, and what it suggests about an
@@ -28,6 +29,7 @@ pub mod error;
 pub mod evidence;
 pub mod ids;
 pub mod message;
+pub mod models;
 pub mod refusal;
 pub mod refused_request;
 pub mod request;
