@@ -250,7 +250,8 @@ const handlers = {
   async fail(tabId, m) {
     await noteError(m.reason);
     const body = { lease_id: m.lease_id, op_id: m.op_id, stage: m.stage, reason: m.reason };
-    if (m.page_fact) body.page_fact = { id: m.page_fact.id, needs: m.page_fact.needs }; // the contract fact that did not hold
+    // The page-contract fact that did not hold (issue 35): `needs: "every"` closes the page gate.
+    if (m.page_fact) body.page_fact = { id: m.page_fact.id, needs: m.page_fact.needs };
     return bridgeRequest('POST', '/v1/ext/fail', body);
   },
   async observe(tabId, m) {

@@ -59,7 +59,7 @@
 
   let lease = null; // {lease_id, epoch, conversation_id}
   let stoppedLease = null; // the lease a Stop fenced, for its remote stops
-  let granted = null; // {op_id, requestSeen} of the send clicked in this tab
+  let granted = null; // {op_id, requestSeen, text} of the send clicked in this tab
   const streamOps = new Map(); // page stream id → op id
   const handledStops = new Set();
   let waitingForPairing = null;
@@ -175,6 +175,22 @@
     flush();
   }
 
+  /**
+   * The page's own POST to a route that is not a chat conversation route (page-observer.js):
+   * after the granted click, before the page's conversation request, a POST carrying the
+   * send's text means the message went elsewhere (Work mode). Only `request_elsewhere` with
+   * the method and the route template goes to the owner, never the body.
+   */
+  function pagePost(post) {
+    if (!post || !granted || granted.requestSeen || granted.elsewhere) return;
+    if (typeof post.body !== 'string' || typeof post.route !== 'string') return;
+    const text = granted.text || '';
+    const escaped = JSON.stringify(text).slice(1, -1);
+    if (!text || !(post.body.includes(text) || post.body.includes(escaped))) return;
+    granted.elsewhere = true;
+    accept({ kind: 'request_elsewhere', op_id: granted.op_id, method: post.method, route: post.route });
+  }
+
   async function flush() {
     if (flushing) return;
     flushing = true;
@@ -208,6 +224,7 @@
     if (ev.source !== window || !ev.data || typeof ev.data[TAG] !== 'string') return;
     if (ev.data[TAG] === 'observer-hello') window.postMessage({ [TAG]: 'content-ready' }, location.origin);
     else if (ev.data[TAG] === 'observation') accept(ev.data.observation);
+    else if (ev.data[TAG] === 'page-post') pagePost(ev.data.post);
   });
   window.postMessage({ [TAG]: 'content-ready' }, location.origin);
 
@@ -475,7 +492,7 @@
     const r = await ask('dispatch', { lease_id: held.lease_id, op_id: send.op_id, confirmed });
     if (r.ok && r.body && r.body.granted === true) {
       // 5. the one click
-      granted = { op_id: send.op_id, requestSeen: false };
+      granted = { op_id: send.op_id, requestSeen: false, text: send.text };
       forgetPageErrors();
       button.click();
       await outcome(send, 'clicked');

@@ -14,6 +14,10 @@
 //     whether `POST /backend-api/files/{id}/uploaded` succeeded — never the bytes. These go
 //     to the content script only (`page-file`), which reports the page's file ids with the
 //     grant ask (attach.js); they are no observation for the owner.
+//   - the page's own POSTs to any other same-site route (issue 35, Work mode): the method, the
+//     route as a template (ids and query dropped) and at most 256 KiB of the body, to the
+//     content script only (`page-post`), which reports `request_elsewhere` to the owner —
+//     never the body — when such a POST after a granted click carries the send's text.
 //   - the page's own credentials for its `backend-api` calls (issue 29, files out): the
 //     `authorization` and `oai-*` headers of its latest such request, to the content script
 //     only (`page-headers`), so that artifacts.js fetches an answer's generated file through
@@ -56,6 +60,10 @@
   const CONVERSATION_GET = /^\/backend-api\/conversations?\/[0-9a-f-]{36}\/?$/;
   const FILE_CREATE = /^\/backend-api\/files\/?$/;
   const FILE_UPLOADED = /^\/backend-api\/files\/([^/]+)\/uploaded\/?$/;
+  const MAX_POST_BODY = 256 * 1024; // characters of another POST's body shown to the content script
+  /** A path as a template: words kept, any other segment `<id>` (as the owner's route_template). */
+  const routeTemplate = (pathname) =>
+    '/' + pathname.split('/').filter(Boolean).map((s) => (s.length <= 32 && /^[a-z_-]+$/.test(s) ? s : '<id>')).join('/');
   let streams = 0;
   const newStreamId = () => `s${Date.now().toString(36)}-${(streams += 1)}`;
 
@@ -219,6 +227,13 @@
       const answer = pageFetch.apply(this, arguments);
       watchFile(url, sent, answer);
       return answer;
+    }
+    if (sameSite && method === 'POST' && !isPost) {
+      const route = routeTemplate(url.pathname);
+      bodyText(input, init).then(
+        (body) => post({ [TAG]: 'page-post', post: { method, route, body: body.slice(0, MAX_POST_BODY) } }),
+        () => {},
+      );
     }
     if (!isPost && !isListing) return pageFetch.apply(this, arguments);
 

@@ -16,6 +16,22 @@ use serde_json::{json, Value};
 /// Sends `op` into a new chat naming `asked` (`None`: no model), the page's request naming
 /// `requested`, answered by the fixture's gpt-5-2; returns the completed send's view.
 fn answered_by_another(serve: &Serve, op: &str, asked: Option<&str>, requested: &str) -> Value {
+    answered_by(
+        serve,
+        op,
+        (asked, requested),
+        &fixture("stream_delta_new_chat.sse"),
+    )
+}
+
+/// The send `op` (asking `asked`), the page's request naming `requested`, and `stream` as
+/// its answer.
+fn answered_by(
+    serve: &Serve,
+    op: &str,
+    (asked, requested): (Option<&str>, &str),
+    stream: &str,
+) -> Value {
     let (client, ext) = (serve.client(), serve.pair());
     let mut send = json!({ "op_id": op, "text": TEXT, "new_chat": true });
     if let Some(m) = asked {
@@ -39,7 +55,7 @@ fn answered_by_another(serve: &Serve, op: &str, asked: Option<&str>, requested: 
         json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": "s1",
                 "url": URL, "body": request, "status": 200 }),
         json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": "s1",
-                "seq": 0, "chunk": fixture("stream_delta_new_chat.sse") }),
+                "seq": 0, "chunk": stream }),
         json!({ "lease_id": lease, "op_id": op, "kind": "stream_end", "stream_id": "s1" }),
     ] {
         let a = ext.observe(&o);
@@ -107,4 +123,24 @@ fn an_answer_to_a_request_for_auto_is_no_downgrade() {
     let serve = Serve::start(&profile, &[]);
     let view = answered_by_another(&serve, "auto", None, "auto");
     assert!(notes(&view, "model downgrade").is_empty(), "{view}");
+}
+
+/// Issue 35: the page's dated variant of the model asked is that model — no mismatch, no
+/// downgrade (`provider::chatgpt::models::RESOLUTIONS`); another model still is one.
+#[test]
+fn an_answer_from_a_listed_resolution_of_the_model_asked_is_no_mismatch() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let dated = fixture("stream_delta_new_chat.sse").replace(
+        "\"model_slug\": \"gpt-5-2\"",
+        "\"model_slug\": \"gpt-5-2-2026-01-15\"",
+    );
+    let view = answered_by(&serve, "dated", (Some("gpt-5-2"), "gpt-5-2"), &dated);
+    assert!(notes(&view, "destination_mismatch").is_empty(), "{view}");
+    assert!(notes(&view, "model downgrade").is_empty(), "{view}");
+    let other = dated.replace("gpt-5-2-2026-01-15", "gpt-5-2-mini");
+    let (_tmp2, profile2) = profile_dir();
+    let serve2 = Serve::start(&profile2, &[]);
+    let view = answered_by(&serve2, "other", (Some("gpt-5-2"), "gpt-5-2"), &other);
+    assert_eq!(notes(&view, "destination_mismatch").len(), 1, "{view}");
 }

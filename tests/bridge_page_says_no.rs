@@ -263,6 +263,41 @@ fn a_hand_off_whose_frames_are_arrays_of_envelopes_completes_with_each_item_once
     );
 }
 
+/// Issue 35: the page's own connect and subscribe replies on the same socket are the
+/// socket's, not the turn's: the turn completes and no "not understood" note cries wolf.
+#[test]
+fn a_hand_off_socket_carrying_the_pages_control_replies_completes_with_no_note() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let client = serve.client();
+    let ext = serve.pair();
+    let lease = dispatched(&serve, &ext, "tab-1", "control", HANDOFF_TEXT);
+    for o in [
+        json!({ "lease_id": lease, "op_id": "control", "kind": "request", "stream_id": "control",
+                "url": URL, "body": handoff_request() }),
+        json!({ "lease_id": lease, "op_id": "control", "kind": "stream_chunk", "stream_id": "control",
+                "seq": 0, "chunk": fixture("stream_delta_handoff.sse") }),
+    ] {
+        observe_ok(&ext, o);
+    }
+    frames(
+        &ext,
+        &lease,
+        "control",
+        &fixture("websocket_handoff_control_replies.jsonl"),
+    );
+    observe_ok(
+        &ext,
+        json!({ "lease_id": lease, "op_id": "control", "kind": "stream_end", "stream_id": "control" }),
+    );
+    let shown = client.show("control");
+    assert_eq!(shown["send"]["state"], "completed", "{shown}");
+    assert!(
+        !shown.to_string().contains("hand-off frames not understood"),
+        "no false alarm: {shown}"
+    );
+}
+
 #[test]
 fn hand_off_frames_not_understood_are_said_so_in_the_timeline_instead_of_no_receipt() {
     let (_tmp, profile) = profile_dir();

@@ -78,7 +78,8 @@ function renderStatus() {
   }
   renderGuide();
   $("#stop").hidden = status.gate_closed;
-  $("#resume").hidden = !status.gate_closed;
+  // Resume also opens the page gate (the page changed: issue 35), so it is offered then too.
+  $("#resume").hidden = !(status.gate_closed || status.waiting_words === "page changed");
   // Queue again admits a new send: not while the gate is closed.
   for (const b of document.querySelectorAll("button[data-requeue]")) {
     b.disabled = status.gate_closed;

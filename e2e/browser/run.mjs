@@ -4,7 +4,7 @@
 // pins; a screenshot of the chat tab is saved after each into target/e2e-screenshots/browser/.
 // The scenarios through the OpenAI and MCP doors, with their official SDKs, are in
 // door-scenarios.mjs; where a send goes in destination-scenarios.mjs; page states in
-// state-scenarios.mjs; a send's files (issue 29) in attachment-scenarios.mjs, an answer's
+// state-scenarios.mjs; a changed page (issue 35) in page-changed-scenarios.mjs; a send's files (issue 29) in attachment-scenarios.mjs, an answer's
 // generated files in artifact-scenarios.mjs.
 //
 //   node run.mjs                 every scenario
@@ -24,6 +24,7 @@ import { doorScenarios } from './door-scenarios.mjs';
 import { destinationBench, destinationScenarios } from './destination-scenarios.mjs';
 import { pageScenarios } from './page-scenarios.mjs';
 import { stateScenarios } from './state-scenarios.mjs';
+import { pageChangedScenarios } from './page-changed-scenarios.mjs';
 import { attachmentScenarios } from './attachment-scenarios.mjs';
 import { fileFlowScenarios } from './file-flow-scenarios.mjs';
 import { artifactScenarios } from './artifact-scenarios.mjs';
@@ -934,6 +935,7 @@ destinationScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conv
 if (process.env.SENDLEDGER_BENCH === '1') destinationBench({ scenario, ready, conversations: () => ({ a: CONV_A, b: CONV_B }) });
 stateScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
 pageScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
+pageChangedScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
 attachmentScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation: () => CONV_A });
 fileFlowScenarios({ scenario, ready, fakeState, fakeConfig, fakeBytes, conversation: () => CONV_A });
 artifactScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation: () => CONV_A, otherConversation: () => CONV_B });

@@ -238,14 +238,16 @@ class Player:
             seq += 1
         self.observe({"op_id": op, "kind": "stream_end", "stream_id": sid})
 
-    def error_turn(self, send, error):
+    def error_turn(self, send, error, code=None):
         """Forwards the page's request for `send` and a stream the page ends with its own
-        error event and no answer (the shape of tests/fixtures/chatgpt/stream_delta_error.sse)."""
+        error event and no answer (the shape of tests/fixtures/chatgpt/stream_delta_error.sse;
+        with `code`, the error's code, as stream_delta_usage_limit.sse's `usage_limit_reached`)."""
         op, sid = send["op_id"], str(uuid.uuid4())
         t = Turn(send["text"], "", "gpt-sl-test", 1)
         self.observe({"op_id": op, "kind": "request", "stream_id": sid, "url": URL,
                       "body": t.request_body()})
-        chunk = (t.head() + "data: " + dumps({"type": "error", "error": {"message": error}})
+        err = {"message": error, **({"code": code} if code else {})}
+        chunk = (t.head() + "data: " + dumps({"type": "error", "error": err})
                  + "\n\ndata: [DONE]\n\n")
         self.observe({"op_id": op, "kind": "stream_chunk", "stream_id": sid, "seq": 0,
                       "chunk": chunk})

@@ -144,6 +144,30 @@ def test_an_error_turn_ends_the_sdk_in_a_no_retry_error_with_the_pages_words_fro
     assert page_says in shown["send"]["evidence"], "the page's own words are the evidence"
 
 
+def test_a_send_refused_for_the_usage_limit_answers_retry_after_and_no_retry_and_the_sdk_sends_once(owner, sdk, player):
+    page_says = "You have used up the usage limit of this plan."
+
+    def take_grant_and_limit():
+        send = player.next()
+        player.grant(send["op_id"])
+        player.error_turn(send, page_says, code="usage_limit_reached")
+        return send["op_id"]
+
+    th = player.in_thread(take_grant_and_limit)
+    with pytest.raises(openai.APIStatusError) as raised:
+        ask(sdk)  # the SDK's own retries are on (max_retries 2): it must not use them
+    th.join(30)
+    assert th.box["error"] is None, th.box["error"]
+    op, err = th.box["value"], raised.value
+    assert err.status_code == 424
+    assert err.response.headers["x-should-retry"] == "false"
+    retry_after = int(err.response.headers["retry-after"])
+    assert retry_after == 3600, "no reset time named: the bound, an hour"
+    assert "do not send again" in err.message.lower() and op in err.message
+    assert player.grants == 1, "the page saw exactly one POST"
+    assert [s["op_id"] for s in owner.sends()] == [op], "the SDK did not retry: one send"
+
+
 def test_a_client_timeout_shorter_than_the_answer_retries_into_the_same_send(owner, key, player):
     sdk = openai.OpenAI(base_url=owner.base_url(), api_key=key, timeout=1.5)
     th = player.in_thread(player.answer_next, ANSWER, model=MODEL,

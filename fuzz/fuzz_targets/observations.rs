@@ -165,7 +165,7 @@ fn apply(pieces: &[Piece]) {
                         Fact::Receipt(..) => receipts += 1,
                         Fact::Answer(..) => answers += 1,
                         // The page's own error, or a note for a person: no custody step.
-                        Fact::PageError(..) | Fact::Note(..) | Fact::AnsweredBy(..) => {}
+                        Fact::PageError(..) | Fact::Note(..) | Fact::AnsweredBy(..) | Fact::PageChanged(..) => {}
                     }
                 }
             }

@@ -7,7 +7,7 @@ use super::queue::{self, QueueStatus, QueueView, Row};
 use super::{apply, show, KeySecret, OperationId, Outcome, Request, SendView};
 use crate::clock::Millis;
 use crate::ledger::LedgerRead;
-use crate::ledger::{ApiKey, Event, LedgerError, LimitGate, Send, SendState, Writer};
+use crate::ledger::{ApiKey, Event, LedgerError, LimitGate, PageGate, Send, SendState, Writer};
 use std::collections::BTreeSet;
 use tokio::sync::{broadcast, watch};
 
@@ -107,6 +107,23 @@ impl Api {
                 Ok((gate.holds_at(now) && gate.notified_at.is_none()).then_some((gate, now)))
             })
             .await
+    }
+
+    /// The page-changed gate when it is closed and nobody was notified of this closing
+    /// yet; `None` otherwise.
+    pub async fn page_gate_to_notify(&self) -> Result<Option<PageGate>, LedgerError> {
+        self.writer
+            .call(|l| {
+                let gate = l.page_gate()?;
+                Ok((gate.closed && gate.notified_at.is_none()).then_some(gate))
+            })
+            .await
+    }
+
+    /// Records that a person was notified of the page-changed gate's current closing (the
+    /// app's own bookkeeping, offered to no door); `false` when already recorded or open.
+    pub async fn mark_page_gate_notified(&self) -> Result<bool, LedgerError> {
+        self.writer.call(|l| l.mark_page_gate_notified()).await
     }
 
     /// Records that a person was notified of the limit gate's current closing (the app's

@@ -234,6 +234,11 @@ pub struct SendView {
     /// `GET /v1/sends/{op_id}/artifacts/{n}`.
     #[serde(default)]
     pub artifacts: Vec<crate::ledger::Artifact>,
+    /// When the page refused this send with the account's usage limit or *too many
+    /// requests* and the limit gate still holds: how long to wait before sending again
+    /// (`seconds`, `until_ms`); what the doors answer.
+    #[serde(default)]
+    pub retry_after: Option<crate::ledger::RetryAfter>,
 }
 
 /// One send with its timeline, from the owner's ledger or a reader.
@@ -253,6 +258,7 @@ pub fn show(
         attachments: src.attachments_of(op_id.as_str())?,
         page_attachments: src.page_attachments(op_id.as_str())?,
         artifacts: src.artifacts(op_id.as_str())?,
+        retry_after: src.retry_after(op_id.as_str())?,
         send,
     })
 }

@@ -192,7 +192,9 @@ async fn wait(
     let op_id = OperationId::from(op_id);
     let view = st.ledger().call(move |l| api::show(l, &op_id)).await?;
     let changed = view.send.state != q.from;
-    ok(json!({ "send": view.send, "timeline": view.timeline, "changed": changed }))
+    ok(
+        json!({ "send": view.send, "timeline": view.timeline, "changed": changed, "retry_after": view.retry_after }),
+    )
 }
 
 async fn list(State(st): State<BridgeState>, RawQuery(q): RawQuery) -> Answer {

@@ -6,7 +6,8 @@
 //! is localised). The send completes as usual; its timeline gets a note:
 //!
 //! - `model downgrade: the page's request asked for model R; the answer came from A` when
-//!   the request named a model (not `auto`) and another answered;
+//!   the request named a model and one that is not it nor a resolution of it answered
+//!   (`provider::chatgpt::models`: `auto` answers as any model, a dated snapshot as its model);
 //! - `destination_mismatch: the page answered with model A; the send asked for M (sent
 //!   once; never resent)` when the send named a model M and the page's request did not
 //!   already carry a mismatch — written once, by the ledger's `note_answer_model` (the
@@ -15,7 +16,23 @@
 use super::error::ApiError;
 use super::observations::Applied;
 use super::BridgeState;
-use crate::ledger::EvidenceKind;
+use crate::ledger::{EvidenceKind, LedgerRead};
+use crate::provider::chatgpt::models;
+
+/// A `destination_mismatch` note when the answer's model is neither the one the send
+/// asked for nor a resolution of it the provider lists (`models::RESOLUTIONS`); `None`
+/// (nothing written) otherwise.
+pub(crate) fn note_model(
+    l: &mut crate::ledger::Ledger,
+    op_id: &str,
+    answered: &str,
+) -> Result<Option<String>, crate::ledger::LedgerError> {
+    let asked = l.destination(op_id)?.and_then(|d| d.model);
+    if asked.is_some_and(|a| models::answers_as_asked(&a, answered)) {
+        return Ok(None);
+    }
+    l.note_answer_model(op_id, answered)
+}
 
 /// Longest model slug written into a note, in characters.
 const MAX_SLUG_CHARS: usize = 64;
@@ -41,14 +58,14 @@ pub(crate) async fn apply(
         .ledger()
         .call(move |l| {
             let mut notes = Vec::new();
-            if let Some(r) = requested.filter(|r| r != "auto" && *r != answered) {
+            if let Some(r) = requested.filter(|r| !models::answers_as_asked(r, &answered)) {
                 let note = format!(
                     "model downgrade: the page's request asked for model {r}; the answer came from {answered}"
                 );
                 l.note_evidence(&id, EvidenceKind::Observed, &note)?;
                 notes.push(note);
             }
-            if let Some(mismatch) = l.note_answer_model(&id, &answered)? {
+            if let Some(mismatch) = note_model(l, &id, &answered)? {
                 notes.push(mismatch);
             }
             Ok::<_, crate::ledger::LedgerError>(notes)

@@ -325,7 +325,7 @@ fn owned_by(l: &crate::ledger::Ledger, op_id: &str, lease_id: &str) -> Result<()
     Ok(())
 }
 
-async fn fail(State(st): State<BridgeState>, Body(b): Body<FailBody>) -> Answer {
+async fn fail(State(st): State<BridgeState>, Body(mut b): Body<FailBody>) -> Answer {
     let reason = match b.stage {
         FailStage::BeforeDispatch => format!("failed before dispatch: {}", b.reason),
         FailStage::AfterDispatch => format!("failed after dispatch: {}", b.reason),
@@ -336,11 +336,22 @@ async fn fail(State(st): State<BridgeState>, Body(b): Body<FailBody>) -> Answer 
     }
     let fact = b.page_fact.as_ref().map(|f| f.id.as_str());
     tracing::info!(op = %b.op_id, lease = %b.lease_id, stage = ?b.stage, page_fact = ?fact, "extension report: the send failed in the tab");
+    // A fact every send needs closes the page gate in the same transaction (queued sends
+    // wait for a person); any other fact fails only this send.
+    let every = b
+        .page_fact
+        .take_if(|f| f.needs == super::page_fact::Needs::Every);
     let send = st
         .ledger()
         .call(move |l| {
             owned_by(l, &b.op_id, &b.lease_id)?;
-            l.fail(&b.op_id, &reason, "extension")
+            match &every {
+                Some(f) => {
+                    let lease = Some(b.lease_id.as_str());
+                    l.fail_page_changed(&b.op_id, &reason, &f.id, lease, "extension")
+                }
+                None => l.fail(&b.op_id, &reason, "extension"),
+            }
         })
         .await?;
     Ok(Json(json!({ "send": send })))

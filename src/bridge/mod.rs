@@ -14,6 +14,7 @@ mod client_routes;
 pub mod connections;
 mod conversation_read;
 mod downgrade;
+mod elsewhere;
 pub mod error;
 mod events;
 mod extension_routes;

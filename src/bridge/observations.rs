@@ -101,7 +101,18 @@ enum Kind {
     PageError {
         message: String,
     },
+    /// The page's own request after a granted click to a route that is not a chat
+    /// conversation route (Work mode; interfaces: `request_elsewhere`): its method and the
+    /// route as a template (`/backend-api/work/<id>/messages`), never a body.
+    RequestElsewhere {
+        method: String,
+        route: String,
+    },
 }
+
+/// Longest route accepted in a `request_elsewhere` observation, in bytes (it is made a
+/// template of at most [`chatgpt::traffic::MAX_ROUTE_BYTES`]).
+pub const MAX_ELSEWHERE_ROUTE_BYTES: usize = 2048;
 
 /// What an observation led to.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -130,6 +141,12 @@ pub(crate) enum Applied {
         matching: usize,
         exactly_one: bool,
     },
+    /// The page's own request after the click went to a route that is not a chat
+    /// conversation route: the send is uncertain at once with a `destination_mismatch`.
+    Elsewhere {
+        op_id: String,
+        route: String,
+    },
     PageError {
         op_id: String,
         usage_limit: bool,
@@ -138,6 +155,12 @@ pub(crate) enum Applied {
     Noted {
         op_id: String,
         note: String,
+    },
+    /// The page's traffic showed a fact every send needs not holding: the send is marked
+    /// and the page-changed gate closed.
+    PageChanged {
+        op_id: String,
+        fact_id: String,
     },
     /// A piece of a stream this owner does not follow: it began before this owner started
     /// (a restart mid-answer). A tab that saw its request followed sends it again from its
@@ -330,7 +353,14 @@ pub enum Fact {
     /// The model that wrote the final answer, and the one the page's request asked for:
     /// (op id, answered, requested) — a model downgrade is noted, never a failure.
     AnsweredBy(String, String, Option<String>),
+    /// The page's response stream was in a format not recognised at all (the provider's
+    /// `traffic::stream_not_recognised`): (op id, the fact id, the sentence). The send
+    /// becomes uncertain at once and the page-changed gate closes.
+    PageChanged(String, &'static str, String),
 }
+
+/// The sentence when the page's response stream was not recognised.
+pub(crate) const STREAM_NOT_RECOGNISED: &str = "the page's response stream was in a format this version does not recognise (page fact traffic.stream_markers): the message may have gone out, but its receipt and answer cannot be seen; the page gate closed — look in the chat, decide this send, update sendledger, then resume";
 
 /// The note when a handed-off turn's WebSocket frames could not be read.
 pub(crate) const FRAMES_NOT_UNDERSTOOD: &str = "hand-off frames not understood: the page's WebSocket frames for this turn could not be read, so its receipt and answer cannot be seen";
@@ -432,7 +462,13 @@ impl Tracker {
             snapshot
         };
         let (mut facts, outcome, live) = t.facts_of(&obs);
-        if finishing && !t.completed {
+        if finishing && !t.accepted && chatgpt::traffic::stream_not_recognised(&obs) {
+            facts.push(Fact::PageChanged(
+                t.op_id.clone(),
+                chatgpt::traffic::STREAM_MARKERS,
+                STREAM_NOT_RECOGNISED.into(),
+            ));
+        } else if finishing && !t.completed {
             facts.extend(t.refusal(&obs));
         }
         if not_understood {
@@ -484,6 +520,9 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         Kind::PageError { message } => {
             return page_error_shown(st, &o.lease_id, o.op_id, &message).await
         }
+        Kind::RequestElsewhere { method, route } => {
+            return super::elsewhere::apply(st, &o.lease_id, o.op_id, (&method, &route)).await
+        }
         Kind::StreamChunk {
             stream_id,
             seq,
@@ -533,7 +572,7 @@ async fn complete(st: &BridgeState, op_id: String, a: Answered) -> Result<Applie
         .call(move |l| {
             if let Some(model) = &a.model {
                 l.door_note_model(&id, model)?;
-                l.note_answer_model(&id, model)?;
+                super::downgrade::note_model(l, &id, model)?;
             }
             l.complete_with_artifacts(&id, (&a.message_id, &a.text), &a.artifacts, "extension")
         })
@@ -556,6 +595,16 @@ async fn apply_fact(st: &BridgeState, fact: Fact) -> Result<Applied, ApiError> {
         }
         Fact::AnsweredBy(op_id, answered, requested) => {
             super::downgrade::apply(st, op_id, answered, requested).await?
+        }
+        Fact::PageChanged(op_id, fact, sentence) => {
+            let (id, s) = (op_id.clone(), sentence.clone());
+            st.ledger()
+                .call(move |l| l.page_changed_in_traffic(&id, &s, fact))
+                .await?;
+            Applied::PageChanged {
+                op_id,
+                fact_id: fact.into(),
+            }
         }
         Fact::Receipt(op_id, _) | Fact::Answer(op_id, ..) => Applied::NotTracked {
             reason: format!("send {op_id}: a receipt or an answer is applied by the stream"),

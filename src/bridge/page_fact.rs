@@ -27,7 +27,8 @@ pub enum Needs {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PageFact {
-    /// `<area>.<fact>`: lowercase ASCII letters and `_`, dot-separated, 3 to 64 bytes.
+    /// `<area>.<fact>`: lowercase ASCII letters and `_`, dot-separated, the area starting
+    /// with a letter (`send_button.present`), 3 to 64 bytes.
     pub id: String,
     /// Which sends need it.
     pub needs: Needs,
@@ -40,6 +41,7 @@ impl PageFact {
         let parts: Vec<&str> = self.id.split('.').collect();
         // An area may hold `_` too (`send_button.present`: docs/extension.md's contract table).
         let shaped = parts.len() >= 2
+            && parts[0].starts_with(|c: char| c.is_ascii_lowercase())
             && parts
                 .iter()
                 .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
@@ -54,7 +56,7 @@ impl PageFact {
 
 #[cfg(test)]
 mod tests {
-    use super::{Needs, PageFact};
+    use super::*;
 
     fn fact(id: &str) -> PageFact {
         PageFact {
@@ -80,6 +82,7 @@ mod tests {
             "composer.",
             ".present",
             "send-button.present",
+            "_x.present",
             long.as_str(),
         ] {
             assert!(fact(bad).check().is_err(), "{bad}");

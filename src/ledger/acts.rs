@@ -195,6 +195,79 @@ impl Ledger {
         self.write(|tx, now| sends::fail(tx, op_id, reason, actor, now))
     }
 
+    /// A failure on a page fact every send needs (issue 35): the send fails as in
+    /// [`Self::fail`] (claimed → rejected, dispatched → uncertain) and, in the same
+    /// transaction, the page-changed gate closes naming `fact_id` (`<area>.<fact>`, ≤ 64
+    /// bytes), reported by `lease_id`'s tab (`None`: the owner found it, `actor` says who).
+    /// A gate already closed keeps its first fact. Errors as [`Self::fail`].
+    pub fn fail_page_changed(
+        &mut self,
+        op_id: &str,
+        reason: &str,
+        fact_id: &str,
+        lease_id: Option<&str>,
+        actor: &str,
+    ) -> Result<Send> {
+        self.write(|tx, now| {
+            let send = sends::fail(tx, op_id, reason, actor, now)?;
+            let closing = super::page_gate::Closing {
+                fact_id,
+                reason,
+                op_id,
+                lease_id,
+                by: actor,
+            };
+            super::page_gate::close(tx, closing, now)?;
+            Ok(send)
+        })
+    }
+
+    /// The owner found a fact every send needs not holding in the page's own traffic (the
+    /// response stream of `op_id` in a format not recognised at all, `fact_id`): a send
+    /// still `dispatched` becomes `uncertain` at once with `reason` (it went out, its
+    /// receipt cannot be seen); a send in any other state gets `reason` as a note; and the
+    /// page-changed gate closes — one transaction. Errors: `UnknownSend`, `Invalid`.
+    pub fn page_changed_in_traffic(
+        &mut self,
+        op_id: &str,
+        reason: &str,
+        fact_id: &str,
+    ) -> Result<Send> {
+        sends::validate_note("reason", reason)?;
+        self.write(|tx, now| {
+            let send = sends::load(tx, op_id)?;
+            let send = if send.state == crate::ledger::SendState::Dispatched {
+                sends::fail(tx, op_id, reason, "owner", now)?
+            } else {
+                let kind = Some(super::record::EvidenceKind::Observed);
+                sends::note(tx, &send, "owner", (reason, kind), now)?;
+                sends::load(tx, op_id)?
+            };
+            let closing = super::page_gate::Closing {
+                fact_id,
+                reason,
+                op_id,
+                lease_id: None,
+                by: "owner",
+            };
+            super::page_gate::close(tx, closing, now)?;
+            Ok(send)
+        })
+    }
+
+    /// The page's own `method` POST to `route` (a route template that is not a chat
+    /// conversation route) after the click of `op_id`: see
+    /// [`page_destination::record_elsewhere`]. Returns the `destination_mismatch` sentence
+    /// when it was recorded. Errors: `UnknownSend`.
+    pub fn record_page_elsewhere(
+        &mut self,
+        op_id: &str,
+        method: &str,
+        route: &str,
+    ) -> Result<Option<String>> {
+        self.write(|tx, now| page_destination::record_elsewhere(tx, op_id, (method, route), now))
+    }
+
     /// Records the native receipt. Errors: `ReceiptBeforeDispatch`, `ReceiptOwnerChanged`,
     /// `ReceiptTaken`, `WrongState`.
     pub fn accept(&mut self, op_id: &str, receipt: &Receipt, actor: &str) -> Result<Send> {

@@ -6,7 +6,7 @@ use super::displacement::Displacement;
 use super::error::{LedgerError, Result};
 use super::fence::{self, StopReport};
 use super::handle::Ledger;
-use super::{epochs, limit_gate, placement, sends};
+use super::{epochs, limit_gate, page_gate, placement, sends};
 use crate::clock::Clock;
 use crate::profile::{Profile, Reserve};
 
@@ -79,12 +79,14 @@ impl Ledger {
     }
 
     /// Resume: a person's decision. Opens the Stop gate under a new generation and ends
-    /// old leases, and opens the limit gate. Returns `false` when neither held sends back.
+    /// old leases, and opens the limit gate and the page-changed gate. Returns `false`
+    /// when none held sends back.
     pub fn resume(&mut self, by: &str) -> Result<bool> {
         sends::validate_note("who resumes (--by)", by)?;
         self.write(|tx, now| {
             let limit = limit_gate::open(tx, by, now)?;
-            Ok(epochs::resume(tx, by, now)? || limit)
+            let page = page_gate::open(tx, by, now)?;
+            Ok(epochs::resume(tx, by, now)? || limit || page)
         })
     }
 }

@@ -31,7 +31,39 @@ pub struct LimitGate {
     pub notified_at: Option<Millis>,
 }
 
+/// How long a client is to wait before sending again, for a send the page refused with the
+/// account's usage limit or *too many requests* (the send that closed the limit gate),
+/// while the gate holds: what the doors answer (`Retry-After`, MCP's words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetryAfter {
+    /// Whole seconds until the gate opens by itself (rounded up, at least 1), or
+    /// [`UNKNOWN_RESET_S`] when the page named no reset time (only a person's resume opens it).
+    pub seconds: u64,
+    /// When it opens by itself (ms since the Unix epoch); `None`: when a person resumes.
+    pub until_ms: Option<Millis>,
+}
+
+/// The `Retry-After` answered when the page named no reset time: one hour, in seconds
+/// (the gate then holds until a person resumes; a client asking sooner is told the same).
+pub const UNKNOWN_RESET_S: u64 = 3600;
+
 impl LimitGate {
+    /// The wait a client is told for send `op_id` at `now`: `Some` only when this send
+    /// closed the gate and it still holds.
+    pub fn retry_after_for(&self, op_id: &str, now: Millis) -> Option<RetryAfter> {
+        if !self.holds_at(now) || self.op_id.as_deref() != Some(op_id) {
+            return None;
+        }
+        let seconds = match self.until_ms {
+            Some(t) => (t.saturating_sub(now).max(1) as u64).div_ceil(1000),
+            None => UNKNOWN_RESET_S,
+        };
+        Some(RetryAfter {
+            seconds,
+            until_ms: self.until_ms,
+        })
+    }
+
     /// Whether it keeps sends from being claimed at `now` (ms).
     pub fn holds_at(&self, now: Millis) -> bool {
         self.closed && self.until_ms.is_none_or(|until| until > now)

@@ -3,6 +3,7 @@
 
 use super::epochs;
 use super::limit_gate::{self, LimitGate};
+use super::page_gate::{self, PageGate};
 use super::read::{in_flight, state_of};
 use super::state::SendState;
 use super::tab_reports::{self, TabReport};
@@ -39,6 +40,9 @@ pub struct Status {
     pub remote_stops_open: i64,
     /// The limit gate while it holds sends back (a page's usage limit).
     pub limit_gate: Option<LimitGate>,
+    /// The page-changed gate while it is closed: the fact, the tab, when (issue 35).
+    #[serde(default)]
+    pub page_gate: Option<PageGate>,
     /// Tabs that said they cannot take a send, newest first.
     pub tab_reports: Vec<TabReport>,
     /// Why nothing goes out, if something holds every send back.
@@ -90,6 +94,7 @@ pub(crate) fn status(conn: &Connection, now: Millis) -> rusqlite::Result<Status>
             |r| r.get(0),
         )?,
         limit_gate: Some(limit_gate::get(conn)?).filter(|g| g.holds_at(now)),
+        page_gate: Some(page_gate::get(conn)?).filter(|g| g.closed),
         tab_reports: tab_reports::list(conn)?,
         waiting_sentence: waiting.as_ref().map(|w| w.sentence(now)),
         waiting,

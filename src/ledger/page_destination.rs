@@ -17,6 +17,11 @@ pub struct PageDestination {
     pub model: Option<String>,
     /// When it is not the send's destination: the `destination_mismatch` sentence.
     pub mismatch: Option<String>,
+    /// When the page's own POST after the click went to a route that is not a chat
+    /// conversation route (Work mode): that route as a template
+    /// (`/backend-api/work/<id>/messages`); `None` for a chat conversation request.
+    #[serde(default)]
+    pub route: Option<String>,
     /// When it was observed (ms).
     pub observed_at: crate::clock::Millis,
 }
@@ -81,6 +86,7 @@ pub(crate) fn record_page(
         conversation_id: conversation,
         model,
         mismatch: why,
+        route: None,
         observed_at: now,
     })
 }
@@ -127,11 +133,41 @@ pub(crate) fn answer_model(
     Ok(Some(why))
 }
 
+/// The page's own `method` request to `route` (a template, ≤ 256 bytes) after the click of
+/// the dispatched send `op_id`, a route that is not a chat conversation route: the message
+/// went out, but not into a chat conversation (Work mode). Recorded as its page
+/// destination with a `destination_mismatch` sentence naming the route, and the send
+/// becomes `uncertain` at once with it — for a person to decide; never resent, and the
+/// queue does not wait out the receipt bound on it. `None` (nothing written) when the send
+/// is no longer `dispatched` or its page destination is already recorded (a chat
+/// request was seen first: the receipt's to say).
+pub(crate) fn record_elsewhere(
+    tx: &rusqlite::Transaction,
+    op_id: &str,
+    (method, route): (&str, &str),
+    now: crate::clock::Millis,
+) -> Result<Option<String>> {
+    let send = sends::load(tx, op_id)?;
+    if send.state != crate::ledger::SendState::Dispatched || page_of(tx, op_id)?.is_some() {
+        return Ok(None);
+    }
+    let why = format!(
+        "{MISMATCH_NOTE}: after the click the page's own {method} went to {route}, which is not a chat conversation route (the Work surface or another place): the message may have gone there, so this send is uncertain at once for a person to decide (sent once; never resent)"
+    );
+    tx.prepare_cached(
+        "INSERT INTO page_destinations(op_id, conversation_id, model, mismatch, observed_at, route) \
+         VALUES (?1, NULL, NULL, ?2, ?3, ?4)",
+    )?
+    .execute(params![op_id, why, now, route])?;
+    sends::fail(tx, op_id, &why, "owner", now)?;
+    Ok(Some(why))
+}
+
 /// What the page's request for `op_id` showed, once observed.
 pub(crate) fn page_of(conn: &Connection, op_id: &str) -> Result<Option<PageDestination>> {
     Ok(conn
         .prepare_cached(
-            "SELECT conversation_id, model, mismatch, observed_at FROM page_destinations WHERE op_id = ?1",
+            "SELECT conversation_id, model, mismatch, observed_at, route FROM page_destinations WHERE op_id = ?1",
         )?
         .query_row([op_id], |r| {
             Ok(PageDestination {
@@ -139,6 +175,7 @@ pub(crate) fn page_of(conn: &Connection, op_id: &str) -> Result<Option<PageDesti
                 model: r.get(1)?,
                 mismatch: r.get(2)?,
                 observed_at: r.get(3)?,
+                route: r.get(4)?,
             })
         })
         .optional()?)

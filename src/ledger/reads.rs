@@ -11,6 +11,7 @@ use super::handle::Ledger;
 use super::limit_gate::{self, LimitGate};
 use super::overview::{self, Glance, Status};
 use super::page_destination::{self, PageDestination};
+use super::page_gate::{self, PageGate};
 use super::placement;
 use super::read::{self, ListFilter};
 use super::record::{Event, Send};
@@ -130,6 +131,20 @@ pub trait LedgerRead {
     fn limit_gate(&self) -> Result<LimitGate> {
         let s = self.source();
         limit_gate::get(s.conn).map_err(|e| s.mapped(e))
+    }
+
+    /// How long a client is to wait before sending again, when send `op_id` closed the
+    /// limit gate and it still holds (see [`LimitGate::retry_after_for`]).
+    fn retry_after(&self, op_id: &str) -> Result<Option<super::RetryAfter>> {
+        let s = self.source();
+        let gate = limit_gate::get(s.conn).map_err(|e| s.mapped(e))?;
+        Ok(gate.retry_after_for(op_id, s.now))
+    }
+
+    /// The page-changed gate as stored (closed until a person resumes).
+    fn page_gate(&self) -> Result<PageGate> {
+        let s = self.source();
+        page_gate::get(s.conn).map_err(|e| s.mapped(e))
     }
 
     /// The profile at a glance. When the owner's files moved under it, why nothing goes

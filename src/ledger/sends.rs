@@ -361,10 +361,10 @@ pub(crate) fn queue(
 /// two in flight in one conversation or one tab, never more than the profile's cap; a send
 /// for a conversation no live tab shows is taken by any lease, whose tab goes there before
 /// anything is typed — docs/extension.md, "The tab goes to the destination"), unless the
-/// usage-limit gate holds. `Ok(None)`: nothing to do now.
+/// usage-limit gate holds or the page-changed gate is closed. `Ok(None)`: nothing to do now.
 pub(crate) fn claim_next(tx: &Transaction, lease_id: &str, now: Millis) -> Result<Option<Send>> {
     let lease = epochs::usable_lease(tx, lease_id)?;
-    if super::limit_gate::get(tx)?.holds_at(now) {
+    if super::limit_gate::get(tx)?.holds_at(now) || super::page_gate::get(tx)?.closed {
         return Ok(None);
     }
     let next = in_flight::next_for(tx, &lease)?;
@@ -546,7 +546,11 @@ pub(crate) fn dispatch(
         let reason = reason.to_string();
         return Ok(Grant::Expired { send, reason });
     }
-    if let Some(reason) = limit_refusal(tx, now)? {
+    let held = match limit_refusal(tx, now)? {
+        Some(r) => Some(r),
+        None => super::page_gate::refusal(tx)?,
+    };
+    if let Some(reason) = held {
         let send = transition(tx, op_id, SendState::Rejected, "owner", Some(&reason), now)?;
         return Ok(Grant::Held { send, reason });
     }

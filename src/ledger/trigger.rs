@@ -27,6 +27,8 @@ pub(crate) enum TriggerRefusal {
     EvidenceRequired,
     /// `limit_gate_closed`: the usage-limit gate holds sends back.
     LimitGateClosed,
+    /// `page_gate_closed`: the page-changed gate holds sends back (migration 0018).
+    PageGateClosed,
     /// A message with no code this build knows (a trigger of a newer schema).
     Other,
 }
@@ -47,6 +49,7 @@ const CODES: &[(&str, TriggerRefusal)] = &[
     ("before_dispatch", TriggerRefusal::BeforeDispatch),
     ("evidence_required", TriggerRefusal::EvidenceRequired),
     ("limit_gate_closed", TriggerRefusal::LimitGateClosed),
+    ("page_gate_closed", TriggerRefusal::PageGateClosed),
 ];
 
 /// The trigger refusal `e` is, with its sentence; `None` when `e` is not a trigger's

@@ -8,6 +8,7 @@ use super::expiry::{self, Bounds, Expired};
 use super::handle::Ledger;
 use super::limit_gate;
 use super::notifications;
+use super::page_gate;
 use super::record::{EvidenceKind, Send};
 use super::remote_stop::{self, RemotePhase, RemoteStop};
 use super::sends;
@@ -20,6 +21,12 @@ impl Ledger {
     /// when already notified or open.
     pub fn mark_limit_notified(&mut self) -> Result<bool> {
         self.write(limit_gate::mark_notified)
+    }
+
+    /// Records that a person was notified of the page-changed gate's current closing;
+    /// `false` when already notified or open.
+    pub fn mark_page_gate_notified(&mut self) -> Result<bool> {
+        self.write(page_gate::mark_notified)
     }
 
     /// Open remote stops (pending or dispatched), of every send.

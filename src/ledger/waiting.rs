@@ -5,6 +5,7 @@
 use super::in_flight;
 use super::limit_gate;
 use super::local_time::local_time;
+use super::page_gate;
 use super::read::{self, cached_row};
 use super::record::Send;
 use super::state::SendState;
@@ -19,6 +20,14 @@ use serde::{Deserialize, Serialize};
 pub enum Waiting {
     /// Stop closed the gate.
     Stopped,
+    /// The page changed: a fact every send needs did not hold in a tab (or the page's
+    /// stream could not be read), so the page gate closed until a person resumes.
+    PageChanged {
+        /// The page contract's fact (`composer.present`).
+        fact_id: String,
+        /// The tab that reported it, when a tab did.
+        tab_id: Option<String>,
+    },
     /// The page answered with the account's usage limit.
     UsageLimit {
         /// When sending resumes by itself (ms); `None`: when a person resumes.
@@ -66,6 +75,7 @@ impl Waiting {
     pub fn words(&self) -> &'static str {
         match self {
             Waiting::Stopped => "stopped",
+            Waiting::PageChanged { .. } => "page changed",
             Waiting::UsageLimit { .. } => "usage limit",
             Waiting::InFlight { .. } | Waiting::AtCap { .. } | Waiting::TabsBusy { .. } => {
                 "sending"
@@ -83,6 +93,10 @@ impl Waiting {
                 "stopped: nothing is sent until a person resumes (`sendledger resume --by WHO`)"
                     .into()
             }
+            Waiting::PageChanged { fact_id, tab_id } => format!(
+                "the page changed: {} did not recognise page fact {fact_id}, which every send needs, so nothing is sent and nothing is typed; update the extension, or reload the chatgpt.com tab and run Check this page, then resume (Resume in the window or tray, or `sendledger resume --by WHO`)",
+                tab_id.as_deref().map_or_else(|| "the owner".to_string(), |t| format!("tab {t}"))
+            ),
             Waiting::UsageLimit { until_ms: Some(t), .. } => format!(
                 "ChatGPT usage limit: sending resumes at {} (or now: `sendledger resume --by WHO`)",
                 local_time(*t, now)
@@ -131,6 +145,13 @@ pub(crate) fn for_profile(conn: &Connection, now: Millis) -> rusqlite::Result<Op
     let closed: i64 = conn.query_row("SELECT closed FROM gate WHERE id = 1", [], |r| r.get(0))?;
     if closed == 1 {
         return Ok(Some(Waiting::Stopped));
+    }
+    let page = page_gate::get(conn)?;
+    if page.closed {
+        return Ok(Some(Waiting::PageChanged {
+            fact_id: page.fact_id.unwrap_or_default(),
+            tab_id: page.tab_id,
+        }));
     }
     let gate = limit_gate::get(conn)?;
     if gate.holds_at(now) {

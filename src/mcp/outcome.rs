@@ -144,6 +144,33 @@ pub fn mismatch_in(timeline: &[EventSeen]) -> Option<String> {
     })
 }
 
+/// Adds, to a `page_error` outcome whose send the page refused with the account's usage
+/// limit or *too many requests* while the limit gate holds, the words a model honours:
+/// "Do not send again before <local time> (<n> s)" — or, with no reset time named, that
+/// only the user's resume in sendledger opens it.
+pub fn with_hold(mut o: SendOutcome, hold: super::seen::RetryAfterSeen) -> SendOutcome {
+    if o.status != Status::PageError {
+        return o;
+    }
+    let when = match hold.until_ms {
+        Some(t) => {
+            let at = chrono::DateTime::from_timestamp_millis(t)
+                .map(|d| d.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M:%S %:z").to_string())
+                .unwrap_or_default();
+            format!("before {at} (in {} s)", hold.seconds)
+        }
+        None => format!(
+            "for at least {} s: the page named no reset time, and only the user's resume in sendledger opens it",
+            hold.seconds
+        ),
+    };
+    o.message = format!(
+        "{} The account's limit holds: do not send again {when}.",
+        o.message
+    );
+    o
+}
+
 /// Adds the mismatch, in words, to `o` (its field and its message).
 pub fn with_mismatch(mut o: SendOutcome, timeline: &[EventSeen]) -> SendOutcome {
     if let Some(m) = mismatch_in(timeline) {

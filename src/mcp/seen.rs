@@ -72,6 +72,20 @@ pub struct Looked {
     pub send: SendSeen,
     /// Its audit trail, oldest first.
     pub timeline: Vec<EventSeen>,
+    /// When the page refused it with the account's limit and the gate holds: how long to
+    /// wait before sending again (absent from owners before issue 35).
+    #[serde(default)]
+    pub retry_after: Option<RetryAfterSeen>,
+}
+
+/// The owner's `retry_after` of a send: whole seconds to wait, and when the limit opens
+/// by itself (ms since the Unix epoch; absent: when the user resumes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub struct RetryAfterSeen {
+    /// Whole seconds.
+    pub seconds: u64,
+    /// When it opens by itself.
+    pub until_ms: Option<i64>,
 }
 
 /// `POST /v1/sends`: the send, and whether it is new.

@@ -118,12 +118,17 @@ impl Tools {
             Ok(w) => w,
             Err(e) => return Ok(refusal::bad_input(&e)),
         };
-        let Looked { send, timeline } = match wait::look_up(&self.link, &a.send_id).await {
+        let Looked {
+            send,
+            timeline,
+            retry_after,
+        } = match wait::look_up(&self.link, &a.send_id).await {
             Ok(found) => found,
             Err(e) => return Ok(refusal::lookup_failed(&e)),
         };
         let progress = Progress::of(&ctx, wait_for);
-        let settled = wait::settle(&self.link, send, timeline, wait_for, &progress).await;
+        let mut settled = wait::settle(&self.link, send, timeline, wait_for, &progress).await;
+        settled.retry_after = settled.retry_after.or(retry_after);
         let outcome = settled.outcome(true);
         Ok(self
             .with_files(structured(&outcome), &outcome, wait_for)
@@ -220,6 +225,7 @@ impl Tools {
                     send: v.send,
                     timeline: Vec::new(),
                     interrupted: None,
+                    retry_after: v.retry_after,
                 }
                 .outcome(false),
             ),

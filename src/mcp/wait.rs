@@ -29,6 +29,8 @@ pub struct Settled {
     pub timeline: Vec<EventSeen>,
     /// Set when the owner stopped answering (or refused) before the send settled.
     pub interrupted: Option<ClientError>,
+    /// The owner's `retry_after` for it (the page refused it with the account's limit).
+    pub retry_after: Option<super::seen::RetryAfterSeen>,
 }
 
 impl Settled {
@@ -39,6 +41,9 @@ impl Settled {
             outcome::of_send(&self.send, with_timeline.then_some(&self.timeline[..])),
             &self.timeline,
         );
+        if let Some(hold) = self.retry_after {
+            o = outcome::with_hold(o, hold);
+        }
         if self.interrupted.is_some() && o.is_pending() {
             o.message = format!(
                 "sendledger stopped answering while this send was {}. Do not send it again: call get_send with send_id once sendledger runs again (if it restarted after the click, the send is uncertain and the user decides).",
@@ -64,6 +69,7 @@ pub async fn settle(
         send,
         timeline,
         interrupted: None,
+        retry_after: None,
     };
     loop {
         let now = Instant::now();
@@ -80,6 +86,7 @@ pub async fn settle(
             Ok(v) => {
                 last.send = v.send;
                 last.timeline = v.timeline;
+                last.retry_after = v.retry_after;
                 progress.still(&last.send.state).await;
             }
             Err(e) => {

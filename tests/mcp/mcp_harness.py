@@ -175,6 +175,20 @@ def delta_stream(conv, user_id, turn, assistant_id, text, answer, images=()) -> 
             + "data: [DONE]\n\n")
 
 
+def limit_stream(conv, user_id, turn, text, words, code) -> str:
+    """A delta-v1 stream the page ends with its own error and no answer: the user message
+    (the receipt), then `{"type": "error", "error": {message, code}}` (the shape of
+    tests/fixtures/chatgpt/stream_delta_usage_limit.sse), then [DONE]."""
+    user = _message(user_id, "user", text, status="finished_successfully", end_turn=None,
+                    meta={"turn_exchange_id": turn})
+    root = {"v": {"message": user, "conversation_id": conv, "error": None}, "c": 0}
+    error = {"type": "error", "conversation_id": conv, "error": {"message": words, "code": code}}
+    return ("event: delta_encoding\ndata: \"v1\"\n\n"
+            + "event: delta\ndata: " + json.dumps(root) + "\n\n"
+            + "data: " + json.dumps(error) + "\n\n"
+            + "data: [DONE]\n\n")
+
+
 class Player:
     """The browser extension, played over HTTP against a serve (pair once, then lease)."""
 
@@ -229,6 +243,21 @@ class Player:
             status, body = self.call("POST", "/v1/ext/observations", obs)
             assert status == 200, f"observation {obs['kind']}: {status} {body}"
         return conv
+
+    def limit(self, lease, send, words, code="usage_limit_reached"):
+        """The page's traffic for `send`: its request, then a stream the page ends with the
+        account's usage limit (its `words`, its `code`), no answer."""
+        conv, user_id, turn = (str(uuid.uuid4()) for _ in range(3))
+        sid = "s-" + uuid.uuid4().hex[:8]
+        base = {"lease_id": lease, "op_id": send["op_id"], "stream_id": sid}
+        for obs in (
+            {**base, "kind": "request", "url": URL, "body": request_body(send["text"], user_id)},
+            {**base, "kind": "stream_chunk", "seq": 0,
+             "chunk": limit_stream(conv, user_id, turn, send["text"], words, code)},
+            {**base, "kind": "stream_end"},
+        ):
+            status, body = self.call("POST", "/v1/ext/observations", obs)
+            assert status == 200, f"observation {obs['kind']}: {status} {body}"
 
     def take_and_click(self, lease, wait_ms=20_000, confirmed=None):
         """Takes the next send and is granted the click; returns the send (or None)."""

@@ -1,6 +1,7 @@
 """`sendledger mcp` driven by the official Python MCP SDK against a real `sendledger serve`
 child, with the browser extension played over HTTP. Each test is named after its rule."""
 
+import re
 import json
 import os
 import signal
@@ -481,6 +482,34 @@ def test_a_page_that_answered_with_another_model_is_said_in_words_and_never_sent
     run(body)
     assert page.result()["op_id"] == "mcp-model-1"
     assert player.granted == ["mcp-model-1"], "clicked once, never resent"
+
+
+def test_a_send_refused_for_the_usage_limit_says_do_not_send_again_before_its_reset(serve, player):
+    lease = player.lease()
+    words = "You have used up the usage limit of this plan. Sending works again in 30 minutes."
+
+    def page():
+        send = player.take_and_click(lease)
+        player.limit(lease, send, words)
+        return send
+
+    played = in_background(page)
+
+    async def body():
+        async with mcp_client(serve.profile) as client:
+            r = ok(await call(client, "send_message", text="One more, please.",
+                              idempotency_key="limit-1", wait_seconds=30))
+            assert r["status"] == "page_error", r
+            assert "do not send again before" in r["message"], r["message"]
+            secs = int(re.search(r"\(in (\d+) s\)", r["message"]).group(1))
+            assert 1700 <= secs <= 1800, f"the page's 30 minutes: {r['message']}"
+            assert r["retry_safe"] is False
+            looked = ok(await call(client, "get_send", send_id=r["send_id"]))
+            assert "do not send again before" in looked["message"], looked["message"]
+    run(body)
+    assert played.result()["op_id"] == "mcp-limit-1"
+    assert player.granted == ["mcp-limit-1"], "clicked once"
+    assert len(serve.sends()) == 1, "one send: nothing sent again"
 
 
 def test_send_message_carries_files_by_path_or_base64_and_the_same_key_with_other_files_is_refused(serve, tmp_path):

@@ -139,7 +139,9 @@ impl Tray {
             .set_tooltip(Some(format!("sendledger: {}", summary(status))))?;
         self.status.set_text(summary(status));
         self.stop.set_enabled(!status.gate_closed);
-        self.resume.set_enabled(status.gate_closed);
+        // Resume also opens the page gate (issue 35: the page changed).
+        let page_changed = status.waiting_words.as_deref() == Some("page changed");
+        self.resume.set_enabled(status.gate_closed || page_changed);
         Ok(())
     }
 }

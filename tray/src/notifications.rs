@@ -1,7 +1,8 @@
 //! The stale-uncertain sweep: an uncertain send left unresolved past the threshold (a
 //! setting, default 5 minutes) gets one desktop notification, recorded in the ledger
 //! (`mark_notified`) so a restart does not notify again. A usage limit (the limit gate)
-//! gets one notification per closing, recorded the same way (`mark_limit_notified`).
+//! gets one notification per closing, recorded the same way (`mark_limit_notified`); so
+//! does the page-changed gate (`mark_page_gate_notified`, issue 35).
 //!
 //! Order: show, then record. A failed show (no notification service) is recorded nowhere
 //! and tried again a minute later; the tray's attention icon shows the send meanwhile. The
@@ -98,6 +99,7 @@ async fn pass(
     failed: &mut HashMap<String, Instant>,
 ) -> Duration {
     notify_limit_once(api).await;
+    notify_page_gate_once(api).await;
     let threshold = settings.current().stale_uncertain_ms;
     let read = match api.stale_uncertain(threshold).await {
         Ok((stale, now)) => api
@@ -161,6 +163,32 @@ async fn notify_limit_once(api: &Api) {
             tracing::info!("notified about the usage limit");
         }
         _ => tracing::warn!("cannot notify about the usage limit; trying again next pass"),
+    }
+}
+
+/// One notification per closing of the page-changed gate (a fact every send needs did not
+/// hold), recorded in the ledger (`mark_page_gate_notified`) after it was shown; a failed
+/// show is tried next pass. Names the fact and what to do, never a message's text.
+async fn notify_page_gate_once(api: &Api) {
+    let Ok(Some(gate)) = api.page_gate_to_notify().await else {
+        return;
+    };
+    let fact = gate.fact_id.as_deref().unwrap_or("a page fact");
+    let body = format!(
+        "The chatgpt.com page changed: page fact {fact}, which every send needs, was not recognised. Nothing is typed; queued sends wait. Update the extension, or reload the tab and run Check this page, then Resume."
+    );
+    let mut n = Notification::new();
+    n.appname("sendledger")
+        .summary("The page changed: sends are waiting")
+        .body(&body)
+        .icon("dialog-warning")
+        .action("default", "Open queue");
+    match tokio::task::spawn_blocking(move || n.show()).await {
+        Ok(Ok(_)) => {
+            let _ = api.mark_page_gate_notified().await;
+            tracing::info!(fact, "notified that the page changed");
+        }
+        _ => tracing::warn!("cannot notify that the page changed; trying again next pass"),
     }
 }
 

@@ -55,6 +55,11 @@ const view = new EditorView($('#editor-mount'), {
   },
 });
 
+/** A changed page while the tab is open (issue 35): the composer re-rendered under another id. */
+window.__fakeRerender = (what) => {
+  if (what === 'composer') view.setProps({ attributes: { id: 'prompt-editor', 'aria-label': 'Message', 'data-virtualkeyboard': 'true' } });
+};
+
 let generating = false;
 let turnCounter = thread.children.length;
 let currentConversation = conversationFromPath();
@@ -254,6 +259,15 @@ async function workMessage(text) {
   await fetch(`/backend-api/work/${crypto.randomUUID()}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: text }) });
 }
 
+/** Work mode sends a message to its own route, not a chat conversation's (config send_route). */
+async function sendToWork(text, model) {
+  await fetch(`/backend-api/work/${crypto.randomUUID()}/messages`, {
+    method: 'POST',
+    headers: { ...(await pageHeaders()), 'content-type': 'application/json' },
+    body: JSON.stringify({ input: { role: 'user', content: text }, model }),
+  });
+}
+
 /**
  * A submit (`kind`: click or enter). Files waiting for it (config `upload_on_send`) start
  * uploading, and the page submits by itself once they are uploaded (`noted`: the click was
@@ -351,6 +365,7 @@ async function submit(kind, noted = false) {
     if (obj.message) render(obj.message);
   };
   try {
+    if (config.send_route === 'work') return await sendToWork(text, body.model); // Work mode's own route
     const response = await fetch('/backend-api/f/conversation', {
       method: 'POST',
       headers: { ...(await pageHeaders()), 'content-type': 'application/json', accept: 'text/event-stream' },

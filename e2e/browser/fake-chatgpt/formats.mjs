@@ -485,3 +485,15 @@ export function turnMessages(t, answer) {
   msgs.push(assistantMessage(t, { text: answer, done: true, legacy: t.format === 'legacy' }));
   return msgs;
 }
+
+/**
+ * A changed page (issue 35, traffic.stream_markers): one SSE event of a v1 stream with every
+ * marker the owner reads renamed — `delta_encoding` → `encoding`, `delta` → `patch`, a
+ * control event's `type` → `kind` — so nothing in the stream is recognised.
+ */
+export function renameMarkers(ev) {
+  return ev
+    .replace(/^event: delta_encoding\n/m, 'event: encoding\n')
+    .replace(/^event: delta\n/m, 'event: patch\n')
+    .replace(/^data: \{"type":/m, 'data: {"kind":');
+}

@@ -31,6 +31,13 @@
 //        — the request's `model` and `thinking_effort` follow the picker; `?model=<slug>` starts it;
 //        hold_page "<path>": that page's GET waits for a release (a tab held on its way there);
 //        answer_model "<slug>": the answer names that model, whatever the request asked for
+//        markers "renamed" (a changed page, issue 35): the delta stream's markers renamed
+//        (`delta_encoding` → `encoding`, `delta` → `patch`, control events' `type` → `kind`);
+//        send_route "work": the page sends the message to POST /backend-api/work/<id>/messages
+//        (Work mode's route, not a chat conversation's; `work_posts` counts them) while its
+//        switch still shows Chat — the page's own traffic is the only signal
+//        window.__fakeRerender('composer') (page world): the page re-renders its composer
+//        under an id the extension does not know (a deploy while the tab is open)
 //        state: a page state that ends a send (states.mjs: something_went_wrong,
 //        too_many_requests, unusual_activity, headers_too_large, downgrade, effort_limit), lang "en"|"de"|"ko"
 //        (the states' words in en or de; the slider picker's also in ko),
@@ -188,9 +195,9 @@ function page(config, surface = config.surface) {
 
 /** Starts the fake. Returns `{port, blobPort, blobHost, close()}` (`blobPort`: the blob store's). */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, file_inputs: 1, upload_on_send: false, chips: 'standard', request_files: 'all', surface_switch: 'known', pro: false, slider_skew: false, answer_images: false, download_refuse: false, download_busy: false, download_hold: false };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, markers: 'standard', send_route: 'chat', hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, file_inputs: 1, upload_on_send: false, chips: 'standard', request_files: 'all', surface_switch: 'known', pro: false, slider_skew: false, answer_images: false, download_refuse: false, download_busy: false, download_hold: false };
   const config = { ...DEFAULTS };
-  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, elsewhere_posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, stalled_uploads: 0, requests: [] });
+  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, elsewhere_posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, stalled_uploads: 0, work_posts: 0, requests: [] });
   let state = counts();
   let holds = [];
   const conversations = new Map();
@@ -293,6 +300,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       }
       const s = format === 'legacy' ? formats.legacyStream(turn) : formats.deltaStream(turn);
       answer = s.answer;
+      if (config.markers === 'renamed') for (const part of ['head', 'tail']) s[part] = s[part].map(formats.renameMarkers);
       for (const e of s.head) res.write(e);
       if ((await gate(turn, 'answer')) === 'stopped') {
         conv.messages.push(...formats.turnMessages(turn, answer).slice(0, -1));
@@ -396,6 +404,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     if (req.method === 'POST' && /^\/backend-api\/work\/[0-9a-f-]{36}\/messages$/.test(p)) {
       await readBody(req);
       state.elsewhere_posts += 1;
+      state.work_posts += 1; // a message sent into Work mode, not a chat conversation
       return json(res, 200, { status: 'accepted' });
     }
     if (req.method === 'POST' && p === '/backend-api/stop_conversation') {

@@ -56,6 +56,7 @@ fn refused(
         message: message.into(),
         retry: Some(false),
         op_id: None,
+        retry_after: None,
     }
 }
 

@@ -174,12 +174,14 @@ pub(crate) async fn settled_failure(st: &BridgeState, admitted: &Admitted) -> Op
         .ledger()
         .call(move |l| {
             let newest = l.newest_copy(&id)?;
-            l.get(&newest)
+            let hold = l.retry_after(&newest)?;
+            Ok::<_, crate::ledger::LedgerError>(l.get(&newest)?.map(|s| (s, hold)))
         })
         .await
         .ok()
         .flatten()?;
-    match super::outcome::of(&send) {
+    let (send, hold) = send;
+    match super::outcome::of_held(&send, hold) {
         Outcome::Failed(e) => Some(e.into_response()),
         _ => None,
     }

@@ -144,6 +144,7 @@ fn queue_refusal(e: LedgerError) -> OpenAiError {
             message: e.to_string(),
             retry: Some(false),
             op_id: Some(op.clone()),
+            retry_after: None,
         },
         LedgerError::EpochStopped => OpenAiError {
             status: StatusCode::LOCKED,
@@ -153,6 +154,7 @@ fn queue_refusal(e: LedgerError) -> OpenAiError {
             message: "a person pressed Stop in sendledger: nothing was queued or clicked; do not retry until they resume it there".into(),
             retry: Some(false),
             op_id: None,
+            retry_after: None,
         },
         LedgerError::Invalid(m) => OpenAiError::invalid("invalid_value", None, m.clone()),
         _ => ApiError::from(e).into(),

@@ -30,6 +30,11 @@ pub(crate) struct OpenAiError {
     pub retry: Option<bool>,
     /// The send it is about (also in [`OPERATION_HEADER`]).
     pub op_id: Option<String>,
+    /// `Retry-After` in seconds: for a send the page refused with the account's usage
+    /// limit or *too many requests*, the time until the limit gate opens (or
+    /// [`crate::ledger::UNKNOWN_RESET_S`]); with `x-should-retry: false`, so the SDKs do not
+    /// retry at all and a framework reading `Retry-After` waits at least that long.
+    pub retry_after: Option<u64>,
 }
 
 impl OpenAiError {
@@ -47,6 +52,7 @@ impl OpenAiError {
             message: message.into(),
             retry: Some(false),
             op_id: None,
+            retry_after: None,
         }
     }
 
@@ -65,6 +71,7 @@ impl OpenAiError {
             message: message.into(),
             retry: Some(false),
             op_id: Some(op_id.to_string()),
+            retry_after: None,
         }
     }
 
@@ -88,6 +95,9 @@ impl IntoResponse for OpenAiError {
                 "x-should-retry",
                 HeaderValue::from_static(if retry { "true" } else { "false" }),
             );
+        }
+        if let Some(s) = self.retry_after {
+            h.insert(axum::http::header::RETRY_AFTER, HeaderValue::from(s));
         }
         if let Some(v) = self
             .op_id
@@ -120,6 +130,7 @@ impl From<ApiError> for OpenAiError {
                 e.status.is_server_error() && e.code != crate::error_code::ErrorCode::Internal,
             ),
             op_id: None,
+            retry_after: None,
         }
     }
 }

@@ -94,6 +94,7 @@ async fn model(Path(id): Path<String>) -> Response {
         ),
         retry: Some(false),
         op_id: None,
+        retry_after: None,
     }
     .into_response()
 }

@@ -70,6 +70,29 @@ pub(crate) fn of(send: &Send) -> Outcome {
     Outcome::Failed(OpenAiError::custody(status, verdict.code, op, message))
 }
 
+/// [`of`], with the wait a client is told when the page refused `send` with the account's
+/// usage limit or *too many requests* and the limit gate still holds (`Retry-After`, and
+/// the message says until when).
+pub(crate) fn of_held(send: &Send, hold: Option<crate::ledger::RetryAfter>) -> Outcome {
+    match (of(send), hold) {
+        (Outcome::Failed(mut e), Some(h)) => {
+            e.retry_after = Some(h.seconds);
+            e.message = format!(
+                "{} Do not send again for {} s: the account's limit holds until then{}.",
+                e.message,
+                h.seconds,
+                if h.until_ms.is_none() {
+                    " at least (the page named no reset time; a person resumes in sendledger)"
+                } else {
+                    ""
+                }
+            );
+            Outcome::Failed(e)
+        }
+        (o, _) => o,
+    }
+}
+
 /// The table's verdict for `send` as committed.
 pub(crate) fn verdict_of(send: &Send) -> Verdict {
     Verdict::of_state(

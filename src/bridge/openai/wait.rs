@@ -121,13 +121,15 @@ impl Waiter {
             .ledger()
             .call(move |l| {
                 let newest = l.newest_copy(&id)?;
-                l.get(&newest)?.ok_or(LedgerError::UnknownSend(newest))
+                let hold = l.retry_after(&newest)?;
+                let send = l.get(&newest)?.ok_or(LedgerError::UnknownSend(newest))?;
+                Ok::<_, LedgerError>((send, hold))
             })
             .await;
         match read {
-            Ok(send) => {
+            Ok((send, hold)) => {
                 self.op_id.clone_from(&send.op_id);
-                match outcome::of(&send) {
+                match outcome::of_held(&send, hold) {
                     Outcome::Pending => None,
                     o => Some(Step::Settled(o, Some(Box::new(send)))),
                 }

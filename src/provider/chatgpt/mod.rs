@@ -11,6 +11,9 @@
 //! - [`refused_request`]: the server's refusal of the page's conversation request itself
 //!   (429 with `Retry-After`, 403, 431, …): the message was not taken;
 //! - [`artifacts`]: the files an answer generated (asset pointers in its turn);
+//! - [`models`]: which answering model is the one asked (its listed resolutions);
+//! - [`traffic`]: the page-traffic facts (a stream in a format not recognised at all, the
+//!   chat conversation routes and route templates);
 //! - [`conversation`] and [`evidence`]: a listing, and what it suggests about an
 //!   uncertain send (for a person, never applied).
 //!
@@ -26,12 +29,14 @@ pub mod error;
 pub mod evidence;
 pub mod ids;
 pub mod message;
+pub mod models;
 pub mod refusal;
 pub mod refused_request;
 pub mod request;
 pub mod reset_time;
 pub mod sse;
 pub mod stream;
+pub mod traffic;
 pub mod turn;
 
 pub use error::ParseError;

@@ -292,7 +292,11 @@ impl StreamDecoder {
             return;
         }
         let Some(encoded) = at.get("encoded_item").and_then(Value::as_str) else {
-            if kinds.is_empty() {
+            if kinds.is_empty() && is_control_reply(frame) {
+                // The socket's own answer to the page's `connect`/`subscribe`/`ping`: not
+                // a frame of this turn, never "not understood".
+                out.other += 1;
+            } else if kinds.is_empty() {
                 self.warn("a WebSocket envelope of unknown shape was passed over");
                 out.unreadable += 1;
             } else {
@@ -706,4 +710,14 @@ fn id_string(v: &Value) -> Option<String> {
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     }
+}
+
+/// Whether a WebSocket envelope without a `type` is the socket's own control reply: it
+/// answers a `command` the page sent (`connect`, `subscribe`, `ping`: `{"command": …,
+/// "ok": …}`) or names the connection (`connection_id`), and carries no stream item
+/// (fixture `websocket_handoff_control_replies.jsonl`).
+fn is_control_reply(envelope: &Value) -> bool {
+    let command = envelope.get("command").is_some_and(Value::is_string);
+    let connection = envelope.get("connection_id").is_some_and(Value::is_string);
+    (command || connection) && envelope.get("payload").is_none()
 }

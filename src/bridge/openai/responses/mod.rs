@@ -152,6 +152,7 @@ fn not_found(id: &str) -> OpenAiError {
         ),
         retry: Some(false),
         op_id: None,
+        retry_after: None,
     }
 }
 
