@@ -234,6 +234,10 @@ pub struct SendView {
     /// `GET /v1/sends/{op_id}/artifacts/{n}`.
     #[serde(default)]
     pub artifacts: Vec<crate::ledger::Artifact>,
+    /// The check of the page its tab sent when it failed the send on a page fact (issue 35):
+    /// which facts held, failed or were not seen, with what the page showed (structure only).
+    #[serde(default)]
+    pub page_check: Option<crate::ledger::PageCheck>,
 }
 
 /// One send with its timeline, from the owner's ledger or a reader.
@@ -253,6 +257,7 @@ pub fn show(
         attachments: src.attachments_of(op_id.as_str())?,
         page_attachments: src.page_attachments(op_id.as_str())?,
         artifacts: src.artifacts(op_id.as_str())?,
+        page_check: src.page_check_of(op_id.as_str())?,
         send,
     })
 }

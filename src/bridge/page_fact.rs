@@ -27,7 +27,8 @@ pub enum Needs {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PageFact {
-    /// `<area>.<fact>`: lowercase ASCII letters and `_`, dot-separated, 3 to 64 bytes.
+    /// `<area>.<fact>`: lowercase ASCII letters and `_`, dot-separated, starting with a
+    /// letter (`send_button.present`), at most 64 bytes.
     pub id: String,
     /// Which sends need it.
     pub needs: Needs,
@@ -39,7 +40,7 @@ impl PageFact {
     pub fn check(&self) -> Result<(), String> {
         let parts: Vec<&str> = self.id.split('.').collect();
         let shaped = parts.len() >= 2
-            && parts[0].chars().all(|c| c.is_ascii_lowercase())
+            && parts[0].starts_with(|c: char| c.is_ascii_lowercase())
             && parts
                 .iter()
                 .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
