@@ -197,6 +197,10 @@ pub fn apply_as(
     })
 }
 
+/// How long the owner waits for a tab to answer *Check this page*, in ms (issue 35;
+/// `POST /v1/page-check`).
+pub const PAGE_CHECK_WAIT_MS: u64 = 10_000;
+
 /// One send with its audit trail (`GET /v1/sends/{op_id}`, `sendledger show`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SendView {

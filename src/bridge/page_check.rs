@@ -28,7 +28,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 /// Longest wait for a tab's answer, in ms.
-pub const MAX_WAIT_MS: u64 = 10_000;
+pub const MAX_WAIT_MS: u64 = crate::api::PAGE_CHECK_WAIT_MS;
 /// Limit for `POST /v1/ext/page-check`, in bytes (2 MiB: a report's layout snapshot).
 pub const PAGE_CHECK_LIMIT: usize = 2 * 1024 * 1024;
 /// Most asks waiting for their tab at once.

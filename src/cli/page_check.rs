@@ -9,7 +9,7 @@ use super::backend;
 use super::output::{emit, CliError};
 use crate::client::BridgeClient;
 use crate::ledger::LedgerError;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -84,11 +84,7 @@ pub(crate) fn run(profile: Option<&Path>, json: bool, a: PageCheckArgs) -> Resul
     let Some(client) = BridgeClient::discover(&profile)? else {
         return Err(LedgerError::NoOwner.into());
     };
-    let body =
-        json!({ "tab_id": a.tab, "open_picker": a.open_picker, "report": a.report.is_some() });
-    let mut answer = client
-        .with_timeout_ms(crate::bridge::page_check::MAX_WAIT_MS + 5_000)
-        .call("POST", "/v1/page-check", &body)?;
+    let mut answer = client.page_check(a.tab.as_deref(), a.open_picker, a.report.is_some())?;
     let report = answer
         .get_mut("report")
         .map(Value::take)
