@@ -77,6 +77,7 @@ function renderStatus() {
     setRowWaiting(el, row);
   }
   renderGuide();
+  if (window.renderPageLine) window.renderPageLine(); // page-check.js: the tab line
   $("#stop").hidden = status.gate_closed;
   $("#resume").hidden = !status.gate_closed;
   // Queue again admits a new send: not while the gate is closed.
