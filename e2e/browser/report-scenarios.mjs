@@ -88,7 +88,9 @@ export function reportScenarios({ scenario, ready, fakeState, fakeConfig, conver
     await fakeConfig({ layout: 'no-send-button' });
     const [page] = await ready(w);
     await defineFactsInTabs(w);
+    const started = Date.now();
     const out = w.cli(['page-check']);
+    console.log(`     figure: sendledger page-check answered in ${Date.now() - started} ms (CLI start, owner, the tab's long-poll, 3 facts)`);
     assert.match(out, /1 fact holds, 1 fails: send_button\.test_testid, 1 not seen yet/, `the CLI names the fact: ${out}`);
     assert.match(out, /send_button\.test_testid\s+FAILS\s+\{"found":0\}/, 'with what the page showed');
     const { body } = await w.owner.request('GET', '/v1/page-checks');
