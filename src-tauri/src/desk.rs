@@ -353,8 +353,9 @@ impl Desk {
         let mut answer = blocking(move || c.page_check(None, open_picker, report)).await?;
         let saved = match answer.get_mut("report").map(serde_json::Value::take) {
             Some(r) if report && !r.is_null() => {
-                let dir = crate::save::downloads()
-                    .ok_or_else(|| Refusal::said("this system names no home folder to save into"))?;
+                let dir = crate::save::downloads().ok_or_else(|| {
+                    Refusal::said("this system names no home folder to save into")
+                })?;
                 let bytes = serde_json::to_vec_pretty(&r).unwrap_or_default();
                 let path = crate::save::save_in(&dir, "sendledger-page-report.json", &bytes)
                     .map_err(Refusal::said)?;

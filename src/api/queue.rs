@@ -351,7 +351,10 @@ fn status_of(glance: &Glance, pending: i64, uncertain: i64, stopped: i64) -> Que
         leased: glance.leased,
         gate_by: glance.gate_changed.as_ref().map(|(by, _)| by.clone()),
         gate_at: glance.gate_changed.as_ref().map(|(_, at)| *at),
-        page_words: glance.page_check.as_ref().map(|c| format!("page: {}", c.summary())),
+        page_words: glance
+            .page_check
+            .as_ref()
+            .map(|c| format!("page: {}", c.summary())),
         page_check: glance.page_check.clone(),
     }
 }

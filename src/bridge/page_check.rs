@@ -340,3 +340,35 @@ async fn kept(State(st): State<BridgeState>) -> Answer {
         .collect();
     Ok(Json(json!({ "page_checks": listed })))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::looks_like_an_id;
+
+    #[test]
+    fn what_a_report_carries_is_not_taken_for_an_id_and_ids_and_tokens_are() {
+        for fine in [
+            "conversation-turn-3",
+            "prompt-textarea",
+            "/backend-api/f/conversation",
+            "/c/<id>",
+            "string:delta_encoding",
+            "paragen_cot_summary_display_override",
+            "gpt-5-2-thinking",
+            ", 4 4",
+            "a send button this extension does not recognise",
+        ] {
+            assert!(!looks_like_an_id(fine), "{fine} is no id");
+        }
+        for id in [
+            "6790f2c1-1234-8abc-9def-0123456789ab",
+            "/c/6790f2c1-1234-8abc-9def-0123456789ab",
+            "file-00000000abcdef0123456789",
+            "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9abc123",
+            "fake-access-0123456789abcdef01234567",
+            "sk-sl-Ab3dEf5hIj7kLm9nOp1rSt3v",
+        ] {
+            assert!(looks_like_an_id(id), "{id} is an id or a token");
+        }
+    }
+}

@@ -192,7 +192,8 @@ impl BridgeClient {
         open_picker: bool,
         report: bool,
     ) -> Result<Value, ClientError> {
-        let body = serde_json::json!({ "tab_id": tab, "open_picker": open_picker, "report": report });
+        let body =
+            serde_json::json!({ "tab_id": tab, "open_picker": open_picker, "report": report });
         self.clone()
             .with_timeout_ms(crate::api::PAGE_CHECK_WAIT_MS + 5_000)
             .call("POST", "/v1/page-check", &body)
