@@ -79,6 +79,7 @@ export function reportScenarios({ scenario, ready, fakeState, fakeConfig, conver
     assert.equal(facts['thread.test_turns'], 'unseen', 'a thread with no turn yet is not seen yet');
     const ms = Number((summary.match(/\((\d+) ms\)/) || [])[1]);
     console.log(`     figure: Check this page took ${ms} ms in the tab (3 facts, no picker)`);
+    await w.screenshot(w.popup, '.popup-check');
     const st = await fakeState();
     assert.equal(st.clicks + st.enter_submits + st.posts, 0, 'nothing was clicked or sent');
     assert.equal(await page.locator('#prompt-textarea').textContent(), '', 'nothing was typed');
