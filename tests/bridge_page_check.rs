@@ -26,6 +26,17 @@ fn tab_answers(
     check: Value,
     report: Option<Value>,
 ) -> std::thread::JoinHandle<Value> {
+    tab_answers_with(ext, lease, check, report, 200)
+}
+
+/// The same, the tab's answer taken or refused with `status`.
+fn tab_answers_with(
+    ext: Extension,
+    lease: String,
+    check: Value,
+    report: Option<Value>,
+    status: u16,
+) -> std::thread::JoinHandle<Value> {
     std::thread::spawn(move || {
         let a = ext.next_answer(&lease, 20_000);
         assert_eq!(a.status, 200, "next: {}", a.body);
@@ -38,8 +49,8 @@ fn tab_answers(
         }
         let answered = ext.http.post("/v1/ext/page-check", &body);
         assert_eq!(
-            answered.status, 200,
-            "the check is taken: {}",
+            answered.status, status,
+            "taken or refused: {}",
             answered.body
         );
         ask
@@ -219,4 +230,25 @@ fn page_checks_are_bounded_the_oldest_going_first() {
         .map(|c| c["check"]["tab_id"].as_str().unwrap())
         .collect();
     assert_eq!(tabs, vec!["tab-busy"], "the oldest check went first");
+}
+
+#[test]
+fn a_tabs_answer_that_is_not_kept_is_said_to_the_person_asking() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let (client, ext) = (serve.client(), serve.pair());
+    let lease = ext.lease("tab-5");
+    let mut leaking = a_check();
+    leaking["results"][0]["shows"] =
+        json!({ "conversation": "6790f2c1-1234-8abc-9def-0123456789ab" });
+    let tab = tab_answers_with(ext.fresh(), lease, leaking, None, 400);
+    let a = client.post("/v1/page-check", &json!({}));
+    tab.join().expect("the tab answered");
+    a.assert_refused(502, "invalid");
+    let message = a.body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("tab tab-5 answered, but its check was not kept")
+            && message.contains("looks like an id or a token"),
+        "the cause is named, not a silent tab: {message}"
+    );
 }

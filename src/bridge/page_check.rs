@@ -66,7 +66,8 @@ struct Pending {
     open_picker: bool,
     report: bool,
     handed: bool,
-    reply: oneshot::Sender<Answered>,
+    /// The tab's check, or why it was not kept.
+    reply: oneshot::Sender<Result<Answered, String>>,
 }
 
 /// The asks waiting for their tab (in the owner's memory: an ask does not outlive it).
@@ -215,6 +216,18 @@ struct AnswerBody {
 
 /// A tab's check: kept for its tab (and its send, with `op_id`), handed to the asker.
 async fn answer(State(st): State<BridgeState>, Body(b): Body<AnswerBody>) -> Answer {
+    let request_id = b.request_id.clone();
+    let kept = keep(&st, b).await;
+    // A refused answer is said to the person waiting for it, not left to their bound.
+    if let (Err(e), Some(id)) = (&kept, request_id) {
+        if let Some(p) = st.asks().pending.remove(&id) {
+            let _ = p.reply.send(Err(e.message.clone()));
+        }
+    }
+    kept
+}
+
+async fn keep(st: &BridgeState, b: AnswerBody) -> Answer {
     let mut count = 0;
     scan(&b.check, "check", &mut count).map_err(refused)?;
     if let Some(r) = &b.report {
@@ -241,10 +254,10 @@ async fn answer(State(st): State<BridgeState>, Body(b): Body<AnswerBody>) -> Ans
     let waiting = b.request_id.and_then(|id| st.asks().pending.remove(&id));
     let answered = waiting.is_some();
     if let Some(p) = waiting {
-        let _ = p.reply.send(Answered {
+        let _ = p.reply.send(Ok(Answered {
             check: check.clone(),
             report: b.report,
-        });
+        }));
     }
     Ok(Json(json!({ "kept": true, "answered": answered })))
 }
@@ -309,7 +322,14 @@ async fn ask(State(st): State<BridgeState>, Body(b): Body<AskBody>) -> Answer {
     }
     st.ledger().poke(); // wakes the tab's long-poll, which hands the ask out
     let got = tokio::time::timeout(wait, answered).await;
-    let Ok(Ok(a)) = got else {
+    if let Ok(Ok(Err(why))) = got {
+        return Err(ApiError::new(
+            StatusCode::BAD_GATEWAY,
+            ErrorCode::Invalid,
+            format!("tab {tab_id} answered, but its check was not kept ({why}): nothing was changed; update the extension"),
+        ));
+    }
+    let Ok(Ok(Ok(a))) = got else {
         let handed = st
             .asks()
             .pending
