@@ -36,7 +36,7 @@ async function noteError(message) {
  * One bridge request. Answers `{ok: true, status, body}` or
  * `{ok: false, status, code, message}`; `status` 0 means the bridge was not reached.
  */
-async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = true, contentType = null, label = path } = {}) {
+async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = true, contentType = null, label = path, quietIfAbsent = false } = {}) {
   const { bridge, token } = await pairing();
   if (auth && !token) {
     return { ok: false, status: 0, code: 'not_paired', message: 'not paired: open the sendledger extension popup and enter a pairing code' };
@@ -79,7 +79,8 @@ async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = tr
   }
   // A lease that ended because its tab leased again (a navigation, a new chat's id) is
   // routine — the tab's next page holds the new lease — and no problem to show a person.
-  if (code !== 'lease_ended') await noteError(`${label}: ${message}`);
+  // An owner older than a route (`quietIfAbsent`: 404) is no problem either.
+  if (code !== 'lease_ended' && !(quietIfAbsent && response.status === 404)) await noteError(`${label}: ${message}`);
   return { ok: false, status: response.status, code, message };
 }
 
@@ -305,6 +306,16 @@ const handlers = {
     await session.set({ snapshot: { ...m.snapshot, tab_id: tabId } });
     return { ok: true };
   },
+  // A check of the page (report.js): asked by the owner (`request_id`), or sent with a send
+  // that failed on a page fact (`op_id`, interfaces.md shape 2). An owner without the route
+  // answers 404: nothing to do.
+  async pageCheck(tabId, m) {
+    const body = { lease_id: m.lease_id, check: m.check };
+    if (m.op_id) body.op_id = String(m.op_id);
+    if (m.request_id) body.request_id = String(m.request_id);
+    if (m.report) body.report = m.report;
+    return bridgeRequest('POST', '/v1/ext/page-check', body, { timeoutMs: 15_000, label: '/v1/ext/page-check', quietIfAbsent: true });
+  },
   async tabReport(tabId, m) {
     // A tab that cannot take a send (or, reason null, can again): kept by the owner so that
     // status and a queued send can say why nothing goes out.
@@ -375,7 +386,7 @@ chrome.runtime.onInstalled.addListener(async () => {
   for (const tab of tabs) {
     const target = { tabId: tab.id };
     chrome.scripting.executeScript({ target, files: ['page-observer.js'], world: 'MAIN' }).catch(() => {});
-    chrome.scripting.executeScript({ target, files: [...CONTRACT_FILES, 'selectors.js', 'navigate.js', 'picker.js', 'attach.js', 'artifacts.js', 'content.js'] }).catch(() => {});
+    chrome.scripting.executeScript({ target, files: [...CONTRACT_FILES, 'selectors.js', 'report.js', 'navigate.js', 'picker.js', 'attach.js', 'artifacts.js', 'content.js'] }).catch(() => {});
   }
 });
 

@@ -796,6 +796,7 @@
       if (lease !== polled && !(r.ok && r.body && r.body.send)) continue; // released meanwhile
       if (r.ok) {
         backoff = 500;
+        if (r.body && r.body.page_check) await window.sendledgerReport.answer(r.body.page_check, polled, ask); // report.js
         if (r.body && r.body.send) {
           sending = true;
           try {

@@ -53,6 +53,37 @@
     return out;
   }
 
+  /**
+   * The attributes a layout snapshot keeps (interfaces.md, shape 1): structure a probe
+   * decides from, never words. `aria-valuetext` is kept reduced (snapshotAttributes).
+   */
+  const SNAPSHOT_KEEP = Object.freeze([
+    'id', 'data-testid', 'data-type', 'data-turn', 'data-message-author-role', 'data-state',
+    'contenteditable', 'role', 'type', 'accept', 'multiple', 'disabled', 'hidden',
+    'aria-checked', 'aria-selected', 'aria-pressed', 'aria-expanded', 'aria-haspopup',
+    'aria-disabled', 'aria-busy', 'aria-modal', 'aria-orientation', 'aria-valuemin',
+    'aria-valuemax', 'aria-valuenow',
+  ]);
+
+  /** Ids a value may hold: UUIDs, `file-…`, `g-p-…`, `g-…`, 16+ hex digits, 24+ characters of letters and digits mixed (a token). */
+  const ID_LIKE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\b(?:file|g-p|g)-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{6,}|[0-9a-fA-F]{16,}|(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{24,}/g;
+  const maskIds = (v) => String(v).replace(ID_LIKE, '<id>');
+  const maskedPath = (p) => maskIds(p).slice(0, 200);
+
+  /** An element's kept attributes: SNAPSHOT_KEEP, ids masked, values at most 80 characters. */
+  function snapshotAttributes(el) {
+    const attrs = {};
+    for (const a of SNAPSHOT_KEEP) if (el.hasAttribute(a)) attrs[a] = maskIds(el.getAttribute(a)).slice(0, 80);
+    if (el.hasAttribute('aria-valuetext')) {
+      // "Extra High, 4 of 4" → ", 4 4": the position, never the words (any language).
+      attrs['aria-valuetext'] = el.getAttribute('aria-valuetext').replace(/[^\d\s.,:;/%+-]/gu, '').replace(/\s+/g, ' ').trim().slice(0, 40);
+    }
+    if (el.disabled) attrs.disabled = true;
+    if (el.hidden) attrs.hidden = true;
+    if (el.classList.contains('ProseMirror')) attrs.class = 'ProseMirror';
+    return attrs;
+  }
+
   window.sendledgerSelectors = Object.freeze({
     SELECTORS,
 
@@ -123,30 +154,29 @@
     workspaceId: () => null,
 
     /**
-     * The page's structure around the composer, for diagnosing a selector failure:
-     * tag names and the attributes the selectors use, never text, never attribute values
-     * that could carry text (aria-label, title, value, href), never message ids.
+     * The page's structure, for diagnosing a selector failure and for page reports
+     * (docs/extension.md, "The page report"): tag names and the non-text attributes of
+     * SNAPSHOT_KEEP, values with ids masked (`<id>`), `aria-valuetext` reduced to its digits
+     * and separators; never text, never aria-label, title, value, href, placeholder or alt,
+     * never message ids, never inside a message or the composer. `options.root`: 'main'
+     * (the default: the composer's surroundings) or 'body' (the whole page: menus and
+     * dialogs the page puts outside main). Bounded: 3,000 nodes, depth 40.
      */
-    layoutSnapshot(reason) {
-      const KEEP = ['id', 'data-testid', 'data-type', 'data-turn', 'data-message-author-role', 'contenteditable', 'role', 'type'];
+    layoutSnapshot(reason, options = {}) {
       const nodes = [];
       const walk = (el, depth) => {
-        if (nodes.length >= 1500 || depth > 40) return;
-        const attrs = {};
-        for (const a of KEEP) if (el.hasAttribute(a)) attrs[a] = el.getAttribute(a).slice(0, 80);
-        if (el.disabled) attrs.disabled = true;
-        if (el.hidden) attrs.hidden = true;
-        if (el.classList.contains('ProseMirror')) attrs.class = 'ProseMirror';
-        nodes.push({ depth, tag: el.tagName.toLowerCase(), ...attrs });
+        if (nodes.length >= 3000 || depth > 40) return;
+        nodes.push({ depth, tag: el.tagName.toLowerCase(), ...snapshotAttributes(el) });
         if (el.matches(SELECTORS.message) || el.isContentEditable) return; // never descend into text
         for (const c of el.children) walk(c, depth + 1);
       };
-      const root = document.querySelector('main') || document.body;
+      const root = options.root === 'body' ? document.body : document.querySelector('main') || document.body;
       if (root) walk(root, 0);
       return {
         reason,
         at: Date.now(),
-        path: location.pathname.replace(CONVERSATION_PATH, '/c/<id>'),
+        root: options.root === 'body' ? 'body' : 'main',
+        path: maskedPath(location.pathname),
         found: {
           composer: !!document.querySelector(SELECTORS.composer),
           sendButton: !!document.querySelector(SELECTORS.sendButton),
@@ -156,5 +186,10 @@
         nodes,
       };
     },
+
+    /** A value with every id in it masked (`<id>`): conversation, message, file, Project ids. */
+    maskIds,
+    /** A page path with its ids masked, e.g. `/c/<id>`, `/g/<id>/c/<id>`. */
+    maskedPath,
   });
 })();

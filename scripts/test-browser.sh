@@ -7,6 +7,8 @@
 #   scripts/test-browser.sh               every scenario
 #   scripts/test-browser.sh two_tabs      scenarios whose name contains a word
 #
+# The page reports under tests/fixtures/page-reports/ are replayed first (replay-reports.mjs).
+#
 # Needs: chromium (Debian's; /usr/lib/chromium/chromium), node + npm, openssl
 # (scripts/setup.sh --test installs them). The certificate for chatgpt.com is made at run
 # time; no browser is downloaded. Exits non-zero when a scenario fails.
@@ -24,6 +26,9 @@ cargo build --bin sendledger
 
 echo "== browser e2e: npm ci"
 (cd e2e/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+
+echo "== browser e2e: replay of the page reports (tests/fixtures/page-reports/)"
+SENDLEDGER_CHROMIUM="$chromium_bin" node e2e/browser/replay-reports.mjs
 
 echo "== browser e2e: scenarios"
 mkdir -p target/e2e-screenshots/browser target/e2e-logs/browser

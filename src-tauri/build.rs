@@ -20,6 +20,7 @@ const COMMANDS: &[&str] = &[
     "start_tray",
     "artifact_preview",
     "save_artifact",
+    "page_check",
 ];
 
 fn main() {

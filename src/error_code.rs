@@ -116,6 +116,10 @@ pub enum ErrorCode {
     IllegalRemoteStopPhase,
     /// Another refusal by the ledger's rules.
     Refused,
+    /// No leased chatgpt.com tab (or not the one named) to ask.
+    NoTab,
+    /// The tab asked did not answer within its bound.
+    TabSilent,
     /// A file over the attachment bound (32 MiB).
     AttachmentTooLarge,
     /// The attachment store is full (2 GiB).
@@ -201,6 +205,8 @@ impl ErrorCode {
         Self::ArtifactPending,
         Self::ArtifactUnavailable,
         Self::ArtifactSettled,
+        Self::NoTab,
+        Self::TabSilent,
     ];
 
     /// The code as the wire carries it (`epoch_stopped`).
@@ -268,6 +274,8 @@ impl ErrorCode {
             Self::RemoteStopSettled => "remote_stop_settled",
             Self::IllegalRemoteStopPhase => "illegal_remote_stop_phase",
             Self::Refused => "refused",
+            Self::NoTab => "no_tab",
+            Self::TabSilent => "tab_silent",
         }
     }
 

@@ -77,6 +77,7 @@ function renderStatus() {
     setRowWaiting(el, row);
   }
   renderGuide();
+  if (window.renderPageLine) window.renderPageLine(); // page-check.js: the tab line
   $("#stop").hidden = status.gate_closed;
   // Resume also opens the page gate (the page changed: issue 35), so it is offered then too.
   $("#resume").hidden = !(status.gate_closed || status.waiting_words === "page changed");

@@ -114,6 +114,60 @@ def test_an_answers_generated_image_shows_as_a_thumbnail_and_save_never_replaces
         app.close()
 
 
+def test_check_this_page_from_the_window_shows_the_facts_on_the_tab_line_and_saves_the_report(desktop):
+    """The window's Check this page asks the leased tab through the owner (the fake
+    extension answers from its long-poll as report.js does); the tab line says the result
+    in words with every fact under All facts; Save page report writes the tab's report into
+    the Downloads folder, never over another file."""
+    import threading
+    p = Profile()
+    downloads = os.path.join(p.home, "Saved files")
+    os.makedirs(os.path.join(p.home, ".config"))
+    os.makedirs(downloads)
+    with open(os.path.join(p.home, ".config", "user-dirs.dirs"), "w") as f:
+        f.write('XDG_DOWNLOAD_DIR="$HOME/Saved files"\n')
+    app = App(p, extra_env={"XDG_CONFIG_HOME": os.path.join(p.home, ".config")})
+    check = {"at": 1, "took_ms": 2, "results": [
+        {"id": "composer.present", "needs": "every", "state": "holds", "shows": {"found": 1}},
+        {"id": "send_button.present", "needs": "every", "state": "fails", "shows": {"found": 0}}]}
+    report = {"kind": "sendledger-page-report", "version": 1, "check": check, "layout": {"root": "body", "nodes": [{"depth": 0, "tag": "body"}]}}
+    ext = FakeExtension(p)
+    lease = ext.post("/v1/ext/lease", {"tab_id": "7"})["lease_id"]
+    stop = threading.Event()
+
+    def tab():  # the tab's loop: each ask handed with a long-poll's answer is answered
+        while not stop.is_set():
+            ask = ext.post("/v1/ext/next", {"lease_id": lease, "wait_ms": 2000}).get("page_check")
+            if ask:
+                body = {"lease_id": lease, "request_id": ask["request_id"], "check": check}
+                if ask["report"]:
+                    body["report"] = report
+                ext.post("/v1/ext/page-check", body)
+
+    t = threading.Thread(target=tab, daemon=True)
+    t.start()
+    try:
+        app.wait_js("return !document.getElementById('page-line').hidden", "the tab line once a tab is leased")
+        app.click("#check-page")
+        words = "document.getElementById('page-words').textContent"
+        app.wait_js(f"return {words} === 'page: 1 fact holds, 1 fails: send_button.present'", "the tab line to say the check")
+        assert app.js("return document.getElementById('page-words').dataset.fails") == "true"
+        facts = app.js("return [...document.querySelectorAll('#page-facts li')].map(li => li.textContent)")
+        assert facts == ['composer.present: holds {"found":1}', 'send_button.present: fails {"found":0}'], facts
+        app.shot("11-page-check")
+        app.click("#save-page-report")
+        said = "document.getElementById('page-said').textContent"
+        app.wait_js(f"return {said}.includes('Report saved to')", "the tab line to say where the report went")
+        saved = os.listdir(downloads)
+        assert saved == ["sendledger-page-report.json"], saved
+        with open(os.path.join(downloads, saved[0])) as f:
+            assert json.load(f) == report
+    finally:
+        stop.set()
+        app.close()
+        t.join(timeout=10)
+
+
 def test_withdraw_takes_back_one_queued_send_and_the_others_stay_queued(desktop):
     p = Profile()
     app = App(p)
@@ -1489,6 +1543,7 @@ def test_the_packages_prerm_ends_the_tray_and_window_and_removes_their_log_in_en
 TESTS = [
     test_rows_appear_for_queued_uncertain_and_stopped_sends,
     test_an_answers_generated_image_shows_as_a_thumbnail_and_save_never_replaces_a_file,
+    test_check_this_page_from_the_window_shows_the_facts_on_the_tab_line_and_saves_the_report,
     test_the_default_destination_and_max_in_flight_are_set_in_the_window_and_the_header_says_where,
     test_the_packages_prerm_ends_the_tray_and_window_and_removes_their_log_in_entries,
     test_a_clicked_sends_row_shows_what_became_of_the_stop_of_its_answer,

@@ -136,6 +136,18 @@ pub async fn save_artifact(
     desk.save_artifact(op_id, n).await
 }
 
+/// Check this page in the tab leased last (issue 35); with `report`, the page report is
+/// saved in the Downloads folder too.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn page_check(
+    desk: State<'_, Arc<Desk>>,
+    open_picker: Option<bool>,
+    report: Option<bool>,
+) -> Result<serde_json::Value, Refusal> {
+    desk.page_check(open_picker.unwrap_or(false), report.unwrap_or(false))
+        .await
+}
+
 #[tauri::command(rename_all = "snake_case")]
 pub async fn start_tray(desk: State<'_, Arc<Desk>>) -> Result<(), Refusal> {
     desk.start_tray().await
@@ -216,6 +228,7 @@ pub fn handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + 
         save_settings,
         start_tray,
         artifact_preview,
-        save_artifact
+        save_artifact,
+        page_check
     ]
 }

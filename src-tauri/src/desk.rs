@@ -340,6 +340,33 @@ impl Desk {
         })
     }
 
+    /// *Check this page* (issue 35): the owner asks the tab leased last to run every check
+    /// of the page contract (nothing typed, nothing sent; `POST /v1/page-check`, 10 s bound)
+    /// and answers `{tab_id, summary, check}`; with `report`, the sanitized page report is
+    /// also saved in the Downloads folder, never over another file, and its path answered.
+    pub async fn page_check(
+        &self,
+        open_picker: bool,
+        report: bool,
+    ) -> Result<serde_json::Value, Refusal> {
+        let c = self.client();
+        let mut answer = blocking(move || c.page_check(None, open_picker, report)).await?;
+        let saved = match answer.get_mut("report").map(serde_json::Value::take) {
+            Some(r) if report && !r.is_null() => {
+                let dir = crate::save::downloads().ok_or_else(|| {
+                    Refusal::said("this system names no home folder to save into")
+                })?;
+                let bytes = serde_json::to_vec_pretty(&r).unwrap_or_default();
+                let path = crate::save::save_in(&dir, "sendledger-page-report.json", &bytes)
+                    .map_err(Refusal::said)?;
+                Some(path.display().to_string())
+            }
+            _ => None,
+        };
+        answer["saved"] = serde_json::json!(saved);
+        Ok(answer)
+    }
+
     /// Starts the profile's tray when none owns it ([`crate::launcher::ensure_tray`]:
     /// a tray already running is left as it is); a refusal carries its sentence.
     pub async fn start_tray(&self) -> Result<(), Refusal> {

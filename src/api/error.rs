@@ -65,11 +65,14 @@ impl ErrorClass {
             | C::NotYourRemoteStop
             | C::RemoteStopSettled
             | C::IllegalRemoteStopPhase
-            | C::Refused => ErrorClass::Conflict,
+            | C::Refused
+            | C::TabSilent => ErrorClass::Conflict,
             C::Usage => ErrorClass::Usage,
-            C::UnknownSend | C::UnknownToolCall | C::UnknownRemoteStop | C::UnknownArtifact => {
-                ErrorClass::NotFound
-            }
+            C::UnknownSend
+            | C::UnknownToolCall
+            | C::UnknownRemoteStop
+            | C::UnknownArtifact
+            | C::NoTab => ErrorClass::NotFound,
             C::UnknownLease | C::LeaseEnded | C::ArtifactUnavailable => ErrorClass::Gone,
             C::ProfileOwned | C::Busy => ErrorClass::Owned,
             C::Corrupt

@@ -197,6 +197,10 @@ pub fn apply_as(
     })
 }
 
+/// How long the owner waits for a tab to answer *Check this page*, in ms (issue 35;
+/// `POST /v1/page-check`).
+pub const PAGE_CHECK_WAIT_MS: u64 = 10_000;
+
 /// One send with its audit trail (`GET /v1/sends/{op_id}`, `sendledger show`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SendView {
@@ -239,6 +243,10 @@ pub struct SendView {
     /// (`seconds`, `until_ms`); what the doors answer.
     #[serde(default)]
     pub retry_after: Option<crate::ledger::RetryAfter>,
+    /// The check of the page its tab sent when it failed the send on a page fact (issue 35):
+    /// which facts held, failed or were not seen, with what the page showed (structure only).
+    #[serde(default)]
+    pub page_check: Option<crate::ledger::PageCheck>,
 }
 
 /// One send with its timeline, from the owner's ledger or a reader.
@@ -259,6 +267,7 @@ pub fn show(
         page_attachments: src.page_attachments(op_id.as_str())?,
         artifacts: src.artifacts(op_id.as_str())?,
         retry_after: src.retry_after(op_id.as_str())?,
+        page_check: src.page_check_of(op_id.as_str())?,
         send,
     })
 }

@@ -193,6 +193,13 @@ pub struct QueueStatus {
     /// When that was, in ms since the Unix epoch.
     #[serde(default)]
     pub gate_at: Option<i64>,
+    /// The newest check of a tab's page (issue 35): each fact with its state and what the
+    /// page showed; the window's tab line says [`QueueStatus::page_words`] and lists them.
+    #[serde(default)]
+    pub page_check: Option<crate::ledger::PageCheck>,
+    /// That check in a few words: "page: 12 facts hold, 1 fails: composer.present".
+    #[serde(default)]
+    pub page_words: Option<String>,
 }
 
 /// Every section of the queue.
@@ -344,6 +351,11 @@ fn status_of(glance: &Glance, pending: i64, uncertain: i64, stopped: i64) -> Que
         leased: glance.leased,
         gate_by: glance.gate_changed.as_ref().map(|(by, _)| by.clone()),
         gate_at: glance.gate_changed.as_ref().map(|(_, at)| *at),
+        page_words: glance
+            .page_check
+            .as_ref()
+            .map(|c| format!("page: {}", c.summary())),
+        page_check: glance.page_check.clone(),
     }
 }
 

@@ -239,21 +239,34 @@ where
 
 async fn next(State(st): State<BridgeState>, Body(b): Body<NextBody>) -> Answer {
     let wait = Duration::from_millis(b.wait_ms.unwrap_or(MAX_WAIT_MS).min(MAX_WAIT_MS));
+    let lease_id = b.lease_id.clone();
+    let tab = st
+        .ledger()
+        .call(move |l| l.get_lease(&lease_id).map(|x| x.binding.tab_id))
+        .await
+        .ok();
     let handed_out = long_poll(&st, wait, || {
-        let (st, lease_id) = (st.clone(), b.lease_id.clone());
+        let (st, lease_id, tab) = (st.clone(), b.lease_id.clone(), tab.clone());
         async move {
+            // A person's Check this page for this tab goes first: it types nothing.
+            if let Some(ask) = tab.and_then(|t| st.asks().hand_out(&t)) {
+                return Ok((Err(ask), true));
+            }
             let store = crate::attachments::Store::new(st.profile().dir());
             let send = st
                 .ledger()
                 .call(move |l| take_with_files(l, &lease_id, &store))
                 .await?;
             let done = send.is_some();
-            Ok((send, done))
+            Ok((Ok(send), done))
         }
     })
     .await?;
     // Nothing within the wait, or the owner is shutting down: nothing handed out.
-    Ok(Json(json!({ "send": handed_out.as_ref().map(handed) })))
+    Ok(Json(match handed_out {
+        Ok(send) => json!({ "send": send.as_ref().map(handed) }),
+        Err(ask) => json!({ "send": null, "page_check": ask }),
+    }))
 }
 
 #[derive(Deserialize)]

@@ -20,6 +20,7 @@ mod events;
 mod extension_routes;
 pub mod observations;
 mod openai;
+pub mod page_check;
 pub mod page_fact;
 pub mod pairing;
 pub mod queue_feed;
@@ -57,6 +58,7 @@ struct Inner {
     pairing: Mutex<Pairing>,
     clock: Arc<dyn Clock>,
     observations: Mutex<observations::Tracker>,
+    asks: Mutex<page_check::Asks>,
     live: openai::live::LiveFeed,
     /// Turns true when shutdown begins: long-lived answers (long-polls, event streams)
     /// end then, so graceful shutdown does not wait out its grace on them.
@@ -99,6 +101,7 @@ impl BridgeState {
             pairing: Mutex::new(Pairing::default()),
             clock,
             observations: Mutex::new(observations::Tracker::default()),
+            asks: Mutex::new(page_check::Asks::default()),
             live: openai::live::LiveFeed::default(),
             closing: watch::Sender::new(false),
         })))
@@ -134,6 +137,11 @@ impl BridgeState {
 
     pub(crate) fn live(&self) -> &openai::live::LiveFeed {
         &self.0.live
+    }
+
+    /// The checks of the page waiting for their tab (page_check.rs).
+    pub(crate) fn asks(&self) -> std::sync::MutexGuard<'_, page_check::Asks> {
+        lock(&self.0.asks)
     }
 
     pub(crate) fn observations(&self) -> std::sync::MutexGuard<'_, observations::Tracker> {
@@ -195,6 +203,7 @@ pub fn router(state: BridgeState) -> Router {
         .merge(client_routes::routes())
         .merge(attachment_routes::routes())
         .merge(artifact_routes::routes())
+        .merge(page_check::routes())
         .merge(openai::routes())
         .merge(
             extension_routes::routes()

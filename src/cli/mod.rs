@@ -17,6 +17,7 @@ mod keys;
 mod max_in_flight;
 mod mcp;
 mod output;
+mod page_check;
 mod sends;
 mod serve;
 mod status;
@@ -85,6 +86,9 @@ pub enum Command {
     Salvage,
     /// Runs the owner: takes the profile, recovers, serves the loopback bridge.
     Serve(serve::ServeArgs),
+    /// Checks the page in a leased chatgpt.com tab: every fact of the extension's page
+    /// contract, holds / fails / not seen yet (nothing typed, nothing sent).
+    PageCheck(page_check::PageCheckArgs),
     /// Shows a one-time code to pair the browser extension (valid 5 minutes).
     Pair,
     /// Shows what the ChatGPT parser sees in a captured request, stream, WebSocket log
@@ -132,6 +136,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Doctor => status::doctor(profile, json),
         Command::Salvage => status::salvage(profile, json),
         Command::Serve(a) => serve::serve(profile, a),
+        Command::PageCheck(a) => page_check::run(profile, json, a),
         Command::Pair => gate::pair(profile, json),
         Command::Mcp(a) => mcp::mcp(profile, a),
         // Answered in `main`: it reads a file, needs no profile, and sets its own exit code.

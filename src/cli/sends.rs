@@ -256,6 +256,9 @@ fn describe(view: &SendView) -> String {
     if let Some(why) = waiting {
         out.push_str(&format!("waiting    {why}\n"));
     }
+    if let Some(c) = &view.page_check {
+        out.push_str(&format!("page check {} (tab {})\n", c.summary(), c.tab_id));
+    }
     if s.state == SendState::PageError {
         if let Some(e) = &s.evidence {
             out.push_str(&format!("page said  {e}\n"));

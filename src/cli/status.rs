@@ -62,6 +62,9 @@ pub(crate) fn status(profile: Option<&Path>, json: bool) -> Result<(), CliError>
         for r in &status.tab_reports {
             out.push_str(&format!("\ntab {}     {}", r.tab_id, r.reason));
         }
+        for c in &status.page_checks {
+            out.push_str(&format!("\ntab {}     page: {}", c.tab_id, c.summary()));
+        }
         out
     });
     Ok(())

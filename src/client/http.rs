@@ -182,6 +182,23 @@ impl BridgeClient {
         }
     }
 
+    /// *Check this page* (issue 35): the owner asks a leased tab (`tab`, else the one leased
+    /// last) to run the page contract's checks, and answers `{tab_id, summary, check,
+    /// report}` (`report` null unless asked for). Waits up to the owner's bound (10 s) plus
+    /// 5 s; a silent tab is refused `tab_silent`, no leased tab `no_tab`.
+    pub fn page_check(
+        &self,
+        tab: Option<&str>,
+        open_picker: bool,
+        report: bool,
+    ) -> Result<Value, ClientError> {
+        let body =
+            serde_json::json!({ "tab_id": tab, "open_picker": open_picker, "report": report });
+        self.clone()
+            .with_timeout_ms(crate::api::PAGE_CHECK_WAIT_MS + 5_000)
+            .call("POST", "/v1/page-check", &body)
+    }
+
     /// One request; a refusal comes back as [`ClientError::Refused`] with its status, code and message.
     pub fn call(&self, method: &str, path: &str, body: &Value) -> Result<Value, ClientError> {
         let r = self

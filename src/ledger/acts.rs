@@ -9,6 +9,7 @@ use super::expiry;
 use super::handle::Ledger;
 use super::in_flight;
 use super::leases;
+use super::page_checks::{self, PageCheck};
 use super::page_destination::{self, PageDestination};
 use super::record::{Receipt, Send};
 use super::sends::{self, Grant, PageError, QueueRequest, Resolution, Resolved};
@@ -36,6 +37,12 @@ impl Ledger {
     /// `reported_at` is the ledger's time). Errors: `Invalid` (bounds in [`TabReport`]).
     pub fn report_tab(&mut self, report: TabReport) -> Result<()> {
         self.write(|tx, now| tab_reports::record(tx, &tab_reports::stamped(report, now)))
+    }
+
+    /// Records a check of a tab's page (its `checked_at` is the ledger's time; the oldest
+    /// beyond [`super::MAX_PAGE_CHECKS`] go). Errors: `Invalid` (bounds in [`PageCheck`]).
+    pub fn record_page_check(&mut self, check: &PageCheck) -> Result<()> {
+        self.write(|tx, now| page_checks::record(tx, check, now))
     }
 
     /// Forgets a tab's report (the tab closed or took a lease). Returns whether one was kept.

@@ -115,6 +115,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0018_page_gate.sql",
         sql: include_str!("../../migrations/0018_page_gate.sql"),
     },
+    Migration {
+        version: 19,
+        name: "0019_page_checks.sql",
+        sql: include_str!("../../migrations/0019_page_checks.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

@@ -8,7 +8,7 @@
 //! |---|---|
 //! | Handles | `handle` ([`Ledger`]: the owner's, the only writer), `reads` ([`LedgerRead`], the one read API; [`LedgerReader`], read-only beside an owner) |
 //! | The owner's acts | `acts` (sends and leases), `artifact_acts` (an answer's artifacts), `brake` (Stop, Resume), `upkeep` (expiry, notifications, remote stops, tool calls), `rebuild` (salvage) |
-//! | Custody rules | `sends`, `leases`, `epochs`, `fence`, `limit_gate`, `page_gate`, `remote_stop`, `expiry`, `recovery`, `deadlines`, `door`, `tool_calls`, `tab_reports`, `destinations`, `page_destination`, `attachments`, `page_attachments`, `artifacts`, `titles` |
+//! | Custody rules | `sends`, `leases`, `epochs`, `fence`, `limit_gate`, `page_gate`, `remote_stop`, `expiry`, `recovery`, `deadlines`, `door`, `tool_calls`, `tab_reports`, `page_checks`, `destinations`, `page_destination`, `attachments`, `page_attachments`, `artifacts`, `titles` |
 //! | Reading | `read` (rows), `overview` ([`Status`], [`Glance`]), `sections` (shelves), `waiting`, `notifications`, `local_time` |
 //! | The file | `store`, `migrations`, `trigger` (trigger messages, parsed here only), `error`, `placement`, `displacement`, `salvage`, `traces` |
 //! | Values | `record`, `state` |
@@ -37,6 +37,7 @@ pub mod migrations;
 mod notifications;
 mod overview;
 mod page_attachments;
+mod page_checks;
 mod page_destination;
 mod page_gate;
 mod placement;
@@ -80,6 +81,7 @@ pub use limit_gate::{LimitGate, RetryAfter, UNKNOWN_RESET_S};
 pub use local_time::local_time;
 pub use overview::{Glance, Status};
 pub use page_attachments::PageAttachments;
+pub use page_checks::{PageCheck, MAX_PAGE_CHECKS};
 pub use page_destination::{PageDestination, MISMATCH_NOTE};
 pub use page_gate::PageGate;
 pub use read::ListFilter;

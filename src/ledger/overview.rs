@@ -45,6 +45,9 @@ pub struct Status {
     pub page_gate: Option<PageGate>,
     /// Tabs that said they cannot take a send, newest first.
     pub tab_reports: Vec<TabReport>,
+    /// The newest check of each tab's page, newest first (issue 35, Check this page).
+    #[serde(default)]
+    pub page_checks: Vec<super::PageCheck>,
     /// Why nothing goes out, if something holds every send back.
     pub waiting: Option<Waiting>,
     /// [`Status::waiting`] as the sentence a person reads (local times).
@@ -96,6 +99,7 @@ pub(crate) fn status(conn: &Connection, now: Millis) -> rusqlite::Result<Status>
         limit_gate: Some(limit_gate::get(conn)?).filter(|g| g.holds_at(now)),
         page_gate: Some(page_gate::get(conn)?).filter(|g| g.closed),
         tab_reports: tab_reports::list(conn)?,
+        page_checks: super::page_checks::latest_per_tab(conn)?,
         waiting_sentence: waiting.as_ref().map(|w| w.sentence(now)),
         waiting,
     })
@@ -115,6 +119,9 @@ pub struct Glance {
     /// Who last stopped or resumed sends, and when (ms since the epoch); `None` before the
     /// first Stop.
     pub gate_changed: Option<(String, Millis)>,
+    /// The newest check of a tab's page (issue 35, Check this page), if any.
+    #[serde(default)]
+    pub page_check: Option<super::PageCheck>,
 }
 
 pub(crate) fn glance(conn: &Connection, now: Millis) -> rusqlite::Result<Glance> {
@@ -136,5 +143,6 @@ pub(crate) fn glance(conn: &Connection, now: Millis) -> rusqlite::Result<Glance>
         leased,
         // The row made with the ledger (changed_at 0) is no one's Stop or Resume.
         gate_changed: (changed_at > 0).then_some((changed_by, changed_at)),
+        page_check: super::page_checks::latest_per_tab(conn)?.into_iter().next(),
     })
 }

@@ -115,6 +115,24 @@ pub trait LedgerRead {
         super::page_attachments::page_of(self.source().conn, op_id)
     }
 
+    /// The tab ids of the leases not ended, the newest lease first.
+    fn leased_tabs(&self) -> Result<Vec<String>> {
+        let s = self.source();
+        super::page_checks::leased_tabs(s.conn).map_err(|e| s.mapped(e))
+    }
+
+    /// The newest check of each tab's page, newest first.
+    fn page_checks(&self) -> Result<Vec<super::PageCheck>> {
+        let s = self.source();
+        super::page_checks::latest_per_tab(s.conn).map_err(|e| s.mapped(e))
+    }
+
+    /// The check a tab sent with the failure of `op_id` (a page fact did not hold), if any.
+    fn page_check_of(&self, op_id: &str) -> Result<Option<super::PageCheck>> {
+        let s = self.source();
+        super::page_checks::of_send(s.conn, op_id).map_err(|e| s.mapped(e))
+    }
+
     /// Where the send `op_id` goes, as recorded at queue time; `None` for a send admitted
     /// before destinations were recorded (migration 0011).
     fn destination(&self, op_id: &str) -> Result<Option<Destination>> {
