@@ -157,7 +157,8 @@
   /** Queues `o` under the bound: what may go first goes first; evidence is never dropped. */
   function enqueue(o) {
     const size = sizeOf(o);
-    for (let i = 0; outboxBytes + size > outboxBound && i < outbox.length; ) {
+    // outbox[0] is in flight while flushing (flush takes it off once the owner answered)
+    for (let i = flushing ? 1 : 0; outboxBytes + size > outboxBound && i < outbox.length; ) {
       if (!droppable(outbox[i])) i += 1;
       else outboxBytes -= sizeOf(outbox.splice(i, 1)[0]);
     }
