@@ -14,6 +14,8 @@
 const DEFAULT_BRIDGE = '127.0.0.1:27615';
 const MAX_WAIT_MS = 25_000;
 const SLACK_MS = 10_000; // beyond the long-poll bound before a request counts as lost
+const MAX_TRIPS = 64; // `trip:<tab id>` keys kept at most (setTrip)
+const TRIP_KEEP_MS = 10 * 60_000; // how long a trip is kept (a claim is failed within 60 s)
 
 const local = chrome.storage.local;
 const session = chrome.storage.session;
@@ -326,14 +328,22 @@ const handlers = {
   // A tab's trip to a send's destination (docs/extension.md, "The tab goes to the
   // destination"): the page that leaves is gone when the next one asks, so the worker keeps,
   // per tab, the op id it went for. `trip` answers whether this tab went for `op_id`.
+  // Bounded: a trip older than TRIP_KEEP_MS is forgotten, and at most MAX_TRIPS are kept
+  // (the oldest go first); a forgotten trip makes the next page type as if it had not gone.
   async setTrip(tabId, m) {
+    const all = await session.get(null);
+    const trips = Object.entries(all).filter(([k, v]) => k.startsWith('trip:') && k !== `trip:${tabId}` && v);
+    trips.sort((a, b) => (b[1].at || 0) - (a[1].at || 0));
+    const stale = trips.filter(([, v], i) => i >= MAX_TRIPS - 1 || !(Date.now() - (v.at || 0) < TRIP_KEEP_MS));
+    if (stale.length) await session.remove(stale.map(([k]) => k));
     await session.set({ [`trip:${tabId}`]: { op_id: String(m.op_id), at: Date.now() } });
     return { ok: true, status: 200, body: {} };
   },
   async trip(tabId, m) {
     const key = `trip:${tabId}`;
     const { [key]: trip } = await session.get(key);
-    return { ok: true, status: 200, body: { went: !!trip && trip.op_id === String(m.op_id) } };
+    const went = !!trip && trip.op_id === String(m.op_id) && Date.now() - (trip.at || 0) < TRIP_KEEP_MS;
+    return { ok: true, status: 200, body: { went } };
   },
   async forgetLease(tabId, m) {
     await forgetLeaseIf(tabId, m.lease_id);

@@ -31,13 +31,14 @@
   const IDLE_MS = 20_000; // how long a send may wait for the page to stop generating, or for its dialog to close
   const REMOTE_STOP_WAIT_MS = 5_000; // remote-stop long-poll while an answer is generating
   const STOP_CONFIRM_MS = 15_000; // how long a stopped answer may take to stop
-  const MAX_OUTBOX = 5_000;
+  const MAX_OUTBOX_BYTES = 64 * 1024 * 1024; // the outbox's bound (docs/extension.md, "Observer details")
   const RETRY_MS = 1_000; // while the owner is unreachable: a fixed, cheap loopback retry
   const COMPOSER_WAIT_MS = 20_000; // how long a tab may show no composer before it says so
   const STREAM_END_WAIT_MS = 10_000; // how long a page error waits for its stream's copy
   const TRIP_MS = 20_000; // how long a tab may take to leave for a send's destination
   const OUTBOX_DRAIN_MS = 10_000; // how long a leaving tab waits for its observations to go
 
+  const mib = (n) => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 3 : 1)} MiB`;
   const SENTENCES = {
     notChat: (surface) => `this tab shows ChatGPT's ${surface === 'work' ? 'Work mode' : `${surface} surface`}, not Chat: it takes no send until it shows Chat again`,
     tripFailed: (dest) => `the tab did not go to ${P.words(dest)} within ${TRIP_MS / 1000} s: nothing was typed`,
@@ -54,6 +55,8 @@
     pageChanged: 'the page changed while the send was being typed: nothing was sent',
     moved: 'the tab moved to another conversation before the send was typed: nothing was sent',
     dialog: (words) => `the page shows a dialog ("${words}"): close it in the ChatGPT tab, then queue again; nothing was typed`,
+    outboxFull: (held, bound) =>
+      `the extension holds ${mib(held)} of page observations the sendledger app has not taken yet (bound ${mib(bound)}): this tab asks for no new send until they are delivered (start sendledger if it is not running)`,
     composerNeverAppeared: `composer not found after ${COMPOSER_WAIT_MS / 1000} s: chatgpt.com layout changed, the page has not loaded, or you are logged out (reload the tab and log in; if it stays, the extension's selectors need an update)`,
   };
 
@@ -110,8 +113,59 @@
 
   // ---------------------------------------------------------------- observations
 
+  // The observations not yet taken by the owner (it is down, restarting or slow), bounded
+  // by bytes, never by dropping evidence. Each counts the text it carries plus 256 bytes.
+  // Reaching the bound, what goes first, oldest first: page-state noise (`listing`s) and
+  // the observations of a stream the owner answered it does not follow (no send is tied to
+  // it). Everything else stays: a stream's `request`, the frames that prove a receipt and
+  // an answer's frames, of a send clicked here or of a stream the owner may follow. While
+  // the outbox is full the tab asks for no new send (`next` waits, the tab says why), and
+  // asks again once it drained below half the bound. Past twice the bound, an observation
+  // tied to no send clicked in this tab is not kept; one of a
+  // send clicked here always is (one send in flight per tab, its stream bounded by the page).
+  // `test_outbox_bytes` in chrome.storage.local lowers the bound for the browser scenario
+  // only (never set by the extension itself).
   const outbox = [];
+  let outboxBytes = 0;
+  let outboxBound = MAX_OUTBOX_BYTES;
   let flushing = false;
+  const MAX_UNFOLLOWED = 256;
+  const unfollowed = new Set(); // streams whose request the owner answered without `tracking`
+  const sizeOf = (o) => 256 + (o.body || '').length + (o.chunk || '').length + (o.message || '').length;
+  const outboxFull = () => outboxBytes >= outboxBound;
+  const droppable = (o) => o.kind === 'listing' || (!!o.stream_id && unfollowed.has(o.stream_id) && !o.op_id);
+
+  /** Takes the bound the test knob names (1 KiB to the bound), else the bound. */
+  function setOutboxBound(v) {
+    outboxBound = Number.isInteger(v) && v >= 1024 && v < MAX_OUTBOX_BYTES ? v : MAX_OUTBOX_BYTES;
+  }
+  chrome.storage.local.get('test_outbox_bytes').then((r) => setOutboxBound(r.test_outbox_bytes), () => {});
+  chrome.storage.onChanged.addListener((changes, area) => {
+    if (area === 'local' && changes.test_outbox_bytes) setOutboxBound(changes.test_outbox_bytes.newValue);
+  });
+
+  const takeFirst = () => {
+    const o = outbox.shift();
+    if (o) outboxBytes -= sizeOf(o);
+    return o;
+  };
+  function putFront(items) {
+    outbox.unshift(...items);
+    for (const o of items) outboxBytes += sizeOf(o);
+  }
+
+  /** Queues `o` under the bound: what may go first goes first; evidence is never dropped. */
+  function enqueue(o) {
+    const size = sizeOf(o);
+    // outbox[0] is in flight while flushing (flush takes it off once the owner answered)
+    for (let i = flushing ? 1 : 0; outboxBytes + size > outboxBound && i < outbox.length; ) {
+      if (!droppable(outbox[i])) i += 1;
+      else outboxBytes -= sizeOf(outbox.splice(i, 1)[0]);
+    }
+    if (outboxBytes + size > 2 * outboxBound && (droppable(o) || !o.op_id)) return;
+    outbox.push(o);
+    outboxBytes += size;
+  }
 
   // The streams in flight the owner follows, kept as delivered (request, chunks, frames) so
   // that each can be sent again from its request when an owner that restarted meanwhile
@@ -131,7 +185,11 @@
     const kept = replays.get(o.stream_id);
     if (o.kind === 'request') {
       replays.delete(o.stream_id);
-      if (!facts.includes('tracking')) return;
+      if (!facts.includes('tracking')) {
+        unfollowed.add(o.stream_id);
+        if (unfollowed.size > MAX_UNFOLLOWED) unfollowed.delete(unfollowed.values().next().value);
+        return;
+      }
       replays.set(o.stream_id, { items: [o], bytes: (o.body || '').length, sent: kept ? kept.sent : 0 });
       while (replays.size > MAX_REPLAY_STREAMS) replays.delete(replays.keys().next().value);
       return;
@@ -147,7 +205,7 @@
     const kept = o.stream_id && replays.get(o.stream_id);
     if (!kept || kept.sent >= MAX_REPLAYS) return false;
     kept.sent += 1;
-    outbox.unshift(...kept.items);
+    putFront(kept.items);
     kept.items = [];
     kept.bytes = 0;
     return true;
@@ -170,8 +228,7 @@
         leaseEvents.dispatchEvent(new Event('stream-ended'));
       }
     }
-    if (outbox.length >= MAX_OUTBOX) outbox.shift();
-    outbox.push(o);
+    enqueue(o);
     flush();
   }
 
@@ -203,7 +260,7 @@
           const facts = factsOf(r);
           // An owner that restarted while this stream was in flight: again from its request.
           if (facts.includes('unknown_stream') && replayFrom(outbox[0])) continue;
-          keepForReplay(outbox.shift(), facts);
+          keepForReplay(takeFirst(), facts);
           backoff = 500;
         } else if (r.lost || r.code === 'unreachable' || r.status === 503) {
           await sleep(backoff); // the owner or the worker is restarting: same observation again
@@ -211,7 +268,7 @@
         } else if (leaseGone(r)) {
           if (lease === used) await dropLease(); // else: sent with a lease since replaced; again with the new one
         } else {
-          const refused = outbox.shift(); // refused as such (malformed, too large): retrying cannot help
+          const refused = takeFirst(); // refused as such (malformed, too large): retrying cannot help
           if (refused.stream_id) replays.delete(refused.stream_id);
         }
       }
@@ -739,12 +796,27 @@
   }
 
   /**
-   * Asks for the next send — but not while the page shows a modal dialog (the "Too many
-   * requests" one, in any language): the tab takes no send until the person closes it, so
+   * While the outbox is full, the tab asks for no new send rather than lose evidence of one
+   * in flight: it says why (tab report, the popup's problem line) and waits until the outbox
+   * drained below half its bound, or its lease ended (the loop then leases again, and the
+   * outbox goes on draining under the new lease).
+   */
+  async function waitForOutbox(held) {
+    if (!outboxFull()) return;
+    await ask('tabReport', { reason: SENTENCES.outboxFull(outboxBytes, outboxBound), path: null });
+    while (alive && lease === held && outboxBytes >= outboxBound / 2) await sleep(250);
+    await ask('tabReport', { reason: null });
+  }
+
+  /**
+   * Asks for the next send — but not while the outbox is full (waitForOutbox), nor while
+   * the page shows a modal dialog (the "Too many requests" one, in any language): the tab takes no send until the person closes it, so
    * queued sends wait instead of each being failed under the dialog. The tab reports why
    * meanwhile (no text: the dialog's words), and withdraws the report when it closes.
    */
   async function nextWhenNoDialog(held) {
+    await waitForOutbox(held);
+    if (lease !== held || !alive) return { ok: false, code: 'outbox_full' }; // the loop leases again
     const dialog = S.blockingDialog();
     if (dialog) {
       await ask('tabReport', { reason: SENTENCES.dialog(S.dialogText(dialog)), path: S.layoutSnapshot('').path });

@@ -72,6 +72,7 @@
   /** Recent frames of topics not (yet) announced, replayed when the hand-off is read. */
   const early = [];
   const MAX_EARLY = 256;
+  const MAX_TOPICS = 64; // topics followed at once (a turn announces one or two)
 
   function noteHandoffs(streamId, lines) {
     for (const line of lines) {
@@ -86,6 +87,9 @@
       for (const option of event.options) {
         if (!option || typeof option.topic_id !== 'string' || topics.has(option.topic_id)) continue;
         topics.set(option.topic_id, streamId);
+        // Bounded: a turn whose completion never came keeps its topics until MAX_TOPICS
+        // newer ones push them out (oldest first); its stream then reads as cut.
+        while (topics.size > MAX_TOPICS) topics.delete(topics.keys().next().value);
         for (let i = 0; i < early.length; ) {
           if (early[i].topic === option.topic_id) {
             emit({ kind: 'websocket', stream_id: streamId, message: early[i].message });

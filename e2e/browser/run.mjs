@@ -822,6 +822,41 @@ scenario('owner_killed_while_the_answer_streams_completes_it_from_the_stream_the
   assert.equal(st.posts, 1, 'nothing was sent again');
 });
 
+// The outbox's bound (content.js; made small here by `test_outbox_bytes`, 16 KiB): a long
+// answer streams while the owner is down. Nothing of it is dropped to stay under the bound
+// (the old rule dropped the oldest: the answer was lost), and the tab, its outbox full,
+// asks for no new send and says why, until the owner took what it held.
+scenario('an_outbox_full_while_the_owner_is_down_drops_no_evidence_and_asks_for_no_new_send', async (w) => {
+  await fakeConfig({ hold: 'answer', long_answer: 500 });
+  await ready(w);
+  const sw = await w.worker();
+  await sw.evaluate(() => chrome.storage.local.set({ test_outbox_bytes: 16 * 1024 }));
+  const port = w.owner.port;
+  const op = await w.queue('A long answer while the owner is down.', { conversation_id: CONV_A });
+  await w.until(op, 'accepted');
+  await w.owner.kill('SIGKILL');
+  await fakeConfig({ hold: false });
+  await fakeRelease();
+  const lastError = async () => (await (await w.worker()).evaluate(() => chrome.storage.session.get('last_error'))).last_error;
+  await waitFor(async () => /asks for no new send/.test(JSON.stringify((await lastError()) || '')), {
+    what: 'the tab, its outbox full, to say it asks for no new send',
+    detail: async () => JSON.stringify(await lastError()),
+  });
+  await w.startOwner(port);
+  const next = await w.queue('Queued while the outbox is full.', { conversation_id: CONV_A });
+  const { send, timeline } = await w.until(op, 'completed', 60_000);
+  const st = await fakeState();
+  assert.equal(send.answer.text, st.requests[0].answer, 'the whole answer was captured: nothing dropped');
+  await w.until(next, 'completed', 30_000);
+  const claimed = (await w.send(next)).timeline.find((e) => e.to === 'claimed');
+  const completed = timeline.find((e) => e.to === 'completed');
+  assert.ok(claimed.id > completed.id, 'the second send was handed to the tab only after the first answer was taken');
+  const done = await fakeState();
+  assert.equal(done.clicks, 2, 'one click each');
+  assert.equal(done.posts, 2, 'one POST each: nothing was sent again');
+  await sw.evaluate(() => chrome.storage.local.remove('test_outbox_bytes')).catch(() => {});
+});
+
 scenario('a_tab_reloaded_right_after_the_post_ends_uncertain_noting_how_many_messages_the_conversation_shows', async (w) => {
   await fakeConfig({ hold: 'response' });
   const [page] = await ready(w, { ownerArgs: ['--receipt-ms', '3000'] });

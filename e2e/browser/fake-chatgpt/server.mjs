@@ -54,6 +54,7 @@
 //        ("drop_last": the conversation request leaves the last uploaded file out)
 //        answer_images, download_refuse, download_busy, download_hold: an answer's generated images and
 //        their download route (artifacts.mjs)
+//        long_answer n: a delta answer with n more pieces of 200 characters (`requests[].answer` its text)
 //   POST /__test/release  releases every held answer → {released: n}
 //   POST /__test/reset    zeroes the counts, releases holds, forgets uploads, keeps conversations
 //   GET  /__test/blob/<file id>  the bytes the blob store holds for a file (404: none)
@@ -195,7 +196,7 @@ function page(config, surface = config.surface) {
 
 /** Starts the fake. Returns `{port, blobPort, blobHost, close()}` (`blobPort`: the blob store's). */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, markers: 'standard', send_route: 'chat', hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, file_inputs: 1, upload_on_send: false, chips: 'standard', request_files: 'all', surface_switch: 'known', pro: false, slider_skew: false, answer_images: false, download_refuse: false, download_busy: false, download_hold: false };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, markers: 'standard', send_route: 'chat', hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, file_inputs: 1, upload_on_send: false, chips: 'standard', request_files: 'all', surface_switch: 'known', pro: false, slider_skew: false, answer_images: false, download_refuse: false, download_busy: false, download_hold: false, long_answer: 0 };
   const config = { ...DEFAULTS };
   const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, elsewhere_posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, stalled_uploads: 0, work_posts: 0, requests: [] });
   let state = counts();
@@ -239,6 +240,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     const encodings = body.supported_encodings || [];
     const format = encodings.includes('v1') ? (config.format === 'handoff' ? 'handoff' : 'delta') : 'legacy';
     const turn = formats.newTurn(body, format, config.answer_model);
+    turn.longAnswer = Number(config.long_answer) || 0;
     const concurrent = active.size;
     state.requests.push({
       text: turn.text,
@@ -301,6 +303,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       const s = format === 'legacy' ? formats.legacyStream(turn) : formats.deltaStream(turn);
       answer = s.answer;
       if (config.markers === 'renamed') for (const part of ['head', 'tail']) s[part] = s[part].map(formats.renameMarkers);
+      state.requests[state.requests.length - 1].answer = answer;
       for (const e of s.head) res.write(e);
       if ((await gate(turn, 'answer')) === 'stopped') {
         conv.messages.push(...formats.turnMessages(turn, answer).slice(0, -1));
