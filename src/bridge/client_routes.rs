@@ -408,15 +408,18 @@ async fn pairing_code(State(st): State<BridgeState>, Body(_): Body<Empty>) -> An
 #[serde(deny_unknown_fields)]
 struct KeyBody {
     name: String,
+    scope: crate::ledger::KeyScope,
     by: String,
 }
 
-/// `POST /v1/keys {"name","by"}` → 201 `{"key", "secret"}` (the secret's only showing).
+/// `POST /v1/keys {"name","scope","by"}` → 201 `{"key", "secret"}` (the secret's only
+/// showing); `scope` is `send` or `all`.
 async fn key_create(State(st): State<BridgeState>, Body(b): Body<KeyBody>) -> Answer {
     let v = run(
         &st,
         Request::KeyCreate {
             name: b.name,
+            scope: b.scope,
             by: b.by,
         },
     )

@@ -1,5 +1,6 @@
-//! `keys create NAME`, `keys list`, `keys revoke NAME`: named API keys for the OpenAI
-//! door (docs/openai.md). A key is shown once, when made; the profile keeps its SHA-256.
+//! `keys create NAME --scope send|all`, `keys list`, `keys revoke NAME`: named API keys
+//! for companions and other machines (docs/openai.md; scopes: docs/bridge-api.md). A key
+//! is shown once, when made; the profile keeps its SHA-256.
 
 use super::backend;
 use super::output::{
@@ -8,7 +9,7 @@ use super::output::{
 use crate::api::{self, Outcome, Request};
 use crate::client::BridgeClient;
 use crate::clock::SystemClock;
-use crate::ledger::{key_sha256, ApiKey, Ledger};
+use crate::ledger::{key_sha256, ApiKey, KeyScope, Ledger};
 use crate::profile::discovery;
 use std::path::Path;
 use std::sync::Arc;
@@ -16,10 +17,16 @@ use std::sync::Arc;
 /// The key commands.
 #[derive(Debug, clap::Subcommand)]
 pub enum KeysCommand {
-    /// Make a key for a companion; prints it once (store it in the companion's settings).
+    /// Make a key for a companion or another machine; prints it once (store it in the
+    /// companion's settings, or in a file the other machine reads with --key-file).
     Create {
-        /// A name for it (1–64 letters, digits, . _ -), e.g. the companion's.
+        /// A name for it (1–64 letters, digits, . _ -), e.g. the companion's or the machine's.
         name: String,
+        /// What it opens: `send` (queue sends and read them, through the OpenAI doors, the
+        /// native API and MCP; no Stop, Resume, decisions, settings, keys or pairing) or
+        /// `all` (every client route, as on this machine).
+        #[arg(long, value_enum, default_value = "send")]
+        scope: ScopeArg,
         /// Who makes it (default: the OS user).
         #[arg(long)]
         by: Option<String>,
@@ -34,6 +41,24 @@ pub enum KeysCommand {
         #[arg(long)]
         by: Option<String>,
     },
+}
+
+/// The scopes a new key may have.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ScopeArg {
+    /// Sends and reads only.
+    Send,
+    /// Every client route.
+    All,
+}
+
+impl From<ScopeArg> for KeyScope {
+    fn from(s: ScopeArg) -> Self {
+        match s {
+            ScopeArg::Send => KeyScope::Send,
+            ScopeArg::All => KeyScope::All,
+        }
+    }
 }
 
 pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<(), CliError> {
@@ -61,8 +86,9 @@ pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<
     };
     let out = rendered(json, &answer, || {
         match (&c, &answered) {
-        (KeysCommand::Create { name, .. }, _) => format!(
-            "key {name}: {}\nshown once: put it in the companion's settings as its API key (base URL {})",
+        (KeysCommand::Create { name, scope, .. }, _) => format!(
+            "key {name} (scope {}): {}\nshown once: put it in the companion's settings as its API key (base URL {}), or on another machine in a file named by --key-file or in SENDLEDGER_API_KEY (README, \"Another machine\")",
+            KeyScope::from(*scope).as_str(),
             secret.unwrap_or_default(),
             base.as_deref().unwrap_or_else(|why| why)
         ),
@@ -134,8 +160,9 @@ fn unseen_key_revoked(profile: Option<&Path>, name: &str, hash: &str, e: &std::i
 fn through_owner_or_ledger(profile: Option<&Path>, c: &KeysCommand) -> Result<Answered, CliError> {
     let who = |by: &Option<String>| by.clone().unwrap_or_else(backend::os_user);
     let req = match c {
-        KeysCommand::Create { name, by } => Request::KeyCreate {
+        KeysCommand::Create { name, scope, by } => Request::KeyCreate {
             name: name.clone(),
+            scope: (*scope).into(),
             by: who(by),
         },
         KeysCommand::Revoke { name, by } => Request::KeyRevoke {
@@ -196,8 +223,9 @@ fn list_text(keys: &[ApiKey]) -> String {
                 "revoked"
             };
             format!(
-                "{}\t{state}\tmade {} by {}\tlast used {}",
+                "{}\t{state}\tscope {}\tmade {} by {}\tlast used {}",
                 k.name,
+                k.scope.as_str(),
                 at(Some(k.created_at)),
                 k.created_by,
                 at(k.last_used_at),

@@ -110,6 +110,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0017_answer_artifacts.sql",
         sql: include_str!("../../migrations/0017_answer_artifacts.sql"),
     },
+    Migration {
+        version: 18,
+        name: "0018_key_scopes.sql",
+        sql: include_str!("../../migrations/0018_key_scopes.sql"),
+    },
 ];
 
 /// The schema version this binary writes.
