@@ -7,7 +7,6 @@ use super::output::{
     rendered, say_on_stderr, stdout_goes_nowhere, write_failed, write_line, CliError,
 };
 use crate::api::{self, Outcome, Request};
-use crate::client::BridgeClient;
 use crate::clock::SystemClock;
 use crate::ledger::{key_sha256, ApiKey, KeyScope, Ledger};
 use crate::profile::discovery;
@@ -179,6 +178,9 @@ fn through_owner_or_ledger(profile: Option<&Path>, c: &KeysCommand) -> Result<An
 /// profile will bind (its `config.json`, else the default). `Err` says why it is not known
 /// yet (a `config.json` asking for any free port, or one that cannot be read).
 fn base_url(profile: Option<&Path>) -> Result<String, String> {
+    if let Some(r) = crate::client::remote::named() {
+        return Ok(format!("{}/v1", r.base));
+    }
     let profile = backend::profile(profile).map_err(|e| e.to_string())?;
     if let Some(b) = discovery::live_bridge(&profile) {
         return Ok(format!("http://{}/v1", b.address));
@@ -195,12 +197,12 @@ fn base_url(profile: Option<&Path>) -> Result<String, String> {
 }
 
 fn list(profile: Option<&Path>) -> Result<Answered, CliError> {
-    let profile = backend::profile(profile)?;
-    if let Some(client) = BridgeClient::discover(&profile)? {
+    if let Some(client) = backend::owner(profile)? {
         return Ok(Answered::Keys {
             keys: client.keys()?,
         });
     }
+    let profile = backend::profile(profile)?;
     let (ledger, _recovered) = Ledger::open(&profile, Arc::new(SystemClock))?;
     Ok(Answered::Keys {
         keys: api::keys(&ledger)?,
