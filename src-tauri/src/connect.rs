@@ -24,6 +24,11 @@ impl Desk {
             base_url: format!("http://{}/v1", self.client().address()),
             mcp_config: mcp_config(self.profile()),
             keys,
+            ssh_target: format!(
+                "{}@{}",
+                sendledger::person::os_user(),
+                sendledger::person::host_name()
+            ),
         })
     }
 
