@@ -1,4 +1,4 @@
--- 0018: checks of the page (issue 35, Check this page): the result of the page contract's
+-- 0019: checks of the page (issue 35, Check this page): the result of the page contract's
 -- probes in a tab, as the extension sent it — asked by a person (the popup, the window,
 -- `sendledger page-check`) or sent by a tab with a send it failed on a page fact (`op_id`).
 -- Structure only (fact ids, states, what the page showed as counts, roles, test ids): never

@@ -13,6 +13,7 @@ if [[ "${1:-}" == "--test" ]]; then
          trayer imagemagick  # the app suite: a real system tray, screenshots of the screen
          chromium sqlite3 bc openssl
          libfaketime  # tests/bridge_clock_jump.rs: the real owner's wall clock set forward and back
+         openssh-server openssh-client  # tests/tunnel.rs, the MCP and openai suites: a real sshd on loopback (issue 38)
          python3-venv  # the MCP and openai suites: venvs for the official SDKs (pip, pinned)
          fonts-noto-color-emoji fonts-noto-cjk  # screenshots show emoji, CJK: no tofu
          gcc-mingw-w64-x86-64 lld wine64 nsis osslsigncode)  # the Windows suite: link (lld), run, package, sign

@@ -12,3 +12,9 @@ pub fn os_user() -> String {
         .or_else(crate::platform::account_name)
         .unwrap_or_else(|| "person".into())
 }
+
+/// This machine's name as another machine's `ssh` names it (the window's Connect panel
+/// shows it in the `ssh -L` line), else `"this-desktop"` when it cannot be read.
+pub fn host_name() -> String {
+    crate::platform::host_name().unwrap_or_else(|| "this-desktop".into())
+}

@@ -11,6 +11,7 @@ use support::*;
 fn create(name: &str, by: &str) -> Request {
     Request::KeyCreate {
         name: name.into(),
+        scope: sendledger::ledger::KeyScope::Send,
         by: by.into(),
     }
 }

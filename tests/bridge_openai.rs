@@ -1,6 +1,6 @@
 //! The OpenAI door over raw loopback HTTP (issue 13), without any SDK: every refusal is
-//! an OpenAI error object with `x-should-retry: false` and writes nothing; a named key
-//! opens only the door; an automatic retry after a SIGKILL and restart attaches to the
+//! an OpenAI error object with `x-should-retry: false` and writes nothing; a send key
+//! opens the door and sends, never Stop; an automatic retry after a SIGKILL and restart attaches to the
 //! send recovery made uncertain (the fingerprint is durable) and answers a no-retry 424.
 //! The SDK-driven proof is e2e/openai (scripts/test-openai.sh).
 
@@ -170,21 +170,15 @@ fn a_door_path_asked_with_another_method_answers_an_openai_error_with_no_retry()
 }
 
 #[test]
-fn a_named_key_opens_only_the_openai_door() {
+fn a_send_scoped_key_opens_the_door_and_sends_but_not_stop_or_keys() {
     let (_tmp, profile) = profile_dir();
     let serve = Serve::start(&profile, &[]);
     let key = make_key(&serve);
     let http = Http::new(serve.port, Some(key), None);
-    for path in ["/v1/sends", "/v1/status", "/v1/keys"] {
-        let a = http.get(path);
-        assert_eq!(
-            (a.status, a.code()),
-            (403, "wrong_scope"),
-            "{path}: {}",
-            a.body
-        );
-    }
-    let stop = http.post("/v1/stop", &json!({"by": "companion"}));
+    assert_eq!(http.get("/v1/sends").status, 200, "a send key reads sends");
+    let a = http.fresh().get("/v1/keys");
+    assert_eq!((a.status, a.code()), (403, "wrong_scope"), "{}", a.body);
+    let stop = http.fresh().post("/v1/stop", &json!({"by": "companion"}));
     assert_eq!(
         stop.status, 403,
         "a companion's key cannot press Stop or Resume"

@@ -48,14 +48,14 @@ const ROWS: &[Row] = &[
     ("client token on lease", "POST /v1/ext/lease", "Host: {host}\nAuthorization: Bearer {client}\nOrigin: {origin}", r#"{"tab_id":"9"}"#, 403, "wrong_scope"),
     // Bad Host (DNS rebinding), none, twice, unreadable; a request target naming another host.
     ("bad host: a rebinding name", "POST /v1/sends", "Host: evil.example:{port}\nAuthorization: Bearer {client}", QUEUE, 421, "bad_host"),
-    ("bad host: another port", "POST /v1/stop", "Host: 127.0.0.1:1\nAuthorization: Bearer {client}", STOP, 421, "bad_host"),
+    ("bad host: a loopback address inside another name", "POST /v1/stop", "Host: 127.0.0.1.evil.example:{port}\nAuthorization: Bearer {client}", STOP, 421, "bad_host"),
     ("bad host: dispatch", "POST /v1/ext/dispatch", "Host: evil.example:{port}\nAuthorization: Bearer {ext}\nOrigin: {origin}", GRANT, 421, "bad_host"),
     ("no host at all", "POST /v1/stop HTTP/1.0", "Authorization: Bearer {client}", STOP, 421, "bad_host"),
     ("two hosts: the right one first", "POST /v1/stop", "Host: {host}\nHost: evil.example:{port}\nAuthorization: Bearer {client}", STOP, 421, "bad_host"),
     ("two hosts: the same one twice", "POST /v1/sends", "Host: {host}\nHost: {host}\nAuthorization: Bearer {client}", QUEUE, 421, "bad_host"),
     ("a host that is not ASCII", "POST /v1/stop", "Host: 127.0.0.1:{port}\u{e9}\nAuthorization: Bearer {client}", STOP, 421, "bad_host"),
     ("absolute target naming another host", "POST http://evil.example/v1/stop", CLIENT, STOP, 421, "bad_host"),
-    ("absolute target naming another port", "POST http://127.0.0.1:1/v1/ext/dispatch", EXT, GRANT, 421, "bad_host"),
+    ("absolute target naming a loopback look-alike", "POST http://localhost.evil.example:{port}/v1/ext/dispatch", EXT, GRANT, 421, "bad_host"),
     // Foreign, repeated or unreadable Origin.
     ("web page on a client route", "POST /v1/sends", "Host: {host}\nAuthorization: Bearer {client}\nOrigin: https://evil.example", QUEUE, 403, "bad_origin"),
     ("web page on stop", "POST /v1/stop", "Host: {host}\nAuthorization: Bearer {client}\nOrigin: https://evil.example", STOP, 403, "bad_origin"),

@@ -91,7 +91,11 @@ fn written(fx: &Fixture) {
     // The OpenAI door's keys and retry fingerprints, and a tab's report.
     for i in 0..5 {
         ledger
-            .key_create(&format!("companion-{i}"), "alice")
+            .key_create(
+                &format!("companion-{i}"),
+                sendledger::ledger::KeyScope::Send,
+                "alice",
+            )
             .unwrap();
         let send = request(&format!("door-{i}"), "asked through the door");
         ledger

@@ -84,6 +84,7 @@ fn samples() -> Vec<Request> {
         },
         Request::KeyCreate {
             name: "route/pin".into(),
+            scope: sendledger::ledger::KeyScope::All,
             by: by(),
         },
         Request::KeyRevoke {

@@ -164,10 +164,15 @@ fn an_idempotency_key_is_one_send_and_another_body_under_it_is_refused_with_noth
 fn a_named_key_is_stored_only_as_its_sha256_and_its_revocation_is_final_in_sql() {
     let fx = Fixture::new();
     let mut ledger = fx.open();
-    let (_, secret) = ledger.key_create("companion", "alice").unwrap();
+    let (_, secret) = ledger
+        .key_create("companion", sendledger::ledger::KeyScope::Send, "alice")
+        .unwrap();
     assert!(secret.starts_with("sk-sl-") && secret.len() == 70);
     assert_eq!(ledger.key_use(&secret).unwrap().unwrap().name, "companion");
-    assert_refused(ledger.key_create("companion", "alice"), "already named");
+    assert_refused(
+        ledger.key_create("companion", sendledger::ledger::KeyScope::Send, "alice"),
+        "already named",
+    );
     ledger.key_revoke("companion", "alice").unwrap();
     assert!(
         ledger.key_use(&secret).unwrap().is_none(),
@@ -193,7 +198,9 @@ fn a_named_key_is_stored_only_as_its_sha256_and_its_revocation_is_final_in_sql()
         );
     }
     let (mut ledger, _) = fx.open_reporting();
-    let (_, again) = ledger.key_create("companion", "alice").unwrap();
+    let (_, again) = ledger
+        .key_create("companion", sendledger::ledger::KeyScope::Send, "alice")
+        .unwrap();
     assert_ne!(
         again, secret,
         "a revoked name can be made again, as a new key"

@@ -1,6 +1,7 @@
-// The Connect panel: the OpenAI base URL of this app's bridge, named API keys (made,
-// listed, revoked through the app's own commands) and copyable snippets for python, node
-// and MCP clients. A new key's secret is shown once: it lives in this page only until the
+// The Connect panel: the OpenAI base URL of this app's bridge, named API keys (made with
+// a scope, listed, revoked through the app's own commands), the two lines another machine
+// needs (the ssh tunnel and its settings) and copyable snippets for python, node and MCP
+// clients. A new key's secret is shown once: it lives in this page only until the
 // panel closes, and is never stored (no localStorage, no sessionStorage).
 "use strict";
 
@@ -40,9 +41,27 @@ function nodeSnippet(baseUrl, key) {
   ].join("\n");
 }
 
+/** The two things another machine needs (issue 38): the `ssh -L` line that brings this
+ * app's port to its own loopback, and the client's settings naming the owner and key. */
+function remoteLines(baseUrl, sshTarget, key) {
+  const port = new URL(baseUrl).port || "80";
+  const note = key === KEY_PLACEHOLDER ? "   # make a key above" : "";
+  return {
+    ssh: `ssh -N -L ${port}:127.0.0.1:${port} ${sshTarget}`,
+    settings: [
+      `SENDLEDGER_OWNER_URL=http://127.0.0.1:${port}`,
+      `SENDLEDGER_API_KEY=${key}${note}`,
+      `# OpenAI SDKs: base_url http://127.0.0.1:${port}/v1 with the same key`,
+    ].join("\n"),
+  };
+}
+
 function renderSnippets() {
   if (!connectInfo) return;
   const key = newKey ? newKey.secret : KEY_PLACEHOLDER;
+  const remote = remoteLines(connectInfo.base_url, connectInfo.ssh_target, key);
+  $("#ssh-line").textContent = remote.ssh;
+  $("#remote-settings").textContent = remote.settings;
   $("#base-url").textContent = connectInfo.base_url;
   $("#snippet-python").textContent = pythonSnippet(connectInfo.base_url, key);
   $("#snippet-node").textContent = nodeSnippet(connectInfo.base_url, key);
@@ -56,6 +75,9 @@ function keyRow(k) {
   const name = document.createElement("td");
   name.className = "key-name";
   name.textContent = k.name;
+  const scope = document.createElement("td");
+  scope.className = "key-scope";
+  scope.textContent = k.scope;
   const made = document.createElement("td");
   made.textContent = `${when(k.created_at)} by ${k.created_by}`;
   const used = document.createElement("td");
@@ -73,7 +95,7 @@ function keyRow(k) {
     b.addEventListener("click", () => askRevoke(k.name));
     act.append(b);
   }
-  tr.append(name, made, used, act);
+  tr.append(name, scope, made, used, act);
   return tr;
 }
 
@@ -111,8 +133,9 @@ async function makeKey(e) {
   const err = $("#key-error");
   err.hidden = true;
   const name = form.elements.name.value.trim();
+  const scope = form.elements.scope.value;
   try {
-    const made = await invoke("create_key", { name });
+    const made = await invoke("create_key", { name, scope });
     newKey = { name: made.key.name, secret: made.secret };
     form.elements.name.value = "";
     showNewKey();

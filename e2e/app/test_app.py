@@ -5,6 +5,7 @@ import json
 import os
 import shlex
 import signal
+import socket
 import subprocess
 import time
 
@@ -1381,7 +1382,7 @@ def test_a_key_made_in_the_connect_panel_opens_the_door_until_it_is_revoked_ther
         app.wait_js("return !!document.querySelector(\"tr[data-key='my-companion']\")", "the panel again")
         assert secret not in app.js("return document.documentElement.outerHTML"), "the secret is shown once"
         assert "sk-sl-…" in text_of(app, "#snippet-python"), "the snippets fall back to a placeholder"
-        assert text_of(app, "tr[data-key='my-companion'] td:nth-child(3)") != "never", "the list shows its last use"
+        assert text_of(app, "tr[data-key='my-companion'] td:nth-child(4)") != "never", "the list shows its last use"
 
         app.click("tr[data-key='my-companion'] button[data-revoke]")
         app.wait_js("return document.querySelector('#revoke-dialog').open", "the Revoke dialog")
@@ -1394,6 +1395,41 @@ def test_a_key_made_in_the_connect_panel_opens_the_door_until_it_is_revoked_ther
         status, headers, body = bridge_get(p, "/v1/models", secret)
         assert status == 401 and headers.get("x-should-retry") == "false", (status, headers, body)
         assert body["error"]["code"] == "invalid_api_key", body
+    finally:
+        app.close()
+
+
+def test_the_connect_panel_makes_a_send_key_and_shows_the_ssh_line_and_settings_for_another_machine(desktop):
+    p = Profile()
+    app = App(p)
+    try:
+        app.click("#open-connect")
+        app.wait_js("return document.querySelector('#ssh-line').textContent.startsWith('ssh ')",
+                    "the ssh line")
+        port = p.bridge()["address"].rsplit(":", 1)[1]
+        ssh = text_of(app, "#ssh-line")
+        assert ssh == f"ssh -N -L {port}:127.0.0.1:{port} {os_user()}@{socket.gethostname()}", ssh
+        assert "SENDLEDGER_API_KEY=sk-sl-…" in text_of(app, "#remote-settings"), "a placeholder before a key"
+        assert app.js("return document.querySelector('#key-scope').value") == "send", "send is the default"
+        make_key_in_the_window(app, "build-server")
+        secret = app.wait_js("return !document.querySelector('#new-key').hidden &&"
+                             " document.querySelector('#new-secret').textContent", "the new key's secret")
+        settings = text_of(app, "#remote-settings")
+        assert f"SENDLEDGER_OWNER_URL=http://127.0.0.1:{port}" in settings, settings
+        assert f"SENDLEDGER_API_KEY={secret}" in settings, settings
+        app.wait_js("return !!document.querySelector(\"tr[data-key='build-server']\")", "the key listed")
+        assert text_of(app, "tr[data-key='build-server'] td.key-scope") == "send"
+        assert [(k["name"], k["scope"]) for k in p.cli("keys", "list")["keys"]] == [("build-server", "send")]
+        status, _, body = bridge_get(p, "/v1/sends", secret)
+        assert status == 200, "a send key reads sends: " + json.dumps(body)
+        status, _, body = bridge_get(p, "/v1/keys", secret)
+        assert (status, body["code"]) == (403, "wrong_scope") and "scope send" in body["message"], body
+        app.js("document.querySelector('#remote').scrollIntoView({block: 'start'})")
+        app.shot("17-connect-another-machine")
+        app.js("document.querySelector('#key-scope').value = 'all'")
+        make_key_in_the_window(app, "my-laptop")
+        app.wait_js("return !!document.querySelector(\"tr[data-key='my-laptop']\")", "the second key listed")
+        assert text_of(app, "tr[data-key='my-laptop'] td.key-scope") == "all"
     finally:
         app.close()
 
@@ -1551,6 +1587,7 @@ TESTS = [
     test_the_first_run_guide_shows_folder_steps_and_a_code_until_a_tab_is_leased,
     test_a_key_made_in_the_connect_panel_opens_the_door_until_it_is_revoked_there,
     test_the_connect_panels_snippets_parse_and_its_mcp_entry_is_what_mcp_config_prints,
+    test_the_connect_panel_makes_a_send_key_and_shows_the_ssh_line_and_settings_for_another_machine,
     test_stop_button_closes_the_gate_and_resume_is_a_persons_decision,
     test_confirm_abandon_and_resend_record_who_and_evidence,
     test_a_decision_needs_evidence,

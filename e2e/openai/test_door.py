@@ -328,9 +328,9 @@ def test_a_model_the_tab_cannot_show_is_never_clicked_and_the_sdk_is_told_what_i
 
 
 def test_a_named_key_on_a_route_it_does_not_open_is_told_the_route_not_a_bad_key(owner, key):
-    status, body, _ = http(owner.port, "GET", "/v1/sends", token=key)
+    status, body, _ = http(owner.port, "POST", "/v1/stop", token=key, body={"by": "companion"})
     assert status == 403, body
     assert body["code"] == "wrong_scope", body  # the bridge's own error shape: not a door route
     words = body["message"]
-    assert "the key is fine" in words and "/v1/sends" in words, words
-    assert "/v1/responses" in words and "client.token" in words, "it names the doors it opens and the way in"
+    assert "scope send" in words and "/v1/stop" in words, words
+    assert "--scope all" in words, "it names the way in"

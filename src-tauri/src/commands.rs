@@ -7,7 +7,7 @@
 use crate::autostart::Autostart;
 use crate::desk::Desk;
 use crate::json::{self, Refusal, Row, Snapshot, Status, Update};
-use sendledger::ledger::Decision;
+use sendledger::ledger::{Decision, KeyScope};
 use sendledger::profile::settings::Settings;
 use std::sync::Arc;
 use tauri::ipc::Channel;
@@ -93,14 +93,17 @@ pub async fn connect(desk: State<'_, Arc<Desk>>) -> Result<json::Connect, Refusa
     desk.connect().await
 }
 
-/// Makes a named API key; the answer carries its secret, the only time it is shown.
+/// Makes a named API key of `scope` (`send` or `all`; default `send`); the answer carries
+/// its secret, the only time it is shown.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn create_key(
     desk: State<'_, Arc<Desk>>,
     name: String,
+    scope: Option<KeyScope>,
     by: Option<String>,
 ) -> Result<json::MadeKey, Refusal> {
-    desk.create_key(name, by).await
+    desk.create_key(name, scope.unwrap_or(KeyScope::Send), by)
+        .await
 }
 
 /// Revokes a named API key (a person's decision, final; `by` defaults to the OS user).

@@ -24,19 +24,26 @@ impl Desk {
             base_url: format!("http://{}/v1", self.client().address()),
             mcp_config: mcp_config(self.profile()),
             keys,
+            ssh_target: format!(
+                "{}@{}",
+                sendledger::person::os_user(),
+                sendledger::person::host_name()
+            ),
         })
     }
 
-    /// Makes key `name` (surrounding white space ignored) for `by`, else the OS user. The
+    /// Makes key `name` (surrounding white space ignored) of `scope` for `by`, else the OS user. The
     /// answer carries the secret, the only time it is handed out. Refusals are the core's
     /// sentences (malformed or taken name, too many keys); nothing is written then.
     pub async fn create_key(
         &self,
         name: String,
+        scope: sendledger::ledger::KeyScope,
         by: Option<String>,
     ) -> Result<json::MadeKey, Refusal> {
         let req = Request::KeyCreate {
             name: name.trim().to_string(),
+            scope,
             by: self.by(by),
         };
         match self.apply(req).await? {

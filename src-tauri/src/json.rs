@@ -99,6 +99,8 @@ pub struct Connect {
     pub mcp_config: String,
     /// Every named key, newest first (revoked ones included; never a secret).
     pub keys: Vec<ApiKey>,
+    /// `user@host` of this machine, for the `ssh -L` line another machine runs (issue 38).
+    pub ssh_target: String,
 }
 
 /// A key just made: the one answer that carries its secret.

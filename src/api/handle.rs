@@ -53,16 +53,17 @@ impl Api {
         self.writer.call(|l| super::keys(l)).await
     }
 
-    /// Makes key `name` for `by` (what [`Request::KeyCreate`] applies): the key and its secret, which
-    /// is never handed out again. Errors: the ledger's sentence for a malformed or taken
-    /// name, or too many live keys; nothing is written then.
+    /// Makes key `name` of `scope` for `by` (what [`Request::KeyCreate`] applies): the key
+    /// and its secret, which is never handed out again. Errors: the ledger's sentence for
+    /// a malformed or taken name, or too many live keys; nothing is written then.
     pub async fn create_key(
         &self,
         name: String,
+        scope: crate::ledger::KeyScope,
         by: String,
     ) -> Result<(ApiKey, KeySecret), LedgerError> {
         self.writer
-            .call(move |l| super::keys::create(l, &name, &by))
+            .call(move |l| super::keys::create(l, &name, scope, &by))
             .await
     }
 

@@ -1,10 +1,10 @@
-//! Named API keys for the OpenAI door (docs/openai.md), as every door handles them: the
+//! Named API keys (docs/openai.md; scopes: docs/bridge-api.md), as every door handles them: the
 //! CLI (`sendledger keys`), the bridge's `/v1/keys` routes and the tray app's Connect panel.
 //! Making and revoking a key are [`super::Request`]s (`KeyCreate`, `KeyRevoke`) committed
 //! by [`super::apply`]; listing is [`keys`]. A key's secret exists only in the answer to
 //! its making ([`KeySecret`]): the profile keeps its SHA-256.
 
-use crate::ledger::{ApiKey, Ledger, LedgerError};
+use crate::ledger::{ApiKey, KeyScope, Ledger, LedgerError};
 use serde::{Deserialize, Serialize};
 
 /// A key's secret (`sk-sl-` and 64 hex digits), handed out once when the key is made.
@@ -37,14 +37,16 @@ pub fn keys(ledger: &Ledger) -> Result<Vec<ApiKey>, LedgerError> {
     ledger.keys()
 }
 
-/// Makes key `name` for `by`: the key's view and its secret (shown once). Errors: the
-/// ledger's `Invalid` sentence for a malformed or taken name, or too many live keys.
+/// Makes key `name` of `scope` for `by`: the key's view and its secret (shown once).
+/// Errors: the ledger's `Invalid` sentence for a malformed or taken name, the `openai`
+/// scope, or too many live keys.
 pub(super) fn create(
     ledger: &mut Ledger,
     name: &str,
+    scope: KeyScope,
     by: &str,
 ) -> Result<(ApiKey, KeySecret), LedgerError> {
-    let (key, secret) = ledger.key_create(name, by)?;
+    let (key, secret) = ledger.key_create(name, scope, by)?;
     Ok((key, KeySecret::new(secret)))
 }
 

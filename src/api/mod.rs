@@ -55,8 +55,13 @@ pub enum Request {
     ToolArchive { call_id: ToolCallId, by: String },
     /// Record that a person was notified that an uncertain send waits (once).
     MarkNotified { op_id: OperationId },
-    /// Make a named API key for a companion (a person's act, `by` who).
-    KeyCreate { name: String, by: String },
+    /// Make a named API key of `scope` for a companion or another machine (a person's
+    /// act, `by` who).
+    KeyCreate {
+        name: String,
+        scope: crate::ledger::KeyScope,
+        by: String,
+    },
     /// Revoke the live key `name` (final; a person's act, `by` who); with `key_sha256`
     /// (lowercase hex SHA-256 of its secret), only if the live key of that name is that key.
     KeyRevoke {
@@ -183,8 +188,8 @@ pub fn apply_as(
         Request::MarkNotified { op_id } => Outcome::Notified {
             notified: ledger.mark_notified(op_id.as_str())?,
         },
-        Request::KeyCreate { name, by } => {
-            let (key, secret) = keys::create(ledger, name, by)?;
+        Request::KeyCreate { name, scope, by } => {
+            let (key, secret) = keys::create(ledger, name, *scope, by)?;
             Outcome::KeyCreated { key, secret }
         }
         Request::KeyRevoke {

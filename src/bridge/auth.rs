@@ -1,8 +1,9 @@
-//! Every request is checked before it reaches a route: Host (loopback names and the
-//! bridge's port only: no DNS rebinding), Origin (none for local clients; for extension
+//! Every request is checked before it reaches a route: Host (loopback names only, with any
+//! port — an SSH tunnel's is another — : no DNS rebinding), Origin (none for local clients; for extension
 //! routes the paired extension's `chrome-extension://` origin, or none — a service
 //! worker's GET carries none; web pages never), and the bearer token of the route's
-//! scope. Tokens are compared by SHA-256. Host, Origin and Authorization may each appear
+//! scope: on client routes `client.token`, or a live named key whose scope opens the route
+//! (`key_scope.rs`), its call ended if the key is revoked while it is open (`revocation.rs`). Tokens are compared by SHA-256. Host, Origin and Authorization may each appear
 //! once, in readable ASCII; an absolute-form request target must name the bridge too.
 
 use super::error::ApiError;
@@ -47,10 +48,26 @@ pub fn scope_of(path: &str) -> Scope {
     }
 }
 
-fn host_ok(host: &str, port: u16) -> bool {
-    ["127.0.0.1", "localhost", "[::1]"]
-        .iter()
-        .any(|name| host.eq_ignore_ascii_case(&format!("{name}:{port}")))
+/// Whether `host` (a Host header or a request target's authority) names this machine's
+/// loopback: `127.0.0.1`, `localhost` or `[::1]`, with any port or none. Any port,
+/// because an SSH tunnel (`ssh -L 9000:127.0.0.1:PORT`) presents the port the client
+/// dialled on its own machine; never another name, because a name is what a DNS
+/// rebinding attack changes (`evil.example:PORT` resolving to 127.0.0.1).
+fn host_ok(host: &str) -> bool {
+    let (name, port) = match host.find(']') {
+        Some(end) => host.split_at(end + 1),
+        None => host.rfind(':').map_or((host, ""), |i| host.split_at(i)),
+    };
+    let port_ok = port.is_empty()
+        || port.strip_prefix(':').is_some_and(|p| {
+            p.len() <= 5
+                && p.parse::<u16>().is_ok_and(|n| n > 0)
+                && p.bytes().all(|b| b.is_ascii_digit())
+        });
+    port_ok
+        && ["127.0.0.1", "localhost", "[::1]"]
+            .iter()
+            .any(|n| name.eq_ignore_ascii_case(n))
 }
 
 /// Why a header that must appear at most once could not be read.
@@ -73,7 +90,7 @@ fn single<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Result<Option<&'a st
 }
 
 /// The Host header and an absolute-form request target must both name the bridge.
-pub(crate) fn check_host(port: u16, req: &Request) -> Result<(), ApiError> {
+pub(crate) fn check_host(req: &Request) -> Result<(), ApiError> {
     let refuse =
         |why: String| ApiError::new(StatusCode::MISDIRECTED_REQUEST, ErrorCode::BadHost, why);
     let host = match single(req.headers(), &header::HOST) {
@@ -89,13 +106,13 @@ pub(crate) fn check_host(port: u16, req: &Request) -> Result<(), ApiError> {
             ))
         }
     };
-    if !host_ok(host, port) {
-        return Err(refuse(format!("the Host header must name 127.0.0.1:{port} (or localhost): requests through other names are refused")));
+    if !host_ok(host) {
+        return Err(refuse("the Host header must name 127.0.0.1, localhost or [::1] (with any port: a tunnel's is fine): requests through other names are refused, since a web page reaches the owner only under another name".into()));
     }
     match req.uri().authority() {
-        Some(a) if !host_ok(a.as_str(), port) => Err(refuse(format!(
-            "the request target names another host: use a path (`/v1/...`) or http://127.0.0.1:{port}/..."
-        ))),
+        Some(a) if !host_ok(a.as_str()) => Err(refuse(
+            "the request target names another host: use a path (`/v1/...`) or http://127.0.0.1:PORT/...".into(),
+        )),
         _ => Ok(()),
     }
 }
@@ -112,9 +129,58 @@ pub(crate) async fn guard(State(st): State<BridgeState>, req: Request, next: Nex
         return super::openai::auth::guard(st, req, next).await;
     }
     match check(&st, &req) {
-        Ok(()) => next.run(req).await,
+        Ok(Let::In) => next.run(req).await,
+        Ok(Let::Key(secret)) => {
+            let method = req.method().as_str().to_string();
+            let path = req.uri().path().to_string();
+            match key_opens(&st, secret, &method, &path).await {
+                Ok(by) => super::revocation::until_revoked(&st, by, next.run(req)).await,
+                Err(e) => e.into_response(),
+            }
+        }
         Err(e) => e.into_response(),
     }
+}
+
+/// What the synchronous checks decided: in, or a named key whose scope is read next.
+enum Let {
+    In,
+    Key(String),
+}
+
+/// The live key `secret` (its use recorded), if its scope opens `method path`: the key
+/// the call is let in by. Refused: unknown or revoked (401), or a route its scope does
+/// not open (403 `wrong_scope`, the sentence naming the scope).
+async fn key_opens(
+    st: &BridgeState,
+    secret: String,
+    method: &str,
+    path: &str,
+) -> Result<super::revocation::OpenedBy, ApiError> {
+    let sha256 = crate::ledger::key_sha256(&secret);
+    let key = st
+        .ledger()
+        .call(move |l| l.key_use(&secret))
+        .await?
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::Unauthorized,
+                "the API key is unknown or revoked: ask the person at the owner's machine for a live key (`sendledger keys create NAME --scope send`)",
+            )
+        })?;
+    if !super::key_scope::opens(key.scope, method, path) {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            ErrorCode::WrongScope,
+            super::key_scope::refusal(key.scope, &key.name, method, path),
+        ));
+    }
+    Ok(super::revocation::OpenedBy {
+        name: key.name,
+        sha256,
+        door: false,
+    })
 }
 
 fn bad_origin(why: &str) -> ApiError {
@@ -159,18 +225,18 @@ pub(crate) fn read_bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError>
         .map(|(_, token)| token.trim()))
 }
 
-fn check(st: &BridgeState, req: &Request) -> Result<(), ApiError> {
-    check_host(st.port(), req)?;
+fn check(st: &BridgeState, req: &Request) -> Result<Let, ApiError> {
+    check_host(req)?;
     let origin = read_origin(req.headers())?;
     let bearer = read_bearer(req.headers())?;
     match scope_of(req.uri().path()) {
         Scope::Pairing => match origin {
-            Some(o) if is_extension_origin(o) => Ok(()),
+            Some(o) if is_extension_origin(o) => Ok(Let::In),
             _ => Err(bad_origin("pairing is only for the browser extension")),
         },
-        Scope::Client => client_scope(st, origin, bearer, req.uri().path()),
-        Scope::Door => Ok(()), // checked by `openai::auth::guard`
-        Scope::Extension => extension_scope(st, origin, bearer),
+        Scope::Client => client_scope(st, origin, bearer),
+        Scope::Door => Ok(Let::In), // checked by `openai::auth::guard`
+        Scope::Extension => extension_scope(st, origin, bearer).map(|()| Let::In),
     }
 }
 
@@ -178,8 +244,7 @@ fn client_scope(
     st: &BridgeState,
     origin: Option<&str>,
     bearer: Option<&str>,
-    path: &str,
-) -> Result<(), ApiError> {
+) -> Result<Let, ApiError> {
     if origin.is_some() {
         return Err(bad_origin(
             "requests from web pages are refused: local clients send no Origin",
@@ -187,7 +252,7 @@ fn client_scope(
     }
     let token = bearer.ok_or_else(unauthorized)?;
     if token_hash(token) == st.client_token_hash() {
-        Ok(())
+        Ok(Let::In)
     } else if st.is_extension_token(token) {
         Err(ApiError::new(
             StatusCode::FORBIDDEN,
@@ -195,12 +260,7 @@ fn client_scope(
             "the extension's token cannot use client routes",
         ))
     } else if token.starts_with(crate::ledger::KEY_PREFIX) {
-        let shown: String = path.chars().take(80).collect();
-        Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            ErrorCode::WrongScope,
-            format!("the key is fine, but this route ({shown}) is not one a named API key opens: a key opens the OpenAI-compatible doors only (/v1/models, /v1/chat/completions, /v1/responses); for this route use the profile's client.token (a person's routes: resume, decisions, keys)"),
-        ))
+        Ok(Let::Key(token.to_string()))
     } else {
         Err(unauthorized())
     }
@@ -232,5 +292,41 @@ fn extension_scope(
         Ok(())
     } else {
         Err(unauthorized())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_ok;
+
+    #[test]
+    fn the_host_check_takes_a_loopback_name_with_any_port_and_nothing_else() {
+        for h in [
+            "127.0.0.1:8787",
+            "127.0.0.1:9000",
+            "localhost:1",
+            "LOCALHOST:65535",
+            "[::1]:40000",
+            "[::1]",
+            "localhost",
+        ] {
+            assert!(host_ok(h), "{h}");
+        }
+        for h in [
+            "evil.example:8787",
+            "127.0.0.1.evil.example:8787",
+            "localhost.:8787",
+            "localhost:0",
+            "localhost:65536",
+            "localhost:+80",
+            "localhost:",
+            "127.0.0.2:8787",
+            "[::2]:8787",
+            "[::1]x:80",
+            "",
+            "user@localhost:80",
+        ] {
+            assert!(!host_ok(h), "{h}");
+        }
     }
 }

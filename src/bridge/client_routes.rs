@@ -410,15 +410,25 @@ async fn pairing_code(State(st): State<BridgeState>, Body(_): Body<Empty>) -> An
 #[serde(deny_unknown_fields)]
 struct KeyBody {
     name: String,
+    #[serde(default = "send_scope")]
+    scope: crate::ledger::KeyScope,
     by: String,
 }
 
-/// `POST /v1/keys {"name","by"}` → 201 `{"key", "secret"}` (the secret's only showing).
+/// A key made without naming its scope opens sends and reads (as `keys create` without
+/// `--scope`).
+fn send_scope() -> crate::ledger::KeyScope {
+    crate::ledger::KeyScope::Send
+}
+
+/// `POST /v1/keys {"name","scope"?,"by"}` → 201 `{"key", "secret"}` (the secret's only
+/// showing); `scope` is `send` (the default) or `all`.
 async fn key_create(State(st): State<BridgeState>, Body(b): Body<KeyBody>) -> Answer {
     let v = run(
         &st,
         Request::KeyCreate {
             name: b.name,
+            scope: b.scope,
             by: b.by,
         },
     )

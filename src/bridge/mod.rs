@@ -18,6 +18,7 @@ mod elsewhere;
 pub mod error;
 mod events;
 mod extension_routes;
+mod key_scope;
 pub mod observations;
 mod openai;
 pub mod page_check;
@@ -25,6 +26,7 @@ pub mod page_fact;
 pub mod pairing;
 pub mod queue_feed;
 mod refused_request;
+pub(crate) mod revocation;
 
 use crate::clock::{Clock, Millis};
 use crate::error_code::ErrorCode;
@@ -35,7 +37,6 @@ use axum::Router;
 use error::ApiError;
 use pairing::{new_token, token_hash, Pairing, PairingCode};
 use serde::{Deserialize, Serialize};
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
@@ -52,7 +53,6 @@ const EXTENSION_FILE: &str = "extension.json";
 struct Inner {
     profile: Profile,
     ledger: Writer,
-    port: u16,
     client_token_sha256: String,
     extension: Mutex<Option<PairedExtension>>,
     pairing: Mutex<Pairing>,
@@ -79,7 +79,6 @@ impl BridgeState {
     pub fn new(
         profile: Profile,
         ledger: Writer,
-        address: SocketAddr,
         clock: Arc<dyn Clock>,
     ) -> Result<Self, ProfileError> {
         let token = new_token();
@@ -95,7 +94,6 @@ impl BridgeState {
         Ok(Self(Arc::new(Inner {
             profile,
             ledger,
-            port: address.port(),
             client_token_sha256: token_hash(&token),
             extension: Mutex::new(extension),
             pairing: Mutex::new(Pairing::default()),
@@ -107,9 +105,6 @@ impl BridgeState {
         })))
     }
 
-    pub(crate) fn port(&self) -> u16 {
-        self.0.port
-    }
     pub(crate) fn ledger(&self) -> &Writer {
         &self.0.ledger
     }

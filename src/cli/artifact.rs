@@ -4,7 +4,6 @@
 
 use super::backend;
 use super::output::{emit, CliError};
-use crate::client::BridgeClient;
 use crate::ledger::LedgerError;
 use serde::Serialize;
 use std::io::Write;
@@ -41,8 +40,7 @@ fn plain_name(name: &str, n: u32) -> PathBuf {
 }
 
 pub(crate) fn save(profile: Option<&Path>, json: bool, a: ArtifactArgs) -> Result<(), CliError> {
-    let profile = backend::profile(profile)?;
-    let Some(client) = BridgeClient::discover(&profile)? else {
+    let Some(client) = backend::owner(profile)? else {
         return Err(LedgerError::NoOwner.into());
     };
     let file = client.artifact(&a.id, a.n)?;

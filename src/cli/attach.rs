@@ -6,7 +6,7 @@
 
 use super::backend;
 use super::output::CliError;
-use crate::client::{BridgeClient, FileToSend};
+use crate::client::FileToSend;
 use crate::ledger::LedgerError;
 use std::path::{Path, PathBuf};
 
@@ -31,8 +31,7 @@ pub(crate) fn upload_all(
         .iter()
         .map(|p| FileToSend::from_path(p))
         .collect::<Result<_, _>>()?;
-    let profile = backend::profile(profile)?;
-    let Some(client) = BridgeClient::discover(&profile)? else {
+    let Some(client) = backend::owner(profile)? else {
         return Err(LedgerError::NoOwner.into());
     };
     let mut shas = Vec::with_capacity(read.len());

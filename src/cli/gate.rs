@@ -6,7 +6,6 @@ use super::backend;
 use super::output::{emit, CliError};
 use crate::api::{Outcome, Request};
 use crate::client::brake::{brake, Braked};
-use crate::client::BridgeClient;
 use std::path::Path;
 
 #[derive(Debug, clap::Args)]
@@ -25,6 +24,9 @@ pub struct ResumeArgs {
 
 pub(crate) fn stop(profile: Option<&Path>, json: bool, a: StopArgs) -> Result<(), CliError> {
     let by = a.by.unwrap_or_else(backend::os_user);
+    if let Some(named) = crate::client::remote::named() {
+        return remote_stop(named, json, by);
+    }
     let profile = backend::profile(profile)?;
     // A mistyped --profile makes a new, empty profile here: say so, or a person believes
     // the real one stopped.
@@ -64,6 +66,28 @@ pub(crate) fn stop(profile: Option<&Path>, json: bool, a: StopArgs) -> Result<()
     Ok(())
 }
 
+/// Stop through an owner named by URL: only through it (with an `all` key). When it cannot
+/// be reached, the brake's fallback — the fence committed in the ledger file — needs the
+/// owner's machine, and the refusal says so.
+fn remote_stop(named: &crate::client::RemoteOwner, json: bool, by: String) -> Result<(), CliError> {
+    let client = crate::client::BridgeClient::discover_named()
+        .ok_or_else(|| CliError::unexpected("the owner named by URL"))?;
+    match client.apply(&Request::Stop { by }) {
+        Ok(outcome @ Outcome::Stopped { .. }) => {
+            emit(json, &outcome, || {
+                format!("stopped through the owner at {}: no new send until a person resumes", named.base)
+            });
+            Ok(())
+        }
+        Ok(_) => Err(CliError::unexpected("a stop report")),
+        Err(e @ crate::client::ClientError::Refused { .. }) => Err(e.into()),
+        Err(e) => Err(CliError::Unreachable(format!(
+            "the Stop did not reach the owner at {} ({e}); the brake's fallback, the fence committed in the ledger file, needs the local profile: press Stop on the owner's machine (the tray, the window, or `sendledger stop` there), and check the SSH tunnel",
+            named.base
+        ))),
+    }
+}
+
 pub(crate) fn resume(profile: Option<&Path>, json: bool, a: ResumeArgs) -> Result<(), CliError> {
     let outcome = backend::apply(profile, &Request::Resume { by: a.by })?;
     let Outcome::Resumed { resumed } = outcome else {
@@ -80,8 +104,7 @@ pub(crate) fn resume(profile: Option<&Path>, json: bool, a: ResumeArgs) -> Resul
 }
 
 pub(crate) fn pair(profile: Option<&Path>, json: bool) -> Result<(), CliError> {
-    let profile = backend::profile(profile)?;
-    let client = BridgeClient::discover(&profile)?.ok_or_else(|| {
+    let client = backend::owner(profile)?.ok_or_else(|| {
         CliError::Unreachable(
             "no owner is running for this profile: start `sendledger serve` (or the tray app), then pair".into(),
         )

@@ -1,23 +1,29 @@
-//! `keys create NAME`, `keys list`, `keys revoke NAME`: named API keys for the OpenAI
-//! door (docs/openai.md). A key is shown once, when made; the profile keeps its SHA-256.
+//! `keys create NAME --scope send|all`, `keys list`, `keys revoke NAME`: named API keys
+//! for companions and other machines (docs/openai.md; scopes: docs/bridge-api.md). A key
+//! is shown once, when made; the profile keeps its SHA-256.
 
 use super::backend;
 use super::output::{
     rendered, say_on_stderr, stdout_goes_nowhere, write_failed, write_line, CliError,
 };
 use crate::api::{self, Outcome, Request};
-use crate::client::BridgeClient;
-use crate::ledger::{key_sha256, ApiKey};
+use crate::ledger::{key_sha256, ApiKey, KeyScope};
 use crate::profile::discovery;
 use std::path::Path;
 
 /// The key commands.
 #[derive(Debug, clap::Subcommand)]
 pub enum KeysCommand {
-    /// Make a key for a companion; prints it once (store it in the companion's settings).
+    /// Make a key for a companion or another machine; prints it once (store it in the
+    /// companion's settings, or in a file the other machine reads with --key-file).
     Create {
-        /// A name for it (1–64 letters, digits, . _ -), e.g. the companion's.
+        /// A name for it (1–64 letters, digits, . _ -), e.g. the companion's or the machine's.
         name: String,
+        /// What it opens: `send` (queue sends and read them, through the OpenAI doors, the
+        /// native API and MCP; no Stop, Resume, decisions, settings, keys or pairing) or
+        /// `all` (every client route, as on this machine).
+        #[arg(long, value_enum, default_value = "send")]
+        scope: ScopeArg,
         /// Who makes it (default: the OS user).
         #[arg(long)]
         by: Option<String>,
@@ -32,6 +38,24 @@ pub enum KeysCommand {
         #[arg(long)]
         by: Option<String>,
     },
+}
+
+/// The scopes a new key may have.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ScopeArg {
+    /// Sends and reads only.
+    Send,
+    /// Every client route.
+    All,
+}
+
+impl From<ScopeArg> for KeyScope {
+    fn from(s: ScopeArg) -> Self {
+        match s {
+            ScopeArg::Send => KeyScope::Send,
+            ScopeArg::All => KeyScope::All,
+        }
+    }
 }
 
 pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<(), CliError> {
@@ -59,8 +83,9 @@ pub(crate) fn run(profile: Option<&Path>, json: bool, c: KeysCommand) -> Result<
     };
     let out = rendered(json, &answer, || {
         match (&c, &answered) {
-        (KeysCommand::Create { name, .. }, _) => format!(
-            "key {name}: {}\nshown once: put it in the companion's settings as its API key (base URL {})",
+        (KeysCommand::Create { name, scope, .. }, _) => format!(
+            "key {name} (scope {}): {}\nshown once: put it in the companion's settings as its API key (base URL {}), or on another machine in a file named by --key-file or in SENDLEDGER_API_KEY (README, \"Another machine\")",
+            KeyScope::from(*scope).as_str(),
             secret.unwrap_or_default(),
             base.as_deref().unwrap_or_else(|why| why)
         ),
@@ -132,8 +157,9 @@ fn unseen_key_revoked(profile: Option<&Path>, name: &str, hash: &str, e: &std::i
 fn through_owner_or_ledger(profile: Option<&Path>, c: &KeysCommand) -> Result<Answered, CliError> {
     let who = |by: &Option<String>| by.clone().unwrap_or_else(backend::os_user);
     let req = match c {
-        KeysCommand::Create { name, by } => Request::KeyCreate {
+        KeysCommand::Create { name, scope, by } => Request::KeyCreate {
             name: name.clone(),
+            scope: (*scope).into(),
             by: who(by),
         },
         KeysCommand::Revoke { name, by } => Request::KeyRevoke {
@@ -150,6 +176,9 @@ fn through_owner_or_ledger(profile: Option<&Path>, c: &KeysCommand) -> Result<An
 /// profile will bind (its `config.json`, else the default). `Err` says why it is not known
 /// yet (a `config.json` asking for any free port, or one that cannot be read).
 fn base_url(profile: Option<&Path>) -> Result<String, String> {
+    if let Some(r) = crate::client::remote::named() {
+        return Ok(format!("{}/v1", r.base));
+    }
     let profile = backend::profile(profile).map_err(|e| e.to_string())?;
     if let Some(b) = discovery::live_bridge(&profile) {
         return Ok(format!("http://{}/v1", b.address));
@@ -166,12 +195,12 @@ fn base_url(profile: Option<&Path>) -> Result<String, String> {
 }
 
 fn list(profile: Option<&Path>) -> Result<Answered, CliError> {
-    let profile = backend::profile(profile)?;
-    if let Some(client) = BridgeClient::discover(&profile)? {
+    if let Some(client) = backend::owner(profile)? {
         return Ok(Answered::Keys {
             keys: client.keys()?,
         });
     }
+    let profile = backend::profile(profile)?;
     let ledger = api::outside::open(&profile)?;
     Ok(Answered::Keys {
         keys: api::keys(&ledger)?,
@@ -194,8 +223,9 @@ fn list_text(keys: &[ApiKey]) -> String {
                 "revoked"
             };
             format!(
-                "{}\t{state}\tmade {} by {}\tlast used {}",
+                "{}\t{state}\tscope {}\tmade {} by {}\tlast used {}",
                 k.name,
+                k.scope.as_str(),
                 at(Some(k.created_at)),
                 k.created_by,
                 at(k.last_used_at),

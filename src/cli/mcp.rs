@@ -25,7 +25,10 @@ pub(crate) fn mcp(profile: Option<&Path>, a: McpArgs) -> Result<(), CliError> {
         super::output::print_line(&serde_json::to_string_pretty(&config).expect("JSON"));
         return Ok(());
     }
-    let profile = backend::profile(profile)?;
+    let link = match crate::client::remote::named() {
+        Some(_) => crate::client::OwnerLink::to_named_owner(),
+        None => crate::client::OwnerLink::new(backend::profile(profile)?),
+    };
     // The SDK logs whole messages at debug level and the HTTP client its requests, and
     // neither a message's text nor a token reaches a log: their lines stay at warn
     // whatever SENDLEDGER_LOG asks.
@@ -41,7 +44,7 @@ pub(crate) fn mcp(profile: Option<&Path>, a: McpArgs) -> Result<(), CliError> {
         .init();
     let rt = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Unreachable(format!("cannot start the runtime: {e}")))?;
-    let served = rt.block_on(crate::mcp::serve_stdio(profile));
+    let served = rt.block_on(crate::mcp::serve_stdio(link));
     // A blocking read of standard input may still be parked: do not wait for it.
     rt.shutdown_timeout(std::time::Duration::from_millis(500));
     served.map_err(CliError::Unreachable)

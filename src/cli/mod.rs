@@ -39,6 +39,15 @@ pub struct Cli {
     /// Print machine-readable JSON instead of text.
     #[arg(long, global = true)]
     pub json: bool,
+    /// The owner on another machine, by URL: the local end of an SSH tunnel to it
+    /// (`http://127.0.0.1:9000`). Needs a key (--key-file or SENDLEDGER_API_KEY); commands
+    /// that need the profile's own files (list, status, doctor, serve, settings) refuse.
+    #[arg(long, global = true, env = crate::client::remote::OWNER_URL_ENV, value_name = "URL")]
+    pub owner: Option<String>,
+    /// A file holding the API key for --owner (else SENDLEDGER_API_KEY; never the key
+    /// itself on the command line).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub key_file: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -116,6 +125,7 @@ pub fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
+    crate::client::remote::name_the_owner(cli.owner.as_deref(), cli.key_file.as_deref())?;
     let profile = cli.profile.as_deref();
     let json = cli.json;
     match cli.command {

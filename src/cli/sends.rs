@@ -388,8 +388,10 @@ pub(crate) fn list(profile: Option<&Path>, json: bool, a: ListArgs) -> Result<()
 }
 
 pub(crate) fn show(profile: Option<&Path>, json: bool, a: ShowArgs) -> Result<(), CliError> {
-    let reader = backend::reader(profile)?;
-    let view = crate::api::show(&reader, &a.id.as_str().into())?;
+    let view = match crate::client::BridgeClient::discover_named() {
+        Some(owner) => owner.show(&a.id)?,
+        None => crate::api::show(&backend::reader(profile)?, &a.id.as_str().into())?,
+    };
     emit(json, &view, || describe(&view));
     Ok(())
 }

@@ -25,8 +25,12 @@ pub struct BridgeClient {
 }
 
 impl BridgeClient {
-    /// The live owner's bridge, or `None` when no owner runs (or `bridge.json` is stale).
+    /// The live owner's bridge, or `None` when no owner runs (or `bridge.json` is stale);
+    /// the owner named by URL, with its key, when one was ([`super::remote`]).
     pub fn discover(profile: &Profile) -> Result<Option<Self>, ClientError> {
+        if let Some(named) = Self::discover_named() {
+            return Ok(Some(named));
+        }
         let Some(BridgeInfo { address, .. }) = discovery::live_bridge(profile) else {
             return Ok(None);
         };
@@ -43,6 +47,11 @@ impl BridgeClient {
             ))
         })?;
         Ok(Some(Self::new(&address.to_string(), token.trim())))
+    }
+
+    /// The owner named by URL, with its key ([`super::remote`]); `None` when none was.
+    pub fn discover_named() -> Option<Self> {
+        super::remote::named().map(|r| Self::new(r.base.trim_start_matches("http://"), &r.key))
     }
 
     /// A client of `address` (`127.0.0.1:PORT`) with `token`.
@@ -104,6 +113,15 @@ impl BridgeClient {
     /// `POST /v1/pairing-code`: a new one-time code for the extension.
     pub fn pairing_code(&self) -> Result<PairingCode, ClientError> {
         typed(self.call("POST", "/v1/pairing-code", &serde_json::json!({}))?)
+    }
+
+    /// `GET /v1/sends/{op_id}`: one send with its timeline.
+    pub fn show(&self, op_id: &str) -> Result<crate::api::SendView, ClientError> {
+        typed(self.call(
+            "GET",
+            &format!("/v1/sends/{}", routes::segment(op_id)),
+            &Value::Null,
+        )?)
     }
 
     /// `GET /v1/keys`: every named key, newest first (never a secret).

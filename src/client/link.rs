@@ -1,7 +1,8 @@
 //! The async way to the running owner (the MCP server's): its loopback bridge, found
 //! through `bridge.json` and authenticated with `client.token` (both read again for every
-//! call, so an owner that restarted on another port or with a new token is found). With
-//! no owner running, every call answers [`ClientError::NoOwner`].
+//! call, so an owner that restarted on another port or with a new token is found), or the
+//! owner named by URL with its key ([`super::remote`]). With no owner answering, every call
+//! answers [`ClientError::NoOwner`].
 
 use super::ClientError as LinkError;
 use crate::profile::discovery::{self, CLIENT_TOKEN_FILE};
@@ -22,7 +23,8 @@ pub use super::routes::segment;
 /// A client of the profile's running owner.
 #[derive(Debug, Clone)]
 pub struct OwnerLink {
-    profile: Profile,
+    /// `None`: the owner named by URL ([`super::remote`]).
+    profile: Option<Profile>,
     timeout_ms: u64,
 }
 
@@ -34,6 +36,16 @@ struct Target {
 impl OwnerLink {
     /// A link to whatever owner runs for `profile` at the time of each call.
     pub fn new(profile: Profile) -> Self {
+        Self::with(Some(profile))
+    }
+
+    /// A link to the owner named by URL with its key ([`super::remote::name_the_owner`]);
+    /// every call answers `NoOwner` when none was named.
+    pub fn to_named_owner() -> Self {
+        Self::with(None)
+    }
+
+    fn with(profile: Option<Profile>) -> Self {
         let timeout_ms = std::env::var("SENDLEDGER_CLIENT_TIMEOUT_MS")
             .ok()
             .and_then(|v| v.parse().ok())
@@ -45,9 +57,15 @@ impl OwnerLink {
     }
 
     fn target(&self) -> Result<Target, LinkError> {
-        let info = discovery::live_bridge(&self.profile).ok_or(LinkError::NoOwner)?;
-        let path = self
-            .profile
+        if let Some(r) = super::remote::named() {
+            return Ok(Target {
+                base: r.base.clone(),
+                token: r.key.clone(),
+            });
+        }
+        let profile = self.profile.as_ref().ok_or(LinkError::NoOwner)?;
+        let info = discovery::live_bridge(profile).ok_or(LinkError::NoOwner)?;
+        let path = profile
             .file(CLIENT_TOKEN_FILE)
             .map_err(|_| LinkError::NoOwner)?;
         let token = std::fs::read_to_string(path).map_err(|e| LinkError::Refused {

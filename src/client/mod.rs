@@ -8,7 +8,10 @@
 //! - [`routes`]: the route table, `Request` → method, path and body (the bridge's router is
 //!   pinned against it by `tests/client_routes.rs`);
 //! - [`feed`]: the live queue feed's reading end;
-//! - [`brake`]: the Stop every front end shares (`sendledger stop`, the window's Stop).
+//! - [`brake`]: the Stop every front end shares (`sendledger stop`, the window's Stop);
+//! - [`remote`]: an owner named by URL and a key (a client on another machine, through an
+//!   SSH tunnel): the one place `--owner`, `SENDLEDGER_OWNER_URL`, `--key-file` and
+//!   `SENDLEDGER_API_KEY` are read.
 //!
 //! Every call fails in one shape, [`ClientError`]. **API Boundary**: nothing here opens the
 //! ledger, and nothing imports the bridge, the owner, the CLI or the MCP server
@@ -20,6 +23,7 @@ pub mod brake;
 pub mod feed;
 pub mod http;
 pub mod link;
+pub mod remote;
 pub mod routes;
 pub mod upload;
 
@@ -27,6 +31,7 @@ pub use artifact::ArtifactFile;
 pub use brake::{brake, BrakeError, Braked, STOP_BRIDGE_MS};
 pub use http::BridgeClient;
 pub use link::OwnerLink;
+pub use remote::RemoteOwner;
 pub use upload::FileToSend;
 
 /// Why a call to the owner gave no answer.

@@ -65,9 +65,11 @@ pub fn route(req: &Request) -> (&'static str, String, Value) {
             format!("/v1/sends/{}/notified", segment(op_id.as_str())),
             json!({}),
         ),
-        Request::KeyCreate { name, by } => {
-            ("POST", "/v1/keys".into(), json!({ "name": name, "by": by }))
-        }
+        Request::KeyCreate { name, scope, by } => (
+            "POST",
+            "/v1/keys".into(),
+            json!({ "name": name, "scope": scope, "by": by }),
+        ),
         Request::KeyRevoke {
             name,
             by,

@@ -37,11 +37,48 @@ pub const KEY_PREFIX: &str = "sk-sl-";
 /// note), so a note after settling only lengthens the window.
 pub const ATTACH_AFTER_SETTLED_MS: Millis = 5 * 60_000;
 
+/// What a named key opens (migration 0020; docs/bridge-api.md, "Keys and scopes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyScope {
+    /// The OpenAI-compatible doors only: every key made before scopes existed (it keeps
+    /// exactly the meaning it was made with). Not offered for new keys.
+    Openai,
+    /// The doors, and the native API's and MCP's sends and reads: no Stop, Resume,
+    /// decision, withdrawal, settings, keys or pairing.
+    Send,
+    /// Every client route, as the profile's `client.token`.
+    All,
+}
+
+impl KeyScope {
+    /// The word stored and shown: `openai`, `send` or `all`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyScope::Openai => "openai",
+            KeyScope::Send => "send",
+            KeyScope::All => "all",
+        }
+    }
+
+    /// The scope a stored word names; `None` for a word this build does not know.
+    pub fn parse(word: &str) -> Option<Self> {
+        match word {
+            "openai" => Some(KeyScope::Openai),
+            "send" => Some(KeyScope::Send),
+            "all" => Some(KeyScope::All),
+            _ => None,
+        }
+    }
+}
+
 /// A named API key, as listed (never the key itself).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiKey {
     /// The name a person gave it (1–64 letters, digits, `._-`).
     pub name: String,
+    /// What it opens.
+    pub scope: KeyScope,
     /// When it was made (ms).
     pub created_at: Millis,
     /// Who made it.
@@ -107,8 +144,13 @@ fn validate_key_name(name: &str) -> Result<()> {
 }
 
 fn key_from_row(r: &Row) -> rusqlite::Result<ApiKey> {
+    let word: String = r.get(5)?;
+    // The column's CHECK admits only the three words; a newer schema's word opens nothing
+    // more than the doors.
+    let scope = KeyScope::parse(&word).unwrap_or(KeyScope::Openai);
     Ok(ApiKey {
         name: r.get(0)?,
+        scope,
         created_at: r.get(1)?,
         created_by: r.get(2)?,
         last_used_at: r.get(3)?,
@@ -116,7 +158,7 @@ fn key_from_row(r: &Row) -> rusqlite::Result<ApiKey> {
     })
 }
 
-const KEY_COLUMNS: &str = "name, created_at, created_by, last_used_at, revoked_at";
+const KEY_COLUMNS: &str = "name, created_at, created_by, last_used_at, revoked_at, scope";
 
 fn door_from_row(r: &Row) -> rusqlite::Result<DoorRequest> {
     Ok(DoorRequest {
@@ -132,8 +174,19 @@ fn door_from_row(r: &Row) -> rusqlite::Result<DoorRequest> {
 
 const DOOR_COLUMNS: &str = "op_id, client, body_sha256, fingerprint, keyed, created_at, model";
 
-fn create_key(tx: &Transaction, name: &str, by: &str, now: Millis) -> Result<(ApiKey, String)> {
+fn create_key(
+    tx: &Transaction,
+    name: &str,
+    scope: KeyScope,
+    by: &str,
+    now: Millis,
+) -> Result<(ApiKey, String)> {
     validate_key_name(name)?;
+    if scope == KeyScope::Openai {
+        return Err(LedgerError::Invalid(
+            "a new key's scope is send or all (openai is only the scope of keys made before scopes existed)".into(),
+        ));
+    }
     sends::validate_note("who makes the key", by)?;
     let live: i64 = tx.query_row(
         "SELECT count(*) FROM api_keys WHERE revoked_at IS NULL",
@@ -161,11 +214,13 @@ fn create_key(tx: &Transaction, name: &str, by: &str, now: Millis) -> Result<(Ap
         bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
     );
     tx.execute(
-        "INSERT INTO api_keys(name, key_sha256, created_at, created_by) VALUES (?1, ?2, ?3, ?4)",
-        params![name, key_sha256(&secret), now, by],
+        "INSERT INTO api_keys(name, key_sha256, created_at, created_by, scope) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![name, key_sha256(&secret), now, by, scope.as_str()],
     )?;
     let key = ApiKey {
         name: name.into(),
+        scope,
         created_at: now,
         created_by: by.into(),
         last_used_at: None,
@@ -360,10 +415,26 @@ fn door_queue(tx: &Transaction, q: &DoorQueue, now: Millis) -> Result<(Send, boo
 }
 
 impl Ledger {
-    /// Makes a named key; returns it and its secret (shown once, never stored).
-    /// Errors: `Invalid` for a bad or taken name, or 100 live keys already.
-    pub fn key_create(&mut self, name: &str, by: &str) -> Result<(ApiKey, String)> {
-        self.write(|tx, now| create_key(tx, name, by, now))
+    /// Makes a named key of `scope`; returns it and its secret (shown once, never
+    /// stored). Errors: `Invalid` for a bad or taken name, the `openai` scope (only keys
+    /// made before scopes have it), or 100 live keys already.
+    pub fn key_create(
+        &mut self,
+        name: &str,
+        scope: KeyScope,
+        by: &str,
+    ) -> Result<(ApiKey, String)> {
+        self.write(|tx, now| create_key(tx, name, scope, by, now))
+    }
+
+    /// Whether the key whose secret hashes to `key_sha256` is live (made and not
+    /// revoked): a read, for calls a key holds open (a wait, a stream).
+    pub fn key_live(&self, key_sha256: &str) -> Result<bool> {
+        Ok(self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM api_keys WHERE key_sha256 = ?1 AND revoked_at IS NULL)",
+            [key_sha256],
+            |r| r.get(0),
+        )?)
     }
 
     /// Revokes the live key `name` (final). Errors: `Invalid` when none is live.

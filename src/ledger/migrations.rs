@@ -120,6 +120,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0019_page_checks.sql",
         sql: include_str!("../../migrations/0019_page_checks.sql"),
     },
+    Migration {
+        version: 20,
+        name: "0020_key_scopes.sql",
+        sql: include_str!("../../migrations/0020_key_scopes.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

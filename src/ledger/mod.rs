@@ -65,8 +65,8 @@ pub use artifacts::{expired_words, Artifact, ArtifactState, WantedArtifact};
 pub use attachments::SendAttachment;
 pub use displacement::Displacement;
 pub use door::{
-    fingerprint, key_sha256, ApiKey, DoorQueue, DoorRequest, ATTACH_AFTER_SETTLED_MS, KEY_PREFIX,
-    MAX_LIVE_KEYS,
+    fingerprint, key_sha256, ApiKey, DoorQueue, DoorRequest, KeyScope, ATTACH_AFTER_SETTLED_MS,
+    KEY_PREFIX, MAX_LIVE_KEYS,
 };
 pub use epochs::{
     canonical_binding, epoch_of, unbound_epoch, Lease, TabBinding, STOPPED_EPOCHS_KEPT,

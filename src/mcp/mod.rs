@@ -26,7 +26,6 @@ pub mod seen;
 pub mod tools;
 pub mod wait;
 
-use crate::profile::Profile;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -46,8 +45,8 @@ pub fn client_config(exe: &Path, profile: Option<&Path>) -> Value {
 
 /// Serves the tools on standard input and output until the client closes them.
 /// Errors: the transport failed to start or broke (a sentence, for standard error).
-pub async fn serve_stdio(profile: Profile) -> Result<(), String> {
-    let tools = tools::Tools::new(crate::client::OwnerLink::new(profile));
+pub async fn serve_stdio(link: crate::client::OwnerLink) -> Result<(), String> {
+    let tools = tools::Tools::new(link);
     let running = tools
         .serve(rmcp::transport::io::stdio_pipes())
         .await

@@ -131,11 +131,12 @@ impl Owner {
                 config: discovery::CONFIG_FILE.into(),
                 source,
             })?;
-        let state = BridgeState::new(profile.clone(), ledger.clone(), address, cfg.clock.clone())
-            .map_err(|source| OwnerError::Profile {
-            what: "the tokens",
-            source,
-        })?;
+        let state = BridgeState::new(profile.clone(), ledger.clone(), cfg.clock.clone()).map_err(
+            |source| OwnerError::Profile {
+                what: "the tokens",
+                source,
+            },
+        )?;
         discovery::write_bridge_json(&profile, address, cfg.clock.now_ms()).map_err(|source| {
             OwnerError::Profile {
                 what: "bridge.json",

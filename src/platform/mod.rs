@@ -34,8 +34,8 @@ mod os;
 mod os;
 
 pub use os::{
-    account_name, canonicalize, file_id, is_executable, make_private_dir, out_of_files, path_id,
-    preallocate, privacy_problem, private_file, raise_open_file_limit, shutdown_signal,
+    account_name, canonicalize, file_id, host_name, is_executable, make_private_dir, out_of_files,
+    path_id, preallocate, privacy_problem, private_file, raise_open_file_limit, shutdown_signal,
     stdout_goes_nowhere, tighten_file, FileId, CHECK_SQLITE_SIDE_FILES, LOCK_LEDGER_FILE, NAME,
     NOTE_IN_LOCK_FILE, SHUTDOWN_SIGNALS,
 };

@@ -84,6 +84,21 @@ pub fn account_name() -> Option<String> {
     }
 }
 
+/// This machine's host name (`gethostname`), what another machine's `ssh` names it by;
+/// `None` when it cannot be read.
+pub fn host_name() -> Option<String> {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most `buf.len()` bytes into `buf`.
+    if unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } != 0 {
+        return None;
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    std::str::from_utf8(&buf[..end])
+        .ok()
+        .map(str::to_string)
+        .filter(|h| !h.is_empty())
+}
+
 /// Raises the soft `RLIMIT_NOFILE` to the hard limit; returns the soft limit in force
 /// afterwards (the old one when raising failed, `u64::MAX` when unlimited).
 pub fn raise_open_file_limit() -> u64 {

@@ -64,6 +64,14 @@ pub fn account_name() -> Option<String> {
         .filter(|u| !u.trim().is_empty())
 }
 
+/// This computer's name (`%COMPUTERNAME%`), what another machine's `ssh` names it by;
+/// `None` when unset.
+pub fn host_name() -> Option<String> {
+    std::env::var("COMPUTERNAME")
+        .ok()
+        .filter(|h| !h.trim().is_empty())
+}
+
 /// Windows has no per-process limit on sockets like `RLIMIT_NOFILE`: nothing to raise,
 /// and the connection cap is the bridge's own.
 pub fn raise_open_file_limit() -> u64 {

@@ -71,8 +71,8 @@ fn unauthorized() -> OpenAiError {
 
 /// What the guard reads of a request before it awaits (a `Request` is not `Sync`): the
 /// bridge's own Host, Origin and Authorization checks, then the token.
-fn presented(st: &BridgeState, req: &Request) -> Result<String, OpenAiError> {
-    check_host(st.port(), req)?;
+fn presented(req: &Request) -> Result<String, OpenAiError> {
+    check_host(req)?;
     if read_origin(req.headers())?.is_some() {
         return Err(refused(
             StatusCode::FORBIDDEN,
@@ -114,16 +114,27 @@ async fn caller(st: &BridgeState, token: String) -> Result<Caller, OpenAiError> 
     .ok_or_else(unauthorized)
 }
 
-/// The door's guard: refuses, or runs the route with the [`Caller`] attached.
+/// The door's guard: refuses, or runs the route with the [`Caller`] attached (a key's
+/// call ended at once if the key is revoked while it is open). Every live key opens the
+/// doors, whatever its scope.
 pub(crate) async fn guard(st: BridgeState, mut req: Request, next: Next) -> Response {
-    let token = match presented(&st, &req) {
+    let token = match presented(&req) {
         Ok(t) => t,
         Err(e) => return e.into_response(),
     };
     match caller(&st, token).await {
-        Ok(c) => {
-            req.extensions_mut().insert(c);
+        Ok(Caller::ClientToken) => {
+            req.extensions_mut().insert(Caller::ClientToken);
             next.run(req).await
+        }
+        Ok(Caller::Key { name, sha256 }) => {
+            let by = crate::bridge::revocation::OpenedBy {
+                name: name.clone(),
+                sha256: sha256.clone(),
+                door: true,
+            };
+            req.extensions_mut().insert(Caller::Key { name, sha256 });
+            crate::bridge::revocation::until_revoked(&st, by, next.run(req)).await
         }
         Err(e) => e.into_response(),
     }
