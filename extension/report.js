@@ -11,7 +11,7 @@
 //
 // A report (`build`):
 //   { kind: 'sendledger-page-report', version: 1, extension_version, made_at,
-//     contract: [{id, meaning, seen, needs, signals, subject}],
+//     contract: [{id, needs, signals}],
 //     check: {at, took_ms, results: [{id, needs, state, shows}]},
 //     layout: <selectors.layoutSnapshot('page report', {root: 'body'})>,
 //     traffic: {request, stream, files} }
@@ -151,7 +151,8 @@
       version: 1,
       extension_version: chrome.runtime.getManifest().version,
       made_at: Date.now(),
-      contract: contract ? contract.list() : [],
+      // Which facts this extension knows, by id (their sources and words stay in the extension).
+      contract: contract ? contract.list().map(({ id, needs, signals }) => ({ id, needs, signals })) : [],
       check,
       layout: S.layoutSnapshot('page report', { root: 'body' }),
       traffic: JSON.parse(JSON.stringify(traffic)),

@@ -44,11 +44,15 @@ export function pageScenarios({ scenario, ready, fakeState, fakeConfig, conversa
     assert.match(send.evidence, /a Chat\/Work switch this extension does not recognise .*\[page fact surface\.chat\]: nothing was typed/);
     await nothingSent(page);
     await toldFact(w, 'surface.chat');
-    // The page restored (the switch the extension knows, Chat): the next send goes, once.
+    // surface.chat is needed by every send: the page gate closed, and a send queued now waits.
+    const next = await w.queue('Once Chat is shown again.', { conversation_id: a });
+    const { body } = await w.owner.request('GET', '/v1/status');
+    assert.equal(body.status.page_gate && body.status.page_gate.fact_id, 'surface.chat', 'the page gate names the fact');
+    // The page restored (the switch the extension knows, Chat) and a person resumes: it goes, once.
     await fakeConfig({ surface_switch: 'known', surface: 'chat' });
     await page.reload();
     await page.waitForSelector('html[data-fake-ready="true"]');
-    const next = await w.queue('Once Chat is shown again.', { conversation_id: a });
+    w.cli(['resume']);
     await w.until(next, 'completed', 30_000);
     const st = await fakeState();
     assert.equal(st.posts, 1, 'one POST, to the chat conversation route');

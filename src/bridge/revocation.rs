@@ -43,6 +43,7 @@ impl OpenedBy {
                 message: self.sentence(),
                 retry: Some(false),
                 op_id: None,
+                retry_after: None,
             };
             return e.into_response();
         }
