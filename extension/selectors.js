@@ -58,7 +58,7 @@
    * decides from, never words. `aria-valuetext` is kept reduced (snapshotAttributes).
    */
   const SNAPSHOT_KEEP = Object.freeze([
-    'id', 'data-testid', 'data-type', 'data-turn', 'data-message-author-role', 'data-state',
+    'id', 'data-testid', 'data-type', 'data-turn', 'data-message-author-role', 'data-message-id', 'data-state',
     'contenteditable', 'role', 'type', 'accept', 'multiple', 'disabled', 'hidden',
     'aria-checked', 'aria-selected', 'aria-pressed', 'aria-expanded', 'aria-haspopup',
     'aria-disabled', 'aria-busy', 'aria-modal', 'aria-orientation', 'aria-valuemin',
@@ -73,7 +73,8 @@
   /** An element's kept attributes: SNAPSHOT_KEEP, ids masked, values at most 80 characters. */
   function snapshotAttributes(el) {
     const attrs = {};
-    for (const a of SNAPSHOT_KEEP) if (el.hasAttribute(a)) attrs[a] = maskIds(el.getAttribute(a)).slice(0, 80);
+    // A message's id is kept only as being there (`<id>`): the turns' structure, never the id.
+    for (const a of SNAPSHOT_KEEP) if (el.hasAttribute(a)) attrs[a] = a === 'data-message-id' ? '<id>' : maskIds(el.getAttribute(a)).slice(0, 80);
     if (el.hasAttribute('aria-valuetext')) {
       // "Extra High, 4 of 4" → ", 4 4": the position, never the words (any language).
       attrs['aria-valuetext'] = el.getAttribute('aria-valuetext').replace(/[^\d\s.,:;/%+-]/gu, '').replace(/\s+/g, ' ').trim().slice(0, 40);

@@ -39,6 +39,11 @@
 #                       and a 2 GiB sparse file for the store's bound
 #   bridge_artifacts    a 2 GiB sparse file for the store's bound, and a rusqlite lock on
 #                       the ledger held across a SIGKILL of serve
+#   bridge_field_names, bridge_key_scopes, bridge_page_changed, bridge_page_check,
+#   bridge_work_mode, ledger_damage
+#                       new with issues 35, 38 and 40: they build for Windows (cargo check),
+#                       but have not been run under Wine yet — the next session tries them
+#                       and moves each that passes into tests=()
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
@@ -63,12 +68,14 @@ tests=(api_keys bridge_attachment_doors bridge_automatic bridge_destination brid
        ledger_deadlines ledger_destination ledger_door ledger_kill ledger_lease
        ledger_lifecycle ledger_model ledger_owner ledger_page_error ledger_parallel
        ledger_attachments ledger_artifacts chatgpt_artifacts ledger_sections ledger_stop ledger_titles
-       ledger_tool_calls ledger_withdraw mcp_outcome verdict)
+       ledger_tool_calls ledger_withdraw mcp_outcome verdict claude_request claude_stream
+       claude_conversation ledger_page_gate)
 # The files of the header's "Not run under Windows" list: every tests/*.rs is in one list or
 # the other (checked below), so a new test file runs under Wine unless someone says why not.
 not_run=(bridge_connections bridge_crash bridge_depth cli_output cli_safety cli_stop
          ledger_profile ledger_reserve packaging architecture bridge_load bridge_clock_jump
-         bridge_displaced bridge_attachments bridge_artifacts)
+         bridge_displaced bridge_attachments bridge_artifacts bridge_field_names bridge_key_scopes
+         bridge_page_changed bridge_page_check bridge_work_mode ledger_damage)
 passed=0; failed=0
 for f in tests/*.rs; do
   name=$(basename "$f" .rs)

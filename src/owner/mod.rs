@@ -105,9 +105,8 @@ impl Owner {
         // Idle connections must never be what keeps Stop out (docs/bridge-api.md).
         let open_files = bridge::connections::raise_open_file_limit();
         let profile = cfg.profile.clone();
-        let clock = cfg.clock.clone();
         let pin = cfg.port.is_none();
-        let (ledger, recovered) = open_ledger(&profile, clock, pin, cfg.bounds).await?;
+        let (ledger, recovered) = open_ledger(&profile, cfg.clock.clone(), pin, cfg.bounds).await?;
         let ledger = Writer::new(ledger)?;
         let port = match cfg.port {
             Some(p) => p,
