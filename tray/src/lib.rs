@@ -186,7 +186,7 @@ fn follow_status(api: Api, mut shown: QueueStatus, to_desktop: mpsc::UnboundedSe
             match api.queue_status().await {
                 Ok(now) if now != shown => {
                     shown = now.clone();
-                    if to_desktop.send(ToDesktop::Show(now)).is_err() {
+                    if to_desktop.send(ToDesktop::Show(Box::new(now))).is_err() {
                         return;
                     }
                 }

@@ -21,7 +21,7 @@ use sendledger::api::queue::QueueStatus;
 /// What the tokio side asks of the desktop thread (the one the tray icon lives on).
 pub enum ToDesktop {
     /// Show these counts and this gate.
-    Show(QueueStatus),
+    Show(Box<QueueStatus>),
     /// End the event loop: the tray quits.
     Quit,
 }
