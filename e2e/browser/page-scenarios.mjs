@@ -52,7 +52,7 @@ export function pageScenarios({ scenario, ready, fakeState, fakeConfig, conversa
     await fakeConfig({ surface_switch: 'known', surface: 'chat' });
     await page.reload();
     await page.waitForSelector('html[data-fake-ready="true"]');
-    w.cli(['resume']);
+    w.cli(['resume', '--by', 'a person in the test']);
     await w.until(next, 'completed', 30_000);
     const st = await fakeState();
     assert.equal(st.posts, 1, 'one POST, to the chat conversation route');
