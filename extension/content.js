@@ -367,8 +367,13 @@
     if (known) await ask('pageCheck', { lease_id: held.lease_id, op_id: send.op_id, check: await C.checkAll({ openPicker: false }) });
     await outcome(send, 'failed_before_dispatch', reason);
     const body = { lease_id: held.lease_id, op_id: send.op_id, stage: 'before_dispatch', reason, ...pageFact };
-    const r = await ask('fail', body);
-    if (!r.ok && r.lost) await ask('fail', body);
+    let r = await ask('fail', body);
+    if (!r.ok && r.lost) r = await ask('fail', body);
+    // A refused report (400: a page fact or a reason the owner does not take) must still fail
+    // the send, else the tab is handed the same claim again and again: without the fact, then
+    // with the owner's plainest sentence.
+    if (!r.ok && r.status === 400 && body.page_fact) r = await ask('fail', { ...body, page_fact: undefined });
+    if (!r.ok && r.status === 400) await ask('fail', { ...body, page_fact: undefined, reason: 'the tab could not take this send (its report was refused by the owner): nothing was typed' });
   }
 
   /** What the page showed of its surface, for the sentence naming surface.chat (structure only). */
