@@ -35,7 +35,7 @@
   /** Registers `def` (see above); a malformed or repeated definition throws at load. */
   function fact(def) {
     const bad = (why) => new Error(`page contract: fact ${def && def.id}: ${why}`);
-    if (!def || !/^[a-z][a-z_]*(\.[a-z_]+)+$/.test(def.id || '')) throw bad('id must be "<area>.<fact>"');
+    if (!def || (def.id || '').length > 64 || !/^[a-z][a-z_]*(\.[a-z_]+)+$/.test(def.id || '')) throw bad('id must be "<area>.<fact>", at most 64 bytes (the owner refuses a longer one)');
     if (facts.has(def.id)) throw bad('defined twice');
     if (typeof def.meaning !== 'string' || !def.meaning) throw bad('no meaning');
     if (!Array.isArray(def.seen) || !def.seen.every((s) => s && s.source && s.date)) throw bad('seen needs {source, date}');
