@@ -56,7 +56,11 @@ pub(crate) fn status(profile: Option<&Path>, json: bool) -> Result<(), CliError>
             profile.dir().display()
         );
         out.push_str(&format!("\ndefault destination  {default_words}"));
-        if let Some(why) = &status.waiting_sentence {
+        if owner.is_none() && counts.iter().any(|c| c.starts_with("queued")) {
+            // Nothing goes out without an owner, whatever the tabs show; its start rejects
+            // what it finds queued (recovery: docs/custody.md).
+            out.push_str("\nwaiting    no owner is running: start the app (or `sendledger serve`); an owner that starts rejects the sends it finds queued, and they can be queued again");
+        } else if let Some(why) = &status.waiting_sentence {
             out.push_str(&format!("\nwaiting    {why}"));
         }
         for r in &status.tab_reports {
