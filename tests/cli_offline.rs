@@ -161,3 +161,29 @@ fn with_no_owner_withdraw_is_refused_and_a_decision_on_no_ledger_makes_none() {
         "{err}"
     );
 }
+
+/// With no owner and sends queued, `status` names the missing owner as why nothing goes
+/// out (not the browser tab), and what a starting owner does with them.
+#[test]
+fn status_with_no_owner_and_sends_queued_says_the_owner_is_why_nothing_goes_out() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    serve
+        .client()
+        .queue("op-queued", "queued when the owner died");
+    serve.kill();
+    let (code, out, err) = run(&profile, &["status"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let waiting = out
+        .lines()
+        .find(|l| l.starts_with("waiting"))
+        .unwrap_or_default();
+    assert!(
+        waiting.contains("no owner is running") && waiting.contains("sendledger serve"),
+        "the owner, not a tab, is why nothing goes out: {out}"
+    );
+    assert!(
+        !waiting.contains("tab is leased"),
+        "a tab is not the cause: {out}"
+    );
+}
