@@ -282,17 +282,17 @@ struct AskBody {
 /// The leased tab to ask: the one named, or the one leased last.
 async fn tab_to_ask(st: &BridgeState, named: Option<String>) -> Result<String, ApiError> {
     let tabs = st.ledger().call(|l| l.leased_tabs()).await?;
+    let why = match &named {
+        // A browser's tab id is a number: anything else is not repeated back.
+        Some(t) if t.len() <= 20 && t.bytes().all(|b| b.is_ascii_digit()) => format!("tab {t} is not leased: `sendledger status` lists the leased tabs; name one of them, or open chatgpt.com in that tab again"),
+        Some(_) => "the named tab is not leased (a tab id is the browser's number): `sendledger status` lists the leased tabs".to_string(),
+        None => "no leased chatgpt.com tab to check: open chatgpt.com with the extension paired, then ask again".to_string(),
+    };
     let chosen = match named {
         Some(t) => tabs.into_iter().find(|x| *x == t),
         None => tabs.into_iter().next(),
     };
-    chosen.ok_or_else(|| {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            ErrorCode::NoTab,
-            "no leased chatgpt.com tab to check (or not the one named): open chatgpt.com with the extension paired, then ask again",
-        )
-    })
+    chosen.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NoTab, why))
 }
 
 /// A person's *Check this page*: the tab runs every probe and answers; bounded wait.
