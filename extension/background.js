@@ -38,7 +38,7 @@ async function noteError(message) {
  * One bridge request. Answers `{ok: true, status, body}` or
  * `{ok: false, status, code, message}`; `status` 0 means the bridge was not reached.
  */
-async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = true, contentType = null, label = path, quietIfAbsent = false } = {}) {
+async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = true, contentType = null, label = path, quietIfAbsent = false, signal = null } = {}) {
   const { bridge, token } = await pairing();
   if (auth && !token) {
     return { ok: false, status: 0, code: 'not_paired', message: 'not paired: open the sendledger extension popup and enter a pairing code' };
@@ -54,10 +54,12 @@ async function bridgeRequest(method, path, body, { timeoutMs = 15_000, auth = tr
       method,
       headers,
       body: body === undefined || raw ? body : JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs),
       cache: 'no-store',
     });
   } catch {
+    // Given up by the caller (`signal`: a shared poll replaced by a newer one): no news of the bridge.
+    if (signal && signal.aborted) return { ok: false, status: 0, code: 'aborted', message: 'the request was given up' };
     const message = `sendledger is not reachable at ${bridge}: start the app (or \`sendledger serve\`)`;
     await noteConnection('unreachable', message);
     return { ok: false, status: 0, code: 'unreachable', message };
@@ -204,8 +206,8 @@ async function pair({ bridge, code }) {
   await local.set({ token: r.body.token });
   await session.set({ leases: {}, last_error: null });
   await noteConnection('connected');
-  // Tell the chatgpt.com tabs, so they lease and start taking sends.
-  const tabs = await chrome.tabs.query({ url: 'https://chatgpt.com/*' });
+  // Tell the chat sites' tabs, so they lease and start taking sends.
+  const tabs = await chrome.tabs.query({ url: CHAT_SITES });
   for (const tab of tabs) chrome.tabs.sendMessage(tab.id, { type: 'paired' }).catch(() => {});
   return { ok: true };
 }
@@ -225,22 +227,116 @@ async function status() {
   };
 }
 
+// ---------------------------------------------------------------- one poll for all tabs
+
+// Chromium keeps at most six connections to one host: one long-poll per tab would leave the
+// seventh and eighth tab's observations, receipts and grant asks waiting behind the polls
+// (issue 39). So the tabs' long-polls — `next` (a send or a page check) and `remoteStops`
+// with a wait (while an answer is generating) — become one poll, `POST /v1/ext/next` with
+// `lease_ids` and `stop_lease_ids` (docs/bridge-api.md, `POST /v1/ext/next` (many tabs)): the owner
+// answers as soon as any of them has something, and each entry goes to the tab that asked.
+// A tab that asks while the poll is open replaces it (the open one is given up: a claim it
+// made is handed again to its lease by the next poll). Kept in memory only: a stopped
+// worker loses the waiting asks, and their tabs, told `lost`, ask again.
+const POLL_GATHER_MS = 10; // asks arriving this close together go into one poll
+const POLL_MAX_LEASES = 64; // the owner's bound per poll (ext_poll.rs MAX_POLL_LEASES)
+const waiting = new Map(); // `${wants}:${lease_id}` → {lease_id, wants, deadline, resolve}
+let openPoll = null; // {controller, keys}
+let pollTimer = null;
+
+/** What a tab is told when its wait ran out with nothing for it (as the one-lease poll). */
+const emptyAnswer = (wants) => ({ ok: true, status: 200, body: wants === 'send' ? { send: null } : { remote_stops: [] } });
+
+/** A tab's long-poll, answered by the shared poll. `wants`: `send` or `stops`. */
+function pollFor(leaseId, wants, waitMs) {
+  const key = `${wants}:${leaseId}`;
+  const earlier = waiting.get(key);
+  if (earlier) earlier.resolve(emptyAnswer(wants)); // the same tab asked again: the newer ask waits
+  return new Promise((resolve) => {
+    waiting.set(key, { lease_id: String(leaseId), wants, deadline: Date.now() + waitMs, resolve });
+    schedulePoll();
+  });
+}
+
+function schedulePoll() {
+  if (!pollTimer) pollTimer = setTimeout(runPoll, POLL_GATHER_MS);
+}
+
+/** Answers the asks whose wait ran out. */
+function expireAsks() {
+  const now = Date.now();
+  for (const [key, w] of waiting) {
+    if (w.deadline > now) continue;
+    waiting.delete(key);
+    w.resolve(emptyAnswer(w.wants));
+  }
+}
+
+async function runPoll() {
+  pollTimer = null;
+  expireAsks();
+  const asks = [...waiting.entries()].slice(0, POLL_MAX_LEASES);
+  if (openPoll) {
+    if (asks.every(([key]) => openPoll.keys.has(key))) return; // the open poll carries them all
+    openPoll.controller.abort();
+  }
+  if (!asks.length) return;
+  const mine = { controller: new AbortController(), keys: new Set(asks.map(([key]) => key)) };
+  openPoll = mine;
+  const wait = Math.max(0, Math.min(MAX_WAIT_MS, ...asks.map(([, w]) => w.deadline - Date.now())));
+  const body = {
+    lease_ids: asks.filter(([, w]) => w.wants === 'send').map(([, w]) => w.lease_id),
+    stop_lease_ids: asks.filter(([, w]) => w.wants === 'stops').map(([, w]) => w.lease_id),
+    wait_ms: wait,
+  };
+  const r = await bridgeRequest('POST', '/v1/ext/next', body, { timeoutMs: wait + SLACK_MS, signal: mine.controller.signal, label: '/v1/ext/next' });
+  if (openPoll === mine) openPoll = null;
+  if (mine.controller.signal.aborted) return; // a newer poll carries these asks
+  deliverPoll(r, mine.keys);
+  schedulePoll();
+}
+
+/** Each entry of the poll's answer to the tab that asked; a refused poll to all its asks. */
+function deliverPoll(r, keys) {
+  const answer = (key, a) => {
+    const w = waiting.get(key);
+    if (!w || !keys.has(key)) return;
+    waiting.delete(key);
+    w.resolve(a);
+  };
+  if (!r.ok) {
+    for (const key of keys) answer(key, r);
+  } else {
+    for (const e of Array.isArray(r.body.answers) ? r.body.answers : []) {
+      const key = `${e.wants}:${e.lease_id}`;
+      if (e.error) answer(key, { ok: false, status: e.error.status, code: e.error.code, message: e.error.message });
+      else if (e.wants === 'stops') answer(key, { ok: true, status: 200, body: { remote_stops: e.remote_stops } });
+      else answer(key, { ok: true, status: 200, body: { send: e.send, ...(e.page_check ? { page_check: e.page_check } : {}) } });
+    }
+  }
+  expireAsks();
+}
+/** The chat sites' tabs (issue 36): a tab's site is its origin's, `null` for any other page. */
+const CHAT_SITES = ['https://chatgpt.com/*', 'https://claude.ai/*'];
+const siteOf = (sender) => ({ 'https://chatgpt.com': 'chatgpt', 'https://claude.ai': 'claude' })[sender && sender.origin ? sender.origin : String((sender && sender.url) || '').replace(/^(https:\/\/[^/]+).*$/, '$1')] || null;
+
 /** What a content script may ask for; `tabId` comes from the sender, never the message. */
 const handlers = {
-  async lease(tabId, m) {
+  async lease(tabId, m, sender) {
     const binding = {
       tab_id: String(tabId),
+      site: siteOf(sender), // the tab's own site, never the message's word for it
       conversation_id: m.conversation_id ?? null,
       thread_id: m.thread_id ?? null,
       workspace_id: m.workspace_id ?? null,
     };
     const r = await bridgeRequest('POST', '/v1/ext/lease', binding);
-    if (r.ok) await setLease(tabId, { lease_id: r.body.lease_id, epoch: r.body.epoch, conversation_id: binding.conversation_id, project_id: binding.thread_id, at: Date.now() });
+    if (r.ok) await setLease(tabId, { lease_id: r.body.lease_id, epoch: r.body.epoch, site: binding.site, conversation_id: binding.conversation_id, project_id: binding.thread_id, at: Date.now() });
     return r;
   },
   async next(tabId, m) {
     const wait = Math.min(Number(m.wait_ms) || MAX_WAIT_MS, MAX_WAIT_MS);
-    return bridgeRequest('POST', '/v1/ext/next', { lease_id: m.lease_id, wait_ms: wait }, { timeoutMs: wait + SLACK_MS });
+    return pollFor(m.lease_id, 'send', wait); // the one poll of all tabs
   },
   async dispatch(tabId, m) {
     const body = { lease_id: m.lease_id, op_id: m.op_id };
@@ -267,6 +363,7 @@ const handlers = {
   },
   async remoteStops(tabId, m) {
     const wait = Math.min(Number(m.wait_ms) || 0, 25_000);
+    if (wait > 0) return pollFor(m.lease_id, 'stops', wait); // a long-poll: in the one poll of all tabs
     return bridgeRequest('GET', `/v1/ext/remote-stops?lease_id=${encodeURIComponent(m.lease_id)}&wait_ms=${wait}`);
   },
   async remoteStopPhase(tabId, m) {
@@ -370,9 +467,9 @@ const popupHandlers = {
 chrome.runtime.onMessage.addListener((message, sender, reply) => {
   if (sender.id !== chrome.runtime.id || !message || typeof message.type !== 'string') return false;
   // The popup is an extension page (it may also be open in a tab); content scripts run
-  // in chatgpt.com tabs. Each gets only its own set of requests.
+  // in the chat sites' tabs. Each gets only its own set of requests.
   const fromExtensionPage = typeof sender.url === 'string' && sender.url.startsWith(`chrome-extension://${chrome.runtime.id}/`);
-  const fromChatTab = !fromExtensionPage && sender.tab && typeof sender.tab.id === 'number' && /^https:\/\/chatgpt\.com\//.test(sender.url || '');
+  const fromChatTab = !fromExtensionPage && sender.tab && typeof sender.tab.id === 'number' && !!siteOf(sender);
   let work;
   if (fromChatTab && handlers[message.type]) {
     work = handlers[message.type](sender.tab.id, message, sender);
@@ -385,18 +482,15 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
   return true; // the answer comes asynchronously
 });
 
-// After an install or update, chatgpt.com tabs that are already open get the content
-// scripts again (Chromium does not re-inject them): the copy that was there stands down
-// (content.js, "One copy per tab"), the page observer runs once per page.
-/** The page contract's files, in the manifest's order (they come before selectors.js). */
-const CONTRACT_FILES = chrome.runtime.getManifest().content_scripts[1].js.filter((f) => f.startsWith('contract/'));
-
+// After an install or update, the chat sites' tabs that are already open get the content
+// scripts again, each site its own (the manifest's entries, in order; Chromium does not
+// re-inject them): the copy that was there stands down (content.js, "One copy per tab"),
+// the page observer runs once per page.
 chrome.runtime.onInstalled.addListener(async () => {
-  const tabs = await chrome.tabs.query({ url: 'https://chatgpt.com/*' });
-  for (const tab of tabs) {
-    const target = { tabId: tab.id };
-    chrome.scripting.executeScript({ target, files: ['page-observer.js'], world: 'MAIN' }).catch(() => {});
-    chrome.scripting.executeScript({ target, files: [...CONTRACT_FILES, 'selectors.js', 'report.js', 'navigate.js', 'picker.js', 'attach.js', 'artifacts.js', 'content.js'] }).catch(() => {});
+  for (const entry of chrome.runtime.getManifest().content_scripts) {
+    const tabs = await chrome.tabs.query({ url: entry.matches });
+    const world = entry.world === 'MAIN' ? { world: 'MAIN' } : {};
+    for (const tab of tabs) chrome.scripting.executeScript({ target: { tabId: tab.id }, files: entry.js, ...world }).catch(() => {});
   }
 });
 

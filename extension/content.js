@@ -1,4 +1,6 @@
-// The content script (isolated world) of a chatgpt.com tab: it leases the tab, long-polls
+// The content script (isolated world) of a chat site's tab — chatgpt.com or claude.ai, the
+// same custody flow for both (issue 36): what differs is the site's (sites/<site>.js: its
+// name, facts, addresses, which request is the send), its contract and picker. It leases the tab, long-polls
 // the owner for the next send, types it, checks, asks for the dispatch grant, and clicks
 // Send only when granted. It forwards the page's raw traffic (from page-observer.js) to
 // the owner and runs remote stops. Every bridge request goes through the service worker.
@@ -25,6 +27,7 @@
   const picker = window.sendledgerPicker;
   const A = window.sendledgerAttach;
   const C = window.sendledgerContract;
+  const SITE = window.sendledgerSite;
   const TAG = '__sendledger';
   const WAIT_MS = 25_000; // long-poll bound
   const SETTLE_MS = 3_000; // how long typing may take to show in the composer
@@ -40,27 +43,28 @@
 
   const mib = (n) => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 3 : 1)} MiB`;
   const SENTENCES = {
-    notChat: (surface) => `this tab shows ChatGPT's ${surface === 'work' ? 'Work mode' : `${surface} surface`}, not Chat: it takes no send until it shows Chat again`,
+    notChat: (surface) => `this tab shows ${SITE.title}'s ${surface === 'work' ? 'Work mode' : `${surface} surface`}, not Chat: it takes no send until it shows Chat again`,
     tripFailed: (dest) => `the tab did not go to ${P.words(dest)} within ${TRIP_MS / 1000} s: nothing was typed`,
     arrivedElsewhere: (dest) => `the tab was sent to ${P.words(dest)} but shows ${P.describe()} (someone opened another page in it, or the page sent it elsewhere): nothing was typed`,
-    noComposer: 'composer not found: chatgpt.com layout changed',
-    composerBusy: 'the composer is not empty: send or clear the draft in the ChatGPT tab, then queue again',
-    composerHasFiles: 'the composer holds attached files: send or remove them in the ChatGPT tab, then queue again; nothing was typed',
-    generating: 'an answer is still being generated in the ChatGPT tab: wait for it to finish, then queue again',
-    typingRefused: 'the composer did not accept typed text: click into the ChatGPT tab once and queue again',
+    noComposer: `composer not found: ${SITE.host} layout changed`,
+    composerBusy: `the composer is not empty: send or clear the draft in the ${SITE.title} tab, then queue again`,
+    composerHasFiles: `the composer holds attached files: send or remove them in the ${SITE.title} tab, then queue again; nothing was typed`,
+    generating: `an answer is still being generated in the ${SITE.title} tab: wait for it to finish, then queue again`,
+    typingRefused: `the composer did not accept typed text: click into the ${SITE.title} tab once and queue again`,
     textDiffers: 'the composer does not hold exactly the text after typing (the page changed it): nothing was sent',
-    noSendButton: 'send button not found: chatgpt.com layout changed',
+    noSendButton: `send button not found: ${SITE.host} layout changed`,
     sendDisabled: 'the send button stayed disabled after typing: nothing was sent',
     grantLost: 'the answer to the dispatch request was lost (the extension restarted): the send button was not clicked',
     pageChanged: 'the page changed while the send was being typed: nothing was sent',
     moved: 'the tab moved to another conversation before the send was typed: nothing was sent',
-    dialog: (words) => `the page shows a dialog ("${words}"): close it in the ChatGPT tab, then queue again; nothing was typed`,
+    dialog: (words) => `the page shows a dialog ("${words}"): close it in the ${SITE.title} tab, then queue again; nothing was typed`,
     outboxFull: (held, bound) =>
       `the extension holds ${mib(held)} of page observations the sendledger app has not taken yet (bound ${mib(bound)}): this tab asks for no new send until they are delivered (start sendledger if it is not running)`,
-    composerNeverAppeared: `composer not found after ${COMPOSER_WAIT_MS / 1000} s: chatgpt.com layout changed, the page has not loaded, or you are logged out (reload the tab and log in; if it stays, the extension's selectors need an update)`,
+    composerNeverAppeared: `composer not found after ${COMPOSER_WAIT_MS / 1000} s: ${SITE.host} layout changed, the page has not loaded, or you are logged out (reload the tab and log in; if it stays, the extension's selectors need an update)`,
   };
 
   let lease = null; // {lease_id, epoch, conversation_id}
+  let leaving = null; // the lease the tab left when it moved on, until it holds a new one (flush)
   let stoppedLease = null; // the lease a Stop fenced, for its remote stops
   let granted = null; // {op_id, requestSeen, text} of the send clicked in this tab
   const streamOps = new Map(); // page stream id → op id
@@ -147,8 +151,23 @@
   const takeFirst = () => {
     const o = outbox.shift();
     if (o) outboxBytes -= sizeOf(o);
+    if (!outbox.length) leaseEvents.dispatchEvent(new Event('outbox-empty'));
     return o;
   };
+
+  /** Resolves when the outbox is empty (at once when it is), or after `ms`. */
+  function outboxEmpty(ms) {
+    if (!outbox.length) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        leaseEvents.removeEventListener('outbox-empty', done);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      leaseEvents.addEventListener('outbox-empty', done);
+    });
+  }
   function putFront(items) {
     outbox.unshift(...items);
     for (const o of items) outboxBytes += sizeOf(o);
@@ -214,7 +233,8 @@
   function accept(observation) {
     if (!observation || typeof observation.kind !== 'string') return;
     const o = { ...observation };
-    if (o.kind === 'request' && granted && !granted.requestSeen) {
+    // The site says which request is the send (claude.ai: the completion, not the create call).
+    if (o.kind === 'request' && granted && !granted.requestSeen && SITE.isSendRequest(o)) {
       granted.requestSeen = true;
       streamOps.set(o.stream_id, granted.op_id);
     }
@@ -253,8 +273,11 @@
     flushing = true;
     let backoff = 500;
     try {
-      while (outbox.length && lease && alive) {
-        const used = lease;
+      // Under the tab's lease; while the tab leases again after it moved on (a new chat got
+      // its id), under the lease it leaves, which the owner holds until the new one ends it:
+      // an answer's end is not kept waiting for the new lease (issue 39).
+      while (outbox.length && (lease || leaving) && alive) {
+        const used = lease || leaving;
         const r = await ask('observe', { observation: { ...outbox[0], lease_id: used.lease_id } });
         if (r.ok) {
           const facts = factsOf(r);
@@ -266,7 +289,8 @@
           await sleep(backoff); // the owner or the worker is restarting: same observation again
           backoff = Math.min(backoff * 2, 5_000);
         } else if (leaseGone(r)) {
-          if (lease === used) await dropLease(); // else: sent with a lease since replaced; again with the new one
+          if (used === leaving) leaving = null; // ended by the new lease: the rest go under it
+          else if (lease === used) await dropLease(); // else: sent with a lease since replaced; again with the new one
         } else {
           const refused = takeFirst(); // refused as such (malformed, too large): retrying cannot help
           if (refused.stream_id) replays.delete(refused.stream_id);
@@ -312,6 +336,7 @@
 
   async function obtainLease() {
     const r = await ask('lease', {
+      site: SITE.name,
       conversation_id: S.conversationId(),
       thread_id: S.threadId(),
       workspace_id: S.workspaceId(),
@@ -319,6 +344,7 @@
     if (r.ok) {
       lease = { lease_id: r.body.lease_id, epoch: r.body.epoch, conversation_id: S.conversationId() };
       stoppedLease = null;
+      leaving = null;
       flush();
     }
     return r;
@@ -383,7 +409,7 @@
       const what = r.switch_like.slice(0, 3).map((c) => (c.testid ? `${c.role} ${c.testid}` : `${c.role} with no test id`));
       return `switch-like controls it does not know: ${what.join(', ')}${r.switch_like.length > 3 ? ', …' : ''}`;
     }
-    if (r.route === 'not a chat route') return `the address ${location.pathname.replace(/\/c\/[^/]+/, '/c/<id>').slice(0, 80)} is no chat route`;
+    if (r.route === 'not a chat route') return `the address ${S.maskedPath(location.pathname).slice(0, 80)} is no chat route`;
     if (r.switch === 'known') return 'the known switch shows no one surface selected';
     return 'no composer form to look beside';
   }
@@ -454,12 +480,11 @@
     if (trip.ok && trip.body && trip.body.went) return failBefore(send, held, SENTENCES.arrivedElsewhere(dest));
     const idle = await pageIdle(); // leaving would lose a draft or cut an answer
     if (idle) return failBefore(send, held, idle, { snapshot: idle === SENTENCES.noComposer });
-    const drained = () => outbox.length === 0;
-    for (let waited = 0; !drained() && waited < OUTBOX_DRAIN_MS; waited += 100) await sleep(100);
+    await outboxEmpty(OUTBOX_DRAIN_MS);
     const url = P.url(dest);
     const kept = await ask('setTrip', { op_id: send.op_id, url });
     if (!kept.ok) return failBefore(send, held, SENTENCES.tripFailed(dest));
-    await outcome(send, 'navigating', url.replace(/\/c\/[^/?]+/, '/c/<id>'));
+    await outcome(send, 'navigating', S.maskIds(url));
     location.assign(url);
     await sleep(TRIP_MS); // the page unloads meanwhile; still here: it did not go
     return failBefore(send, held, SENTENCES.tripFailed(dest));
@@ -502,7 +527,7 @@
       const snapshot = S.layoutSnapshot(SENTENCES.noSendButton);
       clearComposer(composer);
       await ask('snapshot', { snapshot });
-      await failBefore(send, held, SENTENCES.noSendButton, { fact: 'send_button.present' });
+      await failBefore(send, held, SENTENCES.noSendButton, { fact: SITE.facts.sendButton });
       return null;
     }
     const enabled = () => {
@@ -529,7 +554,7 @@
     const dest = destinationOf(send);
     if (!shows(dest)) return goTo(send, held, dest);
     const surface = P.surface();
-    if (surface === 'unrecognised') return failBefore(send, held, C.refusal('surface.chat', surfaceDetail()), { fact: 'surface.chat' });
+    if (surface === 'unrecognised') return failBefore(send, held, C.refusal(SITE.facts.surface, surfaceDetail()), { fact: SITE.facts.surface });
     if (surface !== 'chat') return failBefore(send, held, SENTENCES.notChat(surface));
     if (dest.model || dest.effort) {
       const chosen = await picker.choose(dest.model || null, dest.effort || null);
@@ -537,7 +562,7 @@
     }
     const at = location.href;
     const idle = await pageIdle();
-    if (idle) return failBefore(send, held, idle, { snapshot: idle === SENTENCES.noComposer, fact: idle === SENTENCES.noComposer ? 'composer.present' : null });
+    if (idle) return failBefore(send, held, idle, { snapshot: idle === SENTENCES.noComposer, fact: idle === SENTENCES.noComposer ? SITE.facts.composer : null });
     // 2. the files: given to the page, uploaded by it, its file ids read (attach.js)
     const attached = await A.attach(send, held, { ask });
     if (!attached.ok) return failBefore(send, held, attached.reason, { fact: attached.fact && attached.fact.id });
@@ -602,7 +627,7 @@
 
   async function runRemoteStop(held, stop) {
     const phase = (p, evidence) => ask('remoteStopPhase', { lease_id: held.lease_id, op_id: stop.op_id, phase: p, evidence });
-    const noButton = 'stop button not found: chatgpt.com layout changed';
+    const noButton = `stop button not found: ${SITE.host} layout changed`;
     if (!S.generating()) {
       await phase('confirmed', 'no answer was being generated in the tab when the stop arrived; nothing was clicked');
       return;
@@ -723,6 +748,7 @@
       if (!lease || lease.conversation_id === S.conversationId()) return;
       // No release: the tab's new lease ends this one, and a send it had claimed that fits
       // the conversation the tab now shows moves to the new lease (a release would reject it).
+      leaving = lease;
       lease = null;
       leaseEvents.dispatchEvent(new Event('released'));
     };
@@ -796,7 +822,10 @@
       await offChat();
       return true;
     }
-    if (lease && lease.conversation_id !== S.conversationId()) lease = null;
+    if (lease && lease.conversation_id !== S.conversationId()) {
+      leaving = lease;
+      lease = null;
+    }
     return false;
   }
 

@@ -1,6 +1,7 @@
 // Where a tab is and where a send goes (issue 27; docs/extension.md, "The tab goes to the
 // destination"): the address of a send's destination, whether the tab shows it now, what
-// it shows in words, and whether the page is ChatGPT's Chat surface at all.
+// it shows in words, and whether the page is the site's Chat surface at all. Site-neutral:
+// the addresses and the surface fact are the site's (sites/<site>.js, issue 36).
 //
 // Loaded as a classic content script after selectors.js; exposes
 // `globalThis.sendledgerPlaces`. Reads the address and the page's structure only — never
@@ -9,26 +10,12 @@
 (() => {
   const S = window.sendledgerSelectors;
 
-  /** The Chat surface's fact (contract/surface.js): its two signals, read together. */
-  const SURFACE = window.sendledgerContract.get('surface.chat');
-
-  /** A slug or id as it may appear in an address (the owner bounds them; this encodes). */
-  const enc = (s) => encodeURIComponent(String(s));
+  /** The site's Chat surface fact (chatgpt.com: contract/surface.js): its signals, read together. */
+  const SURFACE = window.sendledgerContract.get(S.site.facts.surface);
 
   window.sendledgerPlaces = Object.freeze({
-    /**
-     * The address a tab goes to for `dest` (`{kind, conversation_id, project_id, model}`):
-     * `/c/<id>` for a conversation (chatgpt.com sends a Project's conversation on to its
-     * `/g/…/c/<id>` address), `/g/<project>/project` for a new chat in a Project, `/` for
-     * a new chat — the last two with the page's own `?model=<slug>` start when the send
-     * names a model.
-     */
-    url(dest) {
-      const model = dest.model ? `?model=${enc(dest.model)}` : '';
-      if (dest.kind === 'conversation') return `${location.origin}/c/${enc(dest.conversation_id)}`;
-      if (dest.kind === 'project') return `${location.origin}/g/${enc(dest.project_id)}/project${model}`;
-      return `${location.origin}/${model}`;
-    },
+    /** The address a tab goes to for `dest` (`{kind, conversation_id, project_id, model}`): the site's. */
+    url: (dest) => S.site.url(dest),
 
     /**
      * Whether the address names `dest`: its conversation id (never the transient

@@ -1,4 +1,5 @@
-// Runs in the page's own JavaScript world at document_start (manifest "world": "MAIN").
+// Runs in the page's own JavaScript world at document_start (manifest "world": "MAIN"), in
+// every chat site's tabs (chatgpt.com, claude.ai: SITES below has each one's routes).
 // It wraps window.fetch and window.WebSocket to copy, without changing anything the page
 // sees, the raw traffic the owner needs:
 //   - a conversation POST's request body and its response stream, chunk by chunk (or, when
@@ -56,8 +57,38 @@
   window.postMessage({ [TAG]: 'observer-hello' }, location.origin);
 
   const MAX_ERROR_BODY = 8 * 1024; // characters of a refused request's body forwarded
-  const CONVERSATION_POST = /^\/backend-api\/(?:f\/)?conversation\/?$/;
-  const CONVERSATION_GET = /^\/backend-api\/conversations?\/[0-9a-f-]{36}\/?$/;
+  /**
+   * Each site's routes (issue 36), the same RegExp literals as its page contract's traffic
+   * facts: `post`, the POSTs copied with their answer (chatgpt.com: the conversation POST;
+   * claude.ai: the completion, the retry route and the create call); `get`, the conversation
+   * read copied as a `listing`; `org`, the organization in a path (posted once per value to
+   * the content script as `page-org`, never a body).
+   */
+  const SITES = {
+    'chatgpt.com': {
+      post: [/^\/backend-api\/(?:f\/)?conversation\/?$/],
+      get: /^\/backend-api\/conversations?\/[0-9a-f-]{36}\/?$/,
+      org: null,
+    },
+    'claude.ai': {
+      post: [
+        /^\/api\/organizations\/[0-9a-f-]{36}\/chat_conversations\/[0-9a-f-]{36}\/completion$/,
+        /^\/api\/organizations\/[0-9a-f-]{36}\/chat_conversations\/[0-9a-f-]{36}\/retry_completion$/,
+        /^\/api\/organizations\/[0-9a-f-]{36}\/chat_conversations\/?$/,
+      ],
+      get: /^\/api\/organizations\/[0-9a-f-]{36}\/chat_conversations\/[0-9a-f-]{36}\/?$/,
+      org: /^\/api\/organizations\/([0-9a-f-]{36})(?:\/|$)/,
+    },
+  };
+  const SITE = SITES[location.hostname] || SITES['chatgpt.com'];
+  let org = null;
+  /** Tells the content script the organization a same-site path names, when it changed. */
+  function noteOrg(url) {
+    const found = SITE.org && url.pathname.match(SITE.org);
+    if (!found || found[1] === org) return;
+    org = found[1];
+    post({ [TAG]: 'page-org', org });
+  }
   const FILE_CREATE = /^\/backend-api\/files\/?$/;
   const FILE_UPLOADED = /^\/backend-api\/files\/([^/]+)\/uploaded\/?$/;
   const MAX_POST_BODY = 256 * 1024; // characters of another POST's body shown to the content script
@@ -224,8 +255,9 @@
     }
     const sameSite = url.origin === location.origin;
     if (sameSite) noteCredentials(url, input, init);
-    const isPost = sameSite && method === 'POST' && CONVERSATION_POST.test(url.pathname);
-    const isListing = sameSite && method === 'GET' && CONVERSATION_GET.test(url.pathname);
+    if (sameSite) noteOrg(url);
+    const isPost = sameSite && method === 'POST' && SITE.post.some((re) => re.test(url.pathname));
+    const isListing = sameSite && method === 'GET' && SITE.get.test(url.pathname);
     if (sameSite && method === 'POST' && (FILE_CREATE.test(url.pathname) || FILE_UPLOADED.test(url.pathname))) {
       const sent = bodyText(input, init).catch(() => '');
       const answer = pageFetch.apply(this, arguments);

@@ -1,4 +1,4 @@
-// The page's model picker (issue 27, issue 35; docs/extension.md, "The model picker"): read
+// A site's model picker (issue 27, issue 35, issue 36; docs/extension.md, "The model picker"): read
 // which model and thinking effort it shows, and select the ones a send asks for. The shapes
 // and their selectors are the page contract's (contract/picker.js): a menu of radios (maybe
 // under a submenu), the Latest model's radio with no test id, effort as radios or as a
@@ -11,10 +11,12 @@
 // never on anything that sends; the slider is moved with arrow keys on the slider itself.
 
 (() => {
+  // The site's picker facts (sites/<site>.js names them; chatgpt.com: contract/picker.js).
+  const FACTS = window.sendledgerSite.facts;
   const fact = (id) => window.sendledgerContract.get(id);
-  const SEL = fact('picker.present').selectors;
-  const LATEST = fact('picker.model').latest;
-  const STOPS = fact('effort.shown').stops;
+  const SEL = fact(FACTS.picker).selectors;
+  const LATEST = fact(FACTS.pickerModel).latest;
+  const STOPS = FACTS.effort ? fact(FACTS.effort).stops : [];
   const MENU_MS = 3_000; // how long the page may take to open or close its menu
   const KEY_MS = 1_000; // how long the slider may take to move one stop
 
@@ -253,7 +255,7 @@
   /** The refusal for a picker of a shape this extension does not know (page fact picker.present). */
   function unrecognised(now) {
     const detail = now.header_menus ? `the header shows ${now.header_menus} menu button(s), none the known one` : 'its menu shows no model item this extension knows';
-    return { ok: false, fact: 'picker.present', reason: window.sendledgerContract.refusal('picker.present', detail) };
+    return { ok: false, fact: FACTS.picker, reason: window.sendledgerContract.refusal(FACTS.picker, detail) };
   }
 
   /** Sets the effort on the open picker's slider or radios; a refusal when it is switched off. */

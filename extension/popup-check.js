@@ -1,30 +1,30 @@
 // The popup's "This page": Check this page (every probe of the page contract, run in the
-// chatgpt.com tab by report.js: nothing typed, nothing sent; the model picker opened and
+// chat tab — chatgpt.com or claude.ai, each with its own contract — by report.js: nothing typed, nothing sent; the model picker opened and
 // closed only when the box is ticked) and Save page report (the sanitized report as a JSON
-// download; docs/extension.md, "The page report"). "This page" is the chatgpt.com tab the
-// person looks at: the active one, else the one used last.
+// download; docs/extension.md, "The page report"). "This page" is the chat tab the person
+// looks at: the active one, else the one used last.
 
 (() => {
   const $ = (id) => document.getElementById(id);
   const WORDS = { holds: 'holds', fails: 'fails', unseen: 'not seen yet' };
 
-  /** The person's chatgpt.com tab, or null. */
+  /** The person's chat tab (chatgpt.com or claude.ai), or null. */
   async function chatTab() {
-    const tabs = await chrome.tabs.query({ url: 'https://chatgpt.com/*' });
+    const tabs = await chrome.tabs.query({ url: ['https://chatgpt.com/*', 'https://claude.ai/*'] });
     return tabs.find((t) => t.active) || tabs.sort((x, y) => (y.lastAccessed || 0) - (x.lastAccessed || 0))[0] || null;
   }
 
   /** Asks the tab's content script (report.js); answers its value or throws a sentence. */
   async function askTab(type) {
     const tab = await chatTab();
-    if (!tab) throw new Error('no chatgpt.com tab is open: open one and try again');
+    if (!tab) throw new Error('no chatgpt.com or claude.ai tab is open: open one and try again');
     let r;
     try {
       r = await chrome.tabs.sendMessage(tab.id, { type, openPicker: $('check-picker').checked });
     } catch {
       r = null;
     }
-    if (!r || !r.ok) throw new Error('the chatgpt.com tab did not answer: reload it (the extension loads with the page) and try again');
+    if (!r || !r.ok) throw new Error(`the ${new URL(tab.url).host} tab did not answer: reload it (the extension loads with the page) and try again`);
     return r.value;
   }
 

@@ -30,17 +30,20 @@ async function refresh() {
   }
   $('pair-summary').textContent = s.paired ? 'Pair again…' : 'Pair with the app';
 
+  /** A lease's site in a word, and its host on hover (a lease from before sites: chatgpt). */
+  const SITES = { chatgpt: ['ChatGPT', 'chatgpt.com'], claude: ['Claude', 'claude.ai'] };
   const body = $('leases').querySelector('tbody');
   body.textContent = '';
   const leases = Object.entries(s.leases);
   for (const [tab, lease] of leases) {
     const tr = document.createElement('tr');
     tr.dataset.lease = lease.lease_id;
-    const inProject = (lease.project_id || '').startsWith('g-p-');
+    const inProject = (lease.project_id || '').startsWith('g-p-') || (lease.site === 'claude' && !!lease.project_id);
     const newChat = inProject ? `a new chat in Project ${short(lease.project_id, 10)}` : 'a new chat';
     const conversation = lease.conversation_id ? short(lease.conversation_id, 13) : newChat;
     const words = `leased: sends go out here (lease ${short(lease.lease_id, 8)}, epoch ${short(lease.epoch)})`;
-    for (const [text, title] of [[tab], [conversation, lease.conversation_id || lease.project_id], ['leased', words]]) {
+    const site = SITES[lease.site || 'chatgpt'] || [lease.site, lease.site];
+    for (const [text, title] of [[tab], [conversation, lease.conversation_id || lease.project_id], ['leased', words], site]) {
       const td = document.createElement('td');
       const code = document.createElement('code');
       code.textContent = text;

@@ -1,8 +1,11 @@
-// The helpers that read chatgpt.com's page: the composer's text, the buttons, the thread,
-// the address. Every selector comes from the page contract (contract/*.js; docs/extension.md,
-// "The page contract"): when chatgpt.com changes its layout, the contract is what changes.
+// The helpers that read a chat site's page: the composer's text, the buttons, the thread,
+// the address. Site-neutral (issue 36): every selector comes from the page contract's fact
+// that the site (sites/<site>.js, `sendledgerSite.facts`) names for each part
+// (contract/*.js; docs/extension.md, "The page contract"): when a site changes its layout,
+// its contract is what changes.
 //
-// Loaded as a classic content script after the contract files, before content.js; exposes `globalThis.sendledgerSelectors`.
+// Loaded as a classic content script after the contract files and the site file, before
+// content.js; exposes `globalThis.sendledgerSelectors`.
 // Nothing here reads or keeps the text of a message except `composerText`, whose result
 // stays in the content script's memory.
 
@@ -12,28 +15,25 @@
    * meaning, where it was seen, and which sends fail when it does not hold). The file
    * chip's selectors are still here (FORMAT.md §5 gives none; the fake's structure).
    */
-  const of = (id) => window.sendledgerContract.get(id).selectors;
+  const SITE = window.sendledgerSite;
+  const of = (part) => window.sendledgerContract.get(SITE.facts[part]).selectors;
   const SELECTORS = Object.freeze({
-    /** The ProseMirror composer: a contenteditable div (fact composer.present). */
-    composer: of('composer.present').composer,
+    /** The ProseMirror composer: a contenteditable div (chatgpt.com: composer.present). */
+    composer: of('composer').composer,
     /** The send button, present and enabled once the composer holds text (send_button.present). */
-    sendButton: of('send_button.present').sendButton,
+    sendButton: of('sendButton').sendButton,
     /** The stop button, present while an answer is being generated (stop_button.present). */
-    stopButton: of('stop_button.present').stopButton,
+    stopButton: of('stopButton').stopButton,
     /** One turn of the thread (thread.turns). */
-    turn: of('thread.turns').turn,
+    turn: of('thread').turn,
     /** One message with its backend id (thread.turns). */
-    message: of('thread.turns').message,
+    message: of('thread').message,
     /** The page's own error for a turn ("Something went wrong", a usage limit) (thread.page_error). */
-    pageError: of('thread.page_error').pageError,
+    pageError: of('pageError').pageError,
     /** A modal over the page ("Too many requests", …): by role and aria, in any language (dialog.modal). */
-    dialog: of('dialog.modal').dialog,
+    dialog: of('dialog').dialog,
     // The file flow's facts (inputs, chips, the drop target) are in contract/files.js (issue 35).
   });
-
-  /** Paths: `/c/<conversation id>`, `/g/<gizmo or project id>/c/<conversation id>`. */
-  const CONVERSATION_PATH = /\/c\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\/|$)/;
-  const PROJECT_PATH = /^\/g\/(g-[A-Za-z0-9-]+)/;
 
   const visible = (el) => !!el && !el.hidden && el.getClientRects().length > 0;
 
@@ -133,26 +133,20 @@
       return blocks.map(inlineText).join('\n');
     },
 
-    /** The conversation id in the tab's URL, or null for a new chat. */
-    conversationId: () => (location.pathname.match(CONVERSATION_PATH) || [])[1] || null,
+    /** The site (sites/<site>.js): its name, words, facts and addresses. */
+    site: SITE,
 
-    /** The project (gizmo) id in the URL, bound as the lease's thread, or null. */
-    threadId: () => (location.pathname.match(PROJECT_PATH) || [])[1] || null,
+    /** The conversation id in the tab's URL, or null for a new chat (the site's). */
+    conversationId: () => SITE.conversationId(),
 
-    /**
-     * What the address shows, for the dispatch grant: the conversation (`null`: a new
-     * chat), or the raw segment after `/c/` when it is no conversation id — the page's
-     * transient `/c/WEB:<request id>` right after a submit, which the owner refuses — and
-     * the ChatGPT Project (`g-p-<id>`, its name dropped) or null.
-     */
-    shownPlace() {
-      const raw = (location.pathname.match(/\/c\/([^/]+)/) || [])[1] || null;
-      const project = (location.pathname.match(/^\/g\/(g-p-[A-Za-z0-9]+)/) || [])[1] || null;
-      return { conversation_id: this.conversationId() || (raw && decodeURIComponent(raw)), project_id: project };
-    },
+    /** The Project id in the URL, bound as the lease's thread, or null (the site's). */
+    threadId: () => SITE.threadId(),
 
-    /** The workspace id: chatgpt.com shows none the extension can read reliably yet. */
-    workspaceId: () => null,
+    /** What the address shows, for the dispatch grant: `{conversation_id, project_id}` (the site's). */
+    shownPlace: () => SITE.shownPlace(),
+
+    /** The workspace (organization) id the page showed, or null (the site's). */
+    workspaceId: () => SITE.workspaceId(),
 
     /**
      * The page's structure, for diagnosing a selector failure and for page reports

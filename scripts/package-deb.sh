@@ -25,8 +25,13 @@ fi
 # The CLI and the tray process go into the package too (tauri.conf.json:
 # bundle.linux.deb.files names the release builds; --config points them at this profile's);
 # tauri build makes the window binary.
-cargo build "${build[@]}" --bin sendledger
-cargo build "${build[@]}" -p sendledger-tray --bin sendledger-tray
+# The debug ones as every suite builds them (scripts/build-debug.sh: one feature resolution).
+if [[ $profile == debug ]]; then
+  scripts/build-debug.sh
+else
+  cargo build "${build[@]}" --bin sendledger
+  cargo build "${build[@]}" -p sendledger-tray --bin sendledger-tray
+fi
 files="{\"/usr/bin/sendledger\": \"../target/$profile/sendledger\", \"/usr/bin/sendledger-tray\": \"../target/$profile/sendledger-tray\"}"
 rm -f "target/$profile/bundle/deb/"*.deb
 (cd src-tauri && "../$cli_dir/node_modules/.bin/tauri" build "${tauri_build[@]}" --bundles deb --ci \

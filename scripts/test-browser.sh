@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The browser end-to-end suite: the real extension (extension/) in Debian's Chromium,
-# headless, against a local HTTPS chatgpt.com fake (e2e/browser/fake-chatgpt/), with a real
+# headless, against local HTTPS fakes of chatgpt.com (e2e/browser/fake-chatgpt/) and claude.ai
+# (e2e/browser/fake-claude/; `scripts/test-browser.sh claude` runs its scenarios), with a real
 # `sendledger serve` child process as the owner. Screenshots go to
 # target/e2e-screenshots/browser/, owner logs to target/e2e-logs/browser/.
 #
@@ -10,7 +11,7 @@
 # The page reports under tests/fixtures/page-reports/ are replayed first (replay-reports.mjs).
 #
 # Needs: chromium (Debian's; /usr/lib/chromium/chromium), node + npm, openssl
-# (scripts/setup.sh --test installs them). The certificate for chatgpt.com is made at run
+# (scripts/setup.sh --test installs them). The certificate for chatgpt.com and claude.ai is made at run
 # time; no browser is downloaded. Exits non-zero when a scenario fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,7 @@ done
 [[ -x "$chromium_bin" ]] || { echo "test-browser: $chromium_bin not found: run scripts/setup.sh --test (Debian package chromium)" >&2; exit 1; }
 
 echo "== browser e2e: build the owner"
-cargo build --bin sendledger
+scripts/build-debug.sh
 
 echo "== browser e2e: npm ci"
 (cd e2e/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)

@@ -15,7 +15,7 @@ mkdir -p target
 venv=target/mcp-venv
 
 echo "== mcp: build the owner"
-cargo build --bin sendledger || { echo "0 passed, 1 failed"; exit 1; }
+scripts/build-debug.sh || { echo "0 passed, 1 failed"; exit 1; }
 
 if ! cmp -s tests/mcp/requirements.txt "$venv/requirements.txt"; then
   echo "== mcp: install the MCP client SDK (tests/mcp/requirements.txt)"

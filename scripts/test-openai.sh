@@ -19,7 +19,7 @@ for need in python3 node npm; do
 done
 
 echo "== openai e2e: build the owner"
-cargo build --bin sendledger || exit 1
+scripts/build-debug.sh || exit 1
 logs=target/e2e-logs/openai
 mkdir -p "$logs"
 # The suite runs a copy: a build started meanwhile (the six-minute test overlaps the rest)

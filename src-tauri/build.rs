@@ -6,6 +6,7 @@ const COMMANDS: &[&str] = &[
     "snapshot",
     "subscribe",
     "history_page",
+    "stopped_page",
     "stop",
     "resume",
     "resolve",

@@ -1,12 +1,12 @@
 //! Where a send goes: a conversation, a new chat inside a ChatGPT Project, or a new chat —
 //! with the model and thinking effort it asks for. A send's destination is part of its
-//! identity (like its text); the profile's default destination (`config.json`) is used
-//! for a send that names none, resolved once, at queue time. Also what a tab confirmed at
-//! grant time ([`Confirmation`]) and the sentence when that is not the destination.
-//! Pure but for [`read_default`], which reads the profile's `config.json`.
+//! identity (like its text); the profile's default destination (kept in the ledger, set by
+//! the act `SetDefaultDestination`) is used for a send that names none, resolved once, at
+//! queue time. Also what a tab confirmed at grant time ([`Confirmation`]) and the sentence
+//! when that is not the destination. Pure.
 
+use crate::site::Site;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 /// The prefix of the timeline note written when the page's request is not the send's
 /// destination (and of the sentence every door reports it with).
@@ -15,8 +15,6 @@ pub const MISMATCH_NOTE: &str = "destination_mismatch";
 /// "The model picker"). The page resolves it: the slug its request names is that resolution.
 pub const LATEST_MODEL: &str = "latest";
 
-/// The key of the default destination in the profile's `config.json`.
-pub const DEFAULT_KEY: &str = "default_destination";
 /// Longest conversation or Project id, in bytes.
 pub const MAX_ID_BYTES: usize = 128;
 /// Longest model slug or effort name, in bytes.
@@ -68,6 +66,9 @@ pub enum ChosenBy {
 /// A resolved destination, as recorded on a send.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Destination {
+    /// The chat site (absent: chatgpt.com). Part of the send's identity.
+    #[serde(default)]
+    pub site: Site,
     /// Conversation, Project or new chat.
     pub kind: Kind,
     /// For [`Kind::Conversation`]: its id.
@@ -91,11 +92,15 @@ pub struct Destination {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Named {
-    /// A conversation id or its chatgpt.com URL.
+    /// The chat site (absent: the one a page address names, else chatgpt.com).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub site: Option<Site>,
+    /// A conversation id or its page's URL (chatgpt.com `/c/<id>`, claude.ai `/chat/<uuid>`).
     pub conversation_id: Option<String>,
-    /// A Project id (`g-p-…`) or its chatgpt.com URL.
+    /// A Project id (`g-p-…` on chatgpt.com, a uuid on claude.ai) or its page's URL.
     pub project_id: Option<String>,
     /// A new chat.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub new_chat: bool,
     /// A model slug.
     pub model: Option<String>,
@@ -126,12 +131,20 @@ pub struct Confirmation {
     pub attachments: Option<Vec<crate::attachments::ConfirmedFile>>,
 }
 
-/// A conversation id, or the id in a chatgpt.com conversation URL (`…/c/<id>`, also
-/// inside a Project). Errors: a sentence naming the bound, or the transient `WEB:` id.
+/// A chatgpt.com conversation id, or the id in its URL (`…/c/<id>`, also inside a
+/// Project). Errors: a sentence naming the bound, or the transient `WEB:` id.
 pub fn conversation_id(input: &str) -> Result<String, String> {
-    let id = match url_path(input) {
-        Some(path) => segment_after(path, "c").ok_or_else(|| {
-            "the conversation URL names no conversation (…/c/<id>): give the conversation's id or its chatgpt.com/c/… address".to_string()
+    conversation_id_on(Site::Chatgpt, input)
+}
+
+/// A conversation id of `site`, or the id in its page's URL (chatgpt.com `…/c/<id>`,
+/// claude.ai `/chat/<uuid>`). Errors: a sentence (another site's URL, the bound, the
+/// transient `WEB:` id).
+pub fn conversation_id_on(site: Site, input: &str) -> Result<String, String> {
+    let key = site.conversation_segment();
+    let id = match url_path(site, input)? {
+        Some(path) => segment_after(path, key).ok_or_else(|| {
+            format!("the conversation URL names no conversation (…/{key}/<id>): give the conversation's id or its {}/{key}/… address", site.host())
         })?,
         None => input.trim().to_string(),
     };
@@ -144,7 +157,22 @@ pub fn conversation_id(input: &str) -> Result<String, String> {
 /// A Project id (`g-p-<id>`), or the Project in a chatgpt.com URL (`/g/g-p-<id>-<name>/…`);
 /// the name after the id is dropped. Errors: a sentence.
 pub fn project_id(input: &str) -> Result<String, String> {
-    let raw = match url_path(input) {
+    project_id_on(Site::Chatgpt, input)
+}
+
+/// A Project id of `site`: chatgpt.com's (see [`project_id`]), or a claude.ai Project's
+/// uuid, or the one in its URL (`https://claude.ai/project/<uuid>`). Errors: a sentence.
+pub fn project_id_on(site: Site, input: &str) -> Result<String, String> {
+    if site == Site::Claude {
+        let id = match url_path(site, input)? {
+            Some(path) => segment_after(path, "project").ok_or_else(|| {
+                "the Project URL names no Project (…/project/<uuid>): give the Project's uuid or its claude.ai address".to_string()
+            })?,
+            None => input.trim().to_string(),
+        };
+        return page_id("Project id", id);
+    }
+    let raw = match url_path(site, input)? {
         Some(path) => segment_after(path, "g").ok_or_else(|| {
             "the Project URL names no Project (…/g/g-p-…): give the Project's id or its chatgpt.com address".to_string()
         })?,
@@ -189,14 +217,18 @@ fn page_id(what: &str, id: String) -> Result<String, String> {
     Ok(id)
 }
 
-/// The path of a chatgpt.com URL (`https://chatgpt.com/…`), or `None` when `input` is no URL.
-fn url_path(input: &str) -> Option<&str> {
-    let rest = input.trim().strip_prefix("https://")?;
-    let rest = rest
-        .strip_prefix("chatgpt.com")
-        .or_else(|| rest.strip_prefix("www.chatgpt.com"))?;
-    let path = rest.split(['?', '#']).next().unwrap_or("");
-    Some(path)
+/// The path of `site`'s page URL, or `None` when `input` is no URL of a known site.
+/// Errors: a sentence when it is another site's page.
+fn url_path(site: Site, input: &str) -> Result<Option<&str>, String> {
+    match Site::of_url(input) {
+        None => Ok(None),
+        Some(s) if s == site => Ok(site.path_of(input)),
+        Some(s) => Err(format!(
+            "the address is a {} page but the send is for site {site}: name site {s}, or give a {} address",
+            s.host(),
+            site.host()
+        )),
+    }
 }
 
 /// The path segment after `/<key>/`, if any.
@@ -236,9 +268,35 @@ impl Named {
         self.names_place() || self.model.is_some() || self.effort.is_some()
     }
 
+    /// The site it names: its `site`, else the site of the page address it gives, else
+    /// chatgpt.com. Errors: a sentence when the address is another site's page.
+    pub fn site(&self) -> Result<Site, String> {
+        let from_url = [&self.conversation_id, &self.project_id]
+            .into_iter()
+            .flatten()
+            .find_map(|u| Site::of_url(u));
+        match (self.site, from_url) {
+            (Some(s), Some(u)) if s != u => Err(format!(
+                "the address is a {} page but the send names site {s}: name site {u}, or give a {} address",
+                u.host(),
+                s.host()
+            )),
+            (Some(s), _) | (None, Some(s)) => Ok(s),
+            (None, None) => Ok(Site::default()),
+        }
+    }
+
     /// The destination it names, normalised (URLs to ids); `None` when it names nothing.
-    /// A model or effort alone goes to `default`'s place. Errors: a sentence.
+    /// A model or effort alone goes to `default`'s place (the default of its site: the
+    /// caller picks it by [`Named::site`]). Errors: a sentence.
     pub fn resolve(&self, default: &Destination) -> Result<Destination, String> {
+        let site = self.site()?;
+        let mut d = self.resolve_place(site, default)?;
+        d.site = site;
+        Ok(d)
+    }
+
+    fn resolve_place(&self, site: Site, default: &Destination) -> Result<Destination, String> {
         let places = [
             self.conversation_id.is_some(),
             self.project_id.is_some(),
@@ -255,9 +313,9 @@ impl Named {
             slug("effort", self.effort.as_deref())?,
         );
         let mut d = if let Some(c) = &self.conversation_id {
-            Destination::conversation(conversation_id(c)?)
+            Destination::conversation(conversation_id_on(site, c)?)
         } else if let Some(p) = &self.project_id {
-            Destination::place(Kind::Project, None, Some(project_id(p)?))
+            Destination::place(Kind::Project, None, Some(project_id_on(site, p)?))
         } else if self.new_chat {
             Destination::new_chat()
         } else if self.names_anything() {
@@ -292,6 +350,7 @@ impl Destination {
 
     fn place(kind: Kind, conversation_id: Option<String>, project_id: Option<String>) -> Self {
         Destination {
+            site: Site::default(),
             kind,
             conversation_id,
             project_id,
@@ -303,14 +362,16 @@ impl Destination {
 
     /// The same place: kind, conversation and Project (model and effort aside).
     pub fn same_place(&self, other: &Destination) -> bool {
-        self.kind == other.kind
+        self.site == other.site
+            && self.kind == other.kind
             && self.conversation_id == other.conversation_id
             && self.project_id == other.project_id
     }
 
-    /// The same place, model and effort (who chose it aside).
+    /// The same site, place, model and effort (who chose it aside).
     pub fn same_as(&self, other: &Destination) -> bool {
-        self.kind == other.kind
+        self.site == other.site
+            && self.kind == other.kind
             && self.conversation_id == other.conversation_id
             && self.project_id == other.project_id
             && self.model == other.model
@@ -345,6 +406,9 @@ impl Destination {
             (Kind::NewChat, None) => "a new chat".to_string(),
         };
         let mut out = place;
+        if self.site != Site::default() {
+            out.push_str(&format!(" on {}", self.site.host()));
+        }
         if let Some(m) = &self.model {
             out.push_str(&format!(", model {m}"));
         }
@@ -397,52 +461,4 @@ impl Destination {
         }
         None
     }
-}
-
-/// The default destination in `dir/config.json`: a new chat when the file or the key is
-/// absent. Errors: a sentence saying what is wrong and how to set it again.
-pub fn read_default(dir: &Path) -> Result<Destination, String> {
-    let path = dir.join("config.json");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Destination::new_chat()),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
-    let bad = |why: String| {
-        format!(
-            "the default destination in {} is not valid ({why}): set it with `sendledger destination set new-chat|conversation ID|project ID`",
-            path.display()
-        )
-    };
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
-    match v.get(DEFAULT_KEY) {
-        None | Some(serde_json::Value::Null) => Ok(Destination::new_chat()),
-        Some(d) => {
-            let named: Named = serde_json::from_value(d.clone()).map_err(|e| bad(e.to_string()))?;
-            let mut d = named.resolve(&Destination::new_chat()).map_err(bad)?;
-            d.chosen_by = ChosenBy::Default;
-            Ok(d)
-        }
-    }
-}
-
-/// `config`'s JSON object with the default destination set to `d` (other keys kept).
-pub fn with_default(config: Option<&str>, d: &Destination) -> Result<String, String> {
-    let mut v: serde_json::Map<String, serde_json::Value> = match config {
-        Some(t) if !t.trim().is_empty() => serde_json::from_str(t)
-            .map_err(|e| format!("config.json is not a JSON object ({e}): fix or remove it"))?,
-        _ => serde_json::Map::new(),
-    };
-    let named = Named {
-        conversation_id: d.conversation_id.clone(),
-        project_id: d.project_id.clone(),
-        new_chat: d.kind == Kind::NewChat,
-        model: d.model.clone(),
-        effort: d.effort.clone(),
-    };
-    v.insert(
-        DEFAULT_KEY.into(),
-        serde_json::to_value(named).expect("serialises"),
-    );
-    Ok(serde_json::to_string_pretty(&v).expect("serialises"))
 }

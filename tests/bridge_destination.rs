@@ -28,7 +28,7 @@ fn post_v1_sends_records_the_destination_and_the_same_id_elsewhere_is_payload_ch
     let shown = client.show("op-1");
     assert_eq!(
         shown["destination"],
-        json!({"kind": "conversation", "conversation_id": CONV_A, "project_id": null,
+        json!({"site": "chatgpt", "kind": "conversation", "conversation_id": CONV_A, "project_id": null,
                "model": "gpt-5-2-thinking", "effort": null, "chosen_by": "send"})
     );
     let other = json!({ "op_id": "op-1", "text": "to A", "conversation_id": CONV_B, "model": "gpt-5-2-thinking" });

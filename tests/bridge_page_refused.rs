@@ -72,7 +72,7 @@ fn refused(ext: &Extension, lease: &str, op: &str, answered: Value) -> Value {
 fn gate(profile: &std::path::Path) -> (i64, Option<i64>) {
     read_only(profile)
         .query_row(
-            "SELECT closed, until_ms FROM limit_gate WHERE id = 1",
+            "SELECT closed, until_ms FROM limit_gates WHERE site = 'chatgpt'",
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )

@@ -194,7 +194,8 @@ fn max_in_flight_set_with_the_cli_is_followed_by_the_running_owner() {
     let (code, set) = cli_json(&profile, &["max-in-flight", "2"]);
     assert_eq!((code, &set["max_in_flight"]), (0, &json!(2)), "{set}");
     assert_eq!(
-        ext.next(&b, 10_000).expect("the owner follows config.json")["op_id"],
+        ext.next(&b, 10_000)
+            .expect("the owner applies the act at once")["op_id"],
         "b-1"
     );
     let (_, shown) = cli_json(&profile, &["max-in-flight"]);

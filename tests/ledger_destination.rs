@@ -23,8 +23,12 @@ fn to(op: &str, conversation: Option<&str>, model: Option<&str>) -> QueueRequest
     }
 }
 
-fn set_default(fx: &Fixture, json: &str) {
+/// Writes `json` as the profile's `config.json` and copies it into the ledger, as an
+/// owner's start does; errors: the file's sentence, the ledger unchanged.
+fn set_default(fx: &Fixture, ledger: &mut Ledger, json: &str) -> Result<(), String> {
     std::fs::write(fx.profile.dir().join("config.json"), json).unwrap();
+    let config = sendledger::profile::Config::load(&fx.profile)?;
+    sendledger::api::settings::copy_into_ledger(ledger, &config).map_err(|e| e.to_string())
 }
 
 fn seen(conversation: Option<&str>, model: Option<&str>) -> Confirmation {
@@ -160,11 +164,18 @@ fn a_send_naming_no_destination_records_the_default_at_queue_time_and_keeps_it()
     );
     set_default(
         &fx,
+        &mut ledger,
         &format!(r#"{{"port": 0, "default_destination": {{"conversation_id": "{CONV_A}"}}}}"#),
-    );
+    )
+    .unwrap();
     let (second, _) = ledger.queue(&request("op-2", "second"), "test").unwrap();
     assert_eq!(second.conversation_id.as_deref(), Some(CONV_A));
-    set_default(&fx, r#"{"default_destination": {"new_chat": true}}"#);
+    set_default(
+        &fx,
+        &mut ledger,
+        r#"{"default_destinations": {"chatgpt": {"new_chat": true}}}"#,
+    )
+    .unwrap();
     let kept = ledger.destination("op-2").unwrap().expect("recorded");
     assert_eq!(
         (kept.kind, kept.conversation_id.as_deref()),
@@ -178,17 +189,26 @@ fn a_send_naming_no_destination_records_the_default_at_queue_time_and_keeps_it()
 }
 
 #[test]
-fn an_unreadable_default_destination_refuses_a_send_naming_none_and_writes_nothing() {
+fn an_unreadable_default_destination_is_refused_before_the_ledger_and_writes_nothing() {
     let fx = Fixture::new();
     let mut ledger = fx.open();
-    set_default(&fx, r#"{"default_destination": {"project_id": "nope"}}"#);
     let before = dump(ledger.raw_connection());
-    let err = ledger.queue(&request("op-1", "x"), "test").unwrap_err();
+    let err = set_default(
+        &fx,
+        &mut ledger,
+        r#"{"default_destination": {"project_id": "nope"}}"#,
+    )
+    .unwrap_err();
     assert!(
-        err.to_string().contains("sendledger destination set"),
+        err.contains("sendledger destination set"),
         "says how to fix it: {err}"
     );
     assert_eq!(dump(ledger.raw_connection()), before);
+    let (sent, _) = ledger.queue(&request("op-1", "x"), "test").unwrap();
+    assert_eq!(
+        sent.conversation_id, None,
+        "the default in force is kept: a new chat"
+    );
     // A send naming its own place does not need the default.
     ledger
         .queue(&to("op-2", Some(CONV_A), None), "test")
@@ -537,5 +557,65 @@ fn a_send_for_latest_takes_the_pages_resolution_and_notes_only_an_answer_from_an
     assert!(
         why.starts_with("destination_mismatch: the page answered with model gpt-5-instant; the send asked for latest (gpt-5-5 in the page's request)"),
         "{why}"
+    );
+}
+
+/// Invariant: a note says what it is as data (`events.note_kind`, migration 0024); notes
+/// written before it are carried over once, in the migration, by the prefixes the owner
+/// wrote — and a person's note that happens to start alike is not.
+#[test]
+fn notes_written_before_note_kinds_are_carried_over_by_the_migration() {
+    use sendledger::ledger::NoteKind;
+    let fx = Fixture::new();
+    {
+        let clock = std::sync::Arc::new(fx.clock.clone());
+        let mut old = Ledger::open_at_version(&fx.profile, clock, 23).unwrap();
+        old.queue(&request("op-1", "before the kinds"), "test")
+            .unwrap();
+        for (actor, note) in [
+            (
+                "owner",
+                "destination_mismatch: the page's request went to conversation x",
+            ),
+            (
+                "owner",
+                "attachment_mismatch: the page's request did not carry \"a.png\"",
+            ),
+            (
+                "owner",
+                "hand-off frames not understood: the page's WebSocket frames could not be read",
+            ),
+            (
+                "alice",
+                "destination_mismatch: a person's words, not the owner's",
+            ),
+            ("owner", "observed the conversation"),
+        ] {
+            old.raw_connection()
+                .execute(
+                    "INSERT INTO events(op_id, kind, from_state, to_state, at, actor, evidence) \
+                     VALUES ('op-1', 'note', 'queued', 'queued', 1, ?1, ?2)",
+                    [actor, note],
+                )
+                .unwrap();
+        }
+    }
+    let ledger = fx.open();
+    let kinds: Vec<(String, Option<NoteKind>)> = ledger
+        .timeline("op-1")
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == sendledger::ledger::EventKind::Note)
+        .map(|e| (e.actor, e.note_kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("owner".to_string(), Some(NoteKind::DestinationMismatch)),
+            ("owner".to_string(), Some(NoteKind::AttachmentMismatch)),
+            ("owner".to_string(), Some(NoteKind::FramesNotUnderstood)),
+            ("alice".to_string(), None),
+            ("owner".to_string(), None),
+        ]
     );
 }

@@ -231,6 +231,7 @@ fn a_lease_binds_page_ids_of_1_to_128_printable_characters() {
         conversation_id: Some("c".repeat(128)),
         thread_id: Some("t".repeat(128)),
         workspace_id: Some("w".repeat(128)),
+        site: Default::default(),
     };
     ledger.lease(&ok).unwrap();
     for (what, bad) in [

@@ -226,8 +226,11 @@ fn a_queued_send_says_why_it_waits_from_the_first_second() {
     let fx = Fixture::new();
     let mut ledger = fx.open();
     let (send, _) = ledger.queue(&request("op-1", "no tab yet"), "t").unwrap();
-    assert_eq!(ledger.waiting(&send).unwrap(), Some(Waiting::NoTab));
-    assert!(Waiting::NoTab
+    let no_tab = Waiting::NoTab {
+        site: Default::default(),
+    };
+    assert_eq!(ledger.waiting(&send).unwrap(), Some(no_tab.clone()));
+    assert!(no_tab
         .sentence(0)
         .starts_with("no chatgpt.com tab is leased"));
     ledger

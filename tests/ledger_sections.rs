@@ -188,3 +188,57 @@ fn every_section_of_the_queue_is_read_through_an_index_of_its_own() {
         }
     }
 }
+
+/// Issue 39: the queue view holds the newest [`queue::STOPPED_ROWS`] stopped sends, and its
+/// counts still say every one (the header's and the section's), however many there are: a
+/// send that needs a person is never left out of the count. Both counts are read inside
+/// the section's indexes (no scan of the sends table).
+#[test]
+fn the_queue_views_stopped_count_is_the_true_count_beyond_the_rows_it_holds() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    for i in 0..205 {
+        let op = format!("stopped-{i:04}");
+        ledger
+            .queue(&request(&op, "asks about an invoice"), "test")
+            .unwrap();
+        ledger.withdraw(&op, "test").unwrap();
+    }
+    ledger.requeue("stopped-0000", "test").unwrap();
+
+    let view = queue::queue_view(&ledger).unwrap();
+    assert_eq!(
+        view.stopped.len(),
+        queue::STOPPED_ROWS,
+        "the view holds a page"
+    );
+    assert!(
+        view.stopped_next.is_some(),
+        "older stopped sends are a page away"
+    );
+    assert_eq!(
+        (view.status.stopped_total, view.status.stopped),
+        (205, 204),
+        "every stopped send counted, and every one not yet queued again"
+    );
+    let status = queue::queue_status(&ledger).unwrap();
+    assert_eq!((status.stopped_total, status.stopped), (205, 204));
+
+    let conn = ledger.raw_connection();
+    for sql in [
+        sendledger::ledger::STOPPED_COUNT_SQL,
+        sendledger::ledger::STOPPED_AGAIN_SQL,
+    ] {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let plan: Vec<String> = stmt
+            .query_map([], |r| r.get::<_, String>(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(
+            plan.iter()
+                .all(|s| !s.starts_with("SCAN") || s.contains("COVERING INDEX")),
+            "{sql} reads only indexes: {plan:#?}"
+        );
+    }
+}

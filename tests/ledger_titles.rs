@@ -83,6 +83,7 @@ fn a_send_left_to_the_tab_showing_its_conversation_says_it_waits_for_that_tab() 
     assert_eq!(
         ledger.waiting(&send).unwrap(),
         Some(Waiting::TabToTake {
+            site: Default::default(),
             tab_id: "tab-7".into()
         })
     );

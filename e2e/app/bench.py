@@ -19,6 +19,14 @@ leaves.
   host over dbusmenu as the host does it (AboutToShow, "opened", the click, "closed"), and
   once more with the click the instant the menu opens; without one in a real XEmbed tray
   (trayer), a right click on the icon, then Down and Return;
+- the window's memory (issue 39): PSS (`/proc/PID/smaps_rollup`: shared pages divided
+  among the processes that map them, so a library WebKit's processes share counts once)
+  summed over the tray, the window and WebKit's processes, each split into anonymous
+  memory (heaps: the JS heap, the DOM, decoded images, WebKit's caches) and file-backed
+  (libraries, fonts) — with the window open on an empty queue, on 1000 of history (the
+  first page of History shown), on 300 pending and 1000 of history, and after the End key
+  scrolled that window to its bottom (`e2e/app/memory.py`); with open → queue painted for each (the window's rows
+  cost = the difference between two of these);
 - idle wake-ups: voluntary context switches summed over every thread of every process of
   the app over IDLE_S seconds with nothing queued and nothing in flight (window never
   opened, and after it was closed), and the same for `sendledger serve`.
@@ -26,6 +34,7 @@ leaves.
 Needs a display and a session bus, like the end-to-end suite:
 
     xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- /usr/bin/python3 e2e/app/bench.py [RUNS]
+    ... e2e/app/bench.py memory [RUNS]    (the window's memory only)
 
 SENDLEDGER_APP_BINARY (default target/debug/sendledger-app) and SENDLEDGER_CLI_BINARY
 (default: `sendledger` next to the app binary) choose the builds; measure release builds.
@@ -40,6 +49,8 @@ import sys
 import time
 
 from harness import APP, Desktop, Profile, Tray, X, kill, profile_pid, wait_until, xembed_tray
+
+import memory
 
 SETTLE_S = 3.0  # memory is read after the app has been idle this long
 # Time from the menu opening to the click on "Open queue": a person pointing at the
@@ -194,6 +205,14 @@ def open_window(desktop, tray_host, tray_pid, x, dwell=MENU_DWELL_S):
     return t
 
 
+def one_window(desktop, tray, x):
+    """Opens the window from the tray's menu as a person does, waits for it to settle and
+    returns (s from Open queue to the queue painted, the window)."""
+    t_open = open_window(desktop, True, tray, x)
+    _, painted, win = paint_times(x, t_open)
+    return painted, win
+
+
 def one_run(tray_host, wakeups):
     desktop = Desktop(tray_host=tray_host)
     trayer = None if tray_host else xembed_tray()
@@ -266,6 +285,10 @@ def report(name, results):
 
 
 def main(runs):
+    if runs == "memory":
+        memory.main(int(sys.argv[2]) if len(sys.argv) > 2 else 3, one_window=one_window)
+        return
+    runs = int(runs)
     print(f"app: {APP}\ncli: {CLI}\nload average: {os.getloadavg()}; menu dwell {MENU_DWELL_S * 1000:.0f} ms",
           flush=True)
     for tray_host, name in ((True, "with a StatusNotifier host"), (False, "without a StatusNotifier host")):
@@ -278,4 +301,4 @@ def main(runs):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    main(sys.argv[1] if len(sys.argv) > 1 else "5")

@@ -141,6 +141,50 @@ class Profile:
         with open(os.path.join(self.dir, "bridge.json")) as f:
             return json.load(f)
 
+    def client(self, method, path, body=None):
+        """One request to the owner's bridge as a local client (`client.token`, as the CLI
+        sends it); the JSON answer, or an AssertionError naming the refusal."""
+        host, port = self.bridge()["address"].rsplit(":", 1)
+        with open(os.path.join(self.dir, "client.token")) as f:
+            token = f.read().strip()
+        c = http.client.HTTPConnection(host, int(port), timeout=30)
+        c.request(method, path, body=json.dumps(body) if body is not None else None,
+                  headers={"authorization": f"Bearer {token}", "content-type": "application/json"})
+        r = c.getresponse()
+        answer = r.read()
+        c.close()
+        if r.status >= 300:
+            raise AssertionError(f"{method} {path} answered {r.status}: {answer.decode()}")
+        return json.loads(answer) if answer else {}
+
+    def seed(self, pending=0, stopped=0, history=0, prefix="seed"):
+        """A heavy user's queue through the owner's own routes, ids PREFIX-h-N, PREFIX-s-N,
+        PREFIX-p-N: `history` sends clicked by a fake tab, lost after the click (uncertain)
+        and confirmed by a person (History); `stopped` queued and withdrawn (Stopped);
+        `pending` queued last (no tab claims them: the fake tab's lease is let go). Texts
+        are distinct sentences of ordinary length."""
+        if history:
+            ext = FakeExtension(self)
+            lease = ext.post("/v1/ext/lease", {"tab_id": "1"})["lease_id"]
+            for i in range(history):
+                op = f"{prefix}-h-{i:04}"
+                self.client("POST", "/v1/sends", {"op_id": op, "text": f"History {i}: summarise the notes of meeting {i} in three lines"})
+                got = ext.post("/v1/ext/next", {"lease_id": lease, "wait_ms": 5000})["send"]
+                assert got and got["op_id"] == op, f"expected to claim {op}, got {got}"
+                assert ext.post("/v1/ext/dispatch", {"lease_id": lease, "op_id": op})["granted"]
+                ext.post("/v1/ext/fail", {"lease_id": lease, "op_id": op, "stage": "after_dispatch",
+                                          "reason": "the page stopped answering after the click"})
+                self.client("POST", f"/v1/sends/{op}/resolve",
+                            {"decision": "confirmed", "by": "seed", "evidence": f"seen in the chat, message {i}"})
+            ext.post("/v1/ext/release", {"lease_id": lease, "reason": "seeded"})
+        for i in range(stopped):
+            op = f"{prefix}-s-{i:04}"
+            self.client("POST", "/v1/sends", {"op_id": op, "text": f"Stopped {i}: ask about the invoice number {i} again"})
+            self.client("POST", f"/v1/sends/{op}/withdraw", {"by": "seed"})
+        for i in range(pending):
+            self.client("POST", "/v1/sends", {"op_id": f"{prefix}-p-{i:04}",
+                                               "text": f"Pending {i}: draft a short reply to message {i} and keep it polite"})
+
 
 # ---- a fake extension over the real bridge routes ----------------------------------------
 

@@ -1462,6 +1462,8 @@ def test_the_connect_panels_snippets_parse_and_its_mcp_entry_is_what_mcp_config_
             f.write(text_of(app, "#snippet-node"))
         checked = subprocess.run(["node", "--check", node_file], capture_output=True, text=True, timeout=30)
         assert checked.returncode == 0, checked.stderr
+        claude = text_of(app, "#connect-claude")
+        assert all(w in claude for w in ('site: "claude"', '"claude-tab"', "claude.ai/chat/")), claude
         app.keys("\ue00c")  # Escape goes back to the queue
         app.wait_js("return document.querySelector('#connect').hidden && "
                     "document.activeElement.id === 'open-connect'", "Escape to close the panel")
@@ -1576,6 +1578,107 @@ def test_the_packages_prerm_ends_the_tray_and_window_and_removes_their_log_in_en
         app.close()
 
 
+def rows_in_page(app):
+    """(how many row elements the page holds, the op ids of those in view, top to bottom)."""
+    return app.js("const all = [...document.querySelectorAll('article.row')];"
+                  "const seen = all.filter(el => { const r = el.getBoundingClientRect();"
+                  "  return r.bottom > 0 && r.top < window.innerHeight; });"
+                  "return [all.length, seen.map(el => el.dataset.op)];")
+
+
+def test_the_page_holds_only_the_rows_in_view_with_300_pending_and_1000_of_history(desktop):
+    """Issue 39: a heavy user's queue costs the page a few dozen row elements, not one per
+    send. A window opened on 300 pending, 20 stopped and 1,000 of history (all of History
+    shown with Show older) holds at most MAX_ROWS_SHOWN (ui/visible.js) row elements
+    wherever it is scrolled; the rows in view are the right ones, in order; the counts say
+    every row, and no section whose rows are out of view says it is empty."""
+    p = Profile()
+    tray = DirectApp(p, args=["--hidden"])
+    try:
+        assert tray.proc.wait(20) == 0, "--hidden starts the tray and leaves"
+        empty = App(p)
+        empty.shot("39-01-empty")
+        empty.close(tray=False)
+        p.seed(pending=300, stopped=20, history=1000)
+        app = App(p)
+        try:
+            rows_in_view_as_it_scrolls(app)
+        finally:
+            app.close(tray=False)
+    finally:
+        tray.close()
+
+
+def rows_in_view_as_it_scrolls(app):
+    count = "return document.querySelector(`[data-count=${arguments[0]}]`).textContent"
+    for section, n in (("pending", 300), ("stopped", 20), ("history", 200)):
+        app.wait_js(count + f" === '{n}'", f"{n} {section} rows counted", section)
+    for shown in (400, 600, 800, 1000):  # Show older, until History holds every send
+        app.wait_js("return !document.querySelector('#older').disabled", "Show older ready for the next page")
+        app.click("#older")
+        app.wait_js(count + f" === '{shown}'", f"{shown} rows of History", "history")
+    bound = app.js("return MAX_ROWS_SHOWN")
+    held, _ = rows_in_page(app)
+    assert 0 < held <= bound, f"the page holds {held} row elements (bound {bound}) by Show older"
+    app.js("window.scrollTo(0, 0)")  # clicking Show older scrolled it into view
+    wait_until(lambda: rows_in_page(app)[1][:1] == ["seed-p-0000"], "the oldest pending send first in view at the top")
+    held, _ = rows_in_page(app)
+    assert held <= bound, f"the page holds {held} row elements (bound {bound}) at the top"
+    app.shot("39-02-top-300-pending")
+
+    # Into the middle of Pending: the rows there, in order, and the first is gone.
+    app.js("window.scrollTo(0, document.querySelector('#pending').offsetTop + 150 * 100)")
+    wait_until(lambda: (lambda h, s: s and s[0].startswith("seed-p-") and s[0] > "seed-p-0050")(*rows_in_page(app)),
+               "the middle of Pending in view")
+    held, seen = rows_in_page(app)
+    assert held <= bound, f"the page holds {held} row elements (bound {bound}) mid-Pending"
+    assert seen == sorted(seen), f"pending rows in view are in queue order: {seen}"
+    assert not app.js("return document.querySelector('[data-op=\"seed-p-0000\"]') !== null"), \
+        "a row far above the view has no element"
+    app.shot("39-03-pending-300-scrolled")
+
+    # To the end of History: its oldest send is in view, and Pending does not say it is empty.
+    app.js("window.scrollTo(0, document.documentElement.scrollHeight)")
+    wait_until(lambda: "seed-h-0000" in rows_in_page(app)[1], "History's oldest send in view at the end")
+    held, _ = rows_in_page(app)
+    assert held <= bound, f"the page holds {held} row elements (bound {bound}) at the end"
+    assert app.js("return getComputedStyle(document.querySelector('#pending .empty')).display") == "none", \
+        "Pending, all of it out of view, still does not say it is empty"
+    app.shot("39-04-history-1000-end")
+
+
+def test_a_send_that_needs_a_person_never_leaves_the_queue_view_205_stopped_sends_show_older(desktop):
+    """docs/invariants.md, "A send that needs a person never leaves the queue view": the
+    queue view holds the newest 200 stopped sends (issue 39), and the window still reaches
+    every one. With 205 stopped sends the Stopped section's count says 205 from the first
+    snapshot, and its Show older brings the oldest one into the window, where a person can
+    scroll to it and queue it again."""
+    p = Profile()
+    tray = DirectApp(p, args=["--hidden"])
+    try:
+        assert tray.proc.wait(20) == 0, "--hidden starts the tray and leaves"
+        p.seed(stopped=205)
+        app = App(p)
+        try:
+            count = "return document.querySelector('[data-count=stopped]').textContent"
+            app.wait_js(count + " === '205'", "the Stopped count says every stopped send")
+            assert not app.js("return rows.has('seed-s-0000')"), "the first snapshot holds the newest 200 only"
+            app.js("document.querySelector('#older-stopped').scrollIntoView()")
+            app.click("#older-stopped")
+            app.wait_js("return rows.has('seed-s-0000')", "Show older read the oldest stopped send")
+            app.wait_js("return document.querySelector('#older-stopped').hidden", "nothing older is left to show")
+            assert app.js(count) == "205", "the count still says 205 with every row shown"
+            app.js("document.querySelector('#stopped .older-line').scrollIntoView({block: 'end'})")
+            wait_until(lambda: "seed-s-0000" in rows_in_page(app)[1], "the oldest stopped send in view")
+            assert app.row_section("seed-s-0000") == "stopped"
+            app.js("document.querySelector('[data-op=\"seed-s-0000\"]').scrollIntoView({block: 'center'})")
+            app.shot("39-05-stopped-205-oldest")
+        finally:
+            app.close(tray=False)
+    finally:
+        tray.close()
+
+
 TESTS = [
     test_rows_appear_for_queued_uncertain_and_stopped_sends,
     test_an_answers_generated_image_shows_as_a_thumbnail_and_save_never_replaces_a_file,
@@ -1613,6 +1716,8 @@ TESTS = [
     test_a_tray_that_quits_closes_its_window,
     test_the_windows_stop_gets_through_a_tray_that_does_not_answer,
     test_a_reopened_window_shows_live_rows,
+    test_the_page_holds_only_the_rows_in_view_with_300_pending_and_1000_of_history,
+    test_a_send_that_needs_a_person_never_leaves_the_queue_view_205_stopped_sends_show_older,
     test_no_file_outside_the_profile_holds_a_messages_text,
     test_hidden_launch_goes_to_the_tray_only,
     test_tray_menu_over_dbus_and_stop_from_the_tray,

@@ -23,8 +23,9 @@ const END = '<!-- /contract-table -->';
 /** The contract's facts as data, loaded as the manifest loads them (probes are not run). */
 export function loadContract() {
   const manifest = JSON.parse(read('extension/manifest.json'));
-  const files = manifest.content_scripts.flatMap((c) => c.js).filter((f) => f.startsWith('contract/'));
-  const window = { addEventListener: () => {}, location: { pathname: '/' } };
+  // Every site's facts (each site's entry lists contract.js first: loaded once here).
+  const files = [...new Set(manifest.content_scripts.flatMap((c) => c.js).filter((f) => f.startsWith('contract/')))];
+  const window = { addEventListener: () => {}, location: { pathname: '/', href: 'https://claude.ai/' } };
   window.window = window;
   const context = vm.createContext(window);
   for (const f of files) vm.runInContext(read(`extension/${f}`), context, { filename: f });

@@ -5,7 +5,8 @@
 // The scenarios through the OpenAI and MCP doors, with their official SDKs, are in
 // door-scenarios.mjs; where a send goes in destination-scenarios.mjs; page states in
 // state-scenarios.mjs; a changed page (issue 35) in page-changed-scenarios.mjs; a send's files (issue 29) in attachment-scenarios.mjs, an answer's
-// generated files in artifact-scenarios.mjs.
+// generated files in artifact-scenarios.mjs; eight tabs at once (issue 39) in tabs-scenarios.mjs;
+// claude.ai as a second site (issue 36) in claude-scenarios.mjs.
 //
 //   node run.mjs                 every scenario
 //   node run.mjs two_tabs text   the scenarios whose name contains one of the words
@@ -29,7 +30,10 @@ import { attachmentScenarios } from './attachment-scenarios.mjs';
 import { fileFlowScenarios } from './file-flow-scenarios.mjs';
 import { artifactScenarios } from './artifact-scenarios.mjs';
 import { reportScenarios } from './report-scenarios.mjs';
+import { tabBench, tabScenarios } from './tabs-scenarios.mjs';
 import { startFake } from './fake-chatgpt/server.mjs';
+import { startFakeClaude } from './fake-claude/server.mjs';
+import { claudeScenarios } from './claude-scenarios.mjs';
 import { selfSignedCert } from './lib/cert.mjs';
 import { launch } from './lib/browser.mjs';
 import { SENDLEDGER, startOwner } from './lib/owner.mjs';
@@ -60,12 +64,14 @@ const newConversationId = () => {
 // ---------------------------------------------------------------- the fake, over its test routes
 
 let fake;
+let fakeClaude;
 let fakeCert;
-/** A call to the fake's test routes, trusting its self-signed certificate only. */
-function fakeCall(method, route, body) {
+/** A call to the fake's test routes (`site` "claude": the claude.ai fake's), trusting its self-signed certificate only. */
+function fakeCall(method, route, body, site = 'chatgpt') {
+  const [port, servername] = site === 'claude' ? [fakeClaude.port, 'claude.ai'] : [fake.port, 'chatgpt.com'];
   return new Promise((resolve, reject) => {
     const req = https.request(
-      { host: '127.0.0.1', port: fake.port, path: route, method, ca: fakeCert, servername: 'chatgpt.com' },
+      { host: '127.0.0.1', port, path: route, method, ca: fakeCert, servername },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -113,7 +119,7 @@ class World {
   }
 
   async startBrowser() {
-    this.browser = await launch({ fakePort: fake.port, extension: EXTENSION, blob: { host: fake.blobHost, port: fake.blobPort } });
+    this.browser = await launch({ fakePort: fake.port, extension: EXTENSION, blob: { host: fake.blobHost, port: fake.blobPort }, claudePort: fakeClaude.port });
     this.context = this.browser.context;
     return this.context;
   }
@@ -405,8 +411,10 @@ scenario('a_tab_showing_another_conversation_clicks_no_stop_and_does_not_spin_un
     self.remoteStopPolls = 0;
     const f = self.fetch;
     self.fetch = (...a) => {
-      // The long-poll of a generating tab (the send loop's own checks ask with no wait).
-      if (String(a[0]).includes('/v1/ext/remote-stops?') && String(a[0]).includes('wait_ms=5000')) self.remoteStopPolls += 1;
+      // The long-poll of a generating tab, in the worker's one poll for all tabs (a poll
+      // naming a lease in `stop_lease_ids`; the send loop's own checks ask with no wait).
+      const body = a[1] && typeof a[1].body === 'string' ? a[1].body : '';
+      if (String(a[0]).includes('/v1/ext/next') && body.includes('"stop_lease_ids":["')) self.remoteStopPolls += 1;
       return f(...a);
     };
   });
@@ -969,6 +977,7 @@ scenario('the_tab_works_within_2_s_of_the_owners_return_after_70_s_down', async 
 doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversation: () => CONV_A });
 destinationScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversations: () => ({ a: CONV_A, b: CONV_B, c: CONV_C }) });
 if (process.env.SENDLEDGER_BENCH === '1') destinationBench({ scenario, ready, conversations: () => ({ a: CONV_A, b: CONV_B }) });
+if (process.env.SENDLEDGER_BENCH === '1') tabBench({ scenario, ready, fakeState });
 stateScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
 pageScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
 pageChangedScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
@@ -976,6 +985,13 @@ reportScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CO
 attachmentScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation: () => CONV_A });
 fileFlowScenarios({ scenario, ready, fakeState, fakeConfig, fakeBytes, conversation: () => CONV_A });
 artifactScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation: () => CONV_A, otherConversation: () => CONV_B });
+tabScenarios({ scenario, ready, fakeState, fakeConfig, newConversationId });
+const claudeFake = {
+  state: () => fakeCall('GET', '/__test/state', null, 'claude'),
+  config: (c) => fakeCall('POST', '/__test/config', c, 'claude'),
+  release: () => fakeCall('POST', '/__test/release', null, 'claude'),
+};
+claudeScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, claude: claudeFake, conversation: () => CONV_A, newConversationId: () => CONV_B });
 
 /** Stops the extension's service worker through the DevTools protocol, as Chromium does when idle. */
 async function stopServiceWorker(w) {
@@ -1138,6 +1154,7 @@ async function main() {
   const pair = selfSignedCert(certDir);
   fakeCert = pair.cert;
   fake = await startFake(pair);
+  fakeClaude = await startFakeClaude(pair);
   let passed = 0;
   let failed = 0;
   for (const s of chosen) {
@@ -1147,6 +1164,7 @@ async function main() {
     CONV_C = newConversationId();
     const started = Date.now();
     await fakeCall('POST', '/__test/reset');
+    await fakeCall('POST', '/__test/reset', null, 'claude');
     try {
       await s.fn(w);
       await w.screenshot();
@@ -1162,6 +1180,7 @@ async function main() {
     }
   }
   await fake.close();
+  await fakeClaude.close();
   fs.rmSync(certDir, { recursive: true, force: true });
   console.log(`${passed} passed, ${failed} failed`);
   process.exit(failed ? 1 : 0);

@@ -33,8 +33,8 @@ def ask_in_thread(sdk):
     return caller, result
 
 
-def test_models_lists_the_tab_model(sdk):
-    assert [m.id for m in sdk.models.list()] == ["chatgpt-tab"]
+def test_models_lists_the_tab_model_of_each_site(sdk):
+    assert [m.id for m in sdk.models.list()] == ["chatgpt-tab", "claude-tab"]
 
 
 def test_a_completion_is_the_pages_final_answer_from_exactly_one_post(owner, sdk, player):

@@ -166,6 +166,7 @@ fn apply(pieces: &[Piece]) {
                         Fact::Answer(..) => answers += 1,
                         // The page's own error, or a note for a person: no custody step.
                         Fact::PageError(..) | Fact::Note(..) | Fact::AnsweredBy(..) | Fact::PageChanged(..) => {}
+                        Fact::Refused(..) | Fact::LimitSeen(..) => {}
                     }
                 }
             }

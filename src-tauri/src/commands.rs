@@ -37,6 +37,16 @@ pub async fn history_page(
     desk.history(before).await
 }
 
+/// The next page of the Stopped section: stopped or rejected sends older than `before`,
+/// newest first.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn stopped_page(
+    desk: State<'_, Arc<Desk>>,
+    before: Option<String>,
+) -> Result<json::HistoryPage, Refusal> {
+    desk.stopped(before).await
+}
+
 /// Stop: the emergency brake. No dialog; `by` defaults to the OS user.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn stop(desk: State<'_, Arc<Desk>>, by: Option<String>) -> Result<Status, Refusal> {
@@ -172,7 +182,7 @@ pub fn settings<R: Runtime>(
 
 /// Saves the settings; the log-in entry is switched through [`Autostart`].
 #[tauri::command(rename_all = "snake_case")]
-pub fn save_settings<R: Runtime>(
+pub async fn save_settings<R: Runtime>(
     app: AppHandle<R>,
     desk: State<'_, Arc<Desk>>,
     settings: json::Settings,
@@ -185,7 +195,8 @@ pub fn save_settings<R: Runtime>(
     desk.save_profile_settings(
         settings.default_destination.as_ref(),
         settings.max_in_flight,
-    )?;
+    )
+    .await?;
     desk.save_settings(app_settings)?;
     if autostart_enabled(&app)? != settings.autostart {
         let manager = autostart(&app)?;
@@ -218,6 +229,7 @@ pub fn handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + 
         snapshot,
         subscribe,
         history_page,
+        stopped_page,
         stop,
         resume,
         resolve,

@@ -8,11 +8,12 @@
 use crate::json::{self, HistoryPage, Refusal, Row, Snapshot, Status, Update};
 use sendledger::api::{Outcome, Request};
 use sendledger::client::{BrakeError, BridgeClient, ClientError};
-use sendledger::destination::{self, Destination, Kind};
+use sendledger::destination::{Destination, Kind};
 use sendledger::ledger::{Decision, Resolution};
 use sendledger::profile::settings::Settings;
 use sendledger::profile::Profile;
-use sendledger::profile::{default_destination, in_flight_cap};
+use sendledger::profile::{config, default_destination, Config};
+use sendledger::site::Site;
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard};
 use tauri::ipc::Channel;
@@ -121,9 +122,9 @@ impl Desk {
     }
 
     /// The profile's default destination as the window edits it. Errors: `config.json`
-    /// unreadable (the sentence says how to set it again).
+    /// not valid (the sentence says how to set it again).
     pub fn default_place(&self) -> Result<json::DefaultPlace, Refusal> {
-        let d = destination::read_default(self.profile.dir()).map_err(Refusal::said)?;
+        let d = self.config()?.default_destination(Site::Chatgpt);
         let (place, id) = match d.kind {
             Kind::Conversation => ("conversation", d.conversation_id.clone()),
             Kind::Project => ("project", d.project_id.clone()),
@@ -136,45 +137,57 @@ impl Desk {
         })
     }
 
-    /// The profile's `max_in_flight`. Errors: `config.json` unreadable or the value bad.
-    pub fn max_in_flight(&self) -> Result<i64, Refusal> {
-        Ok(in_flight_cap::read(&self.profile).map_err(Refusal::said)? as i64)
+    /// The profile's settings file, read. Errors: not valid (the sentence says why).
+    fn config(&self) -> Result<Config, Refusal> {
+        Config::load(&self.profile).map_err(Refusal::said)
     }
 
-    /// Writes the default destination and `max_in_flight` into the profile's
-    /// `config.json`, as `sendledger destination set` and `max-in-flight` do: both checked
-    /// before either is written, so a refusal changes nothing. A default naming the same
-    /// place as before keeps the model and effort set for it (the window does not edit
-    /// those). The running owner follows the file.
-    pub fn save_profile_settings(
+    /// The profile's `max_in_flight`. Errors: `config.json` not valid.
+    pub fn max_in_flight(&self) -> Result<i64, Refusal> {
+        Ok(i64::from(self.config()?.max_in_flight()))
+    }
+
+    /// Sends the default destination and `max_in_flight` to the owner as acts
+    /// (`SetDefaultDestination`, `SetMaxInFlight`), as `sendledger destination set` and
+    /// `max-in-flight` do: both checked here before either is sent, so a refusal changes
+    /// nothing. A default naming the same place as before keeps the model and effort set
+    /// for it (the window does not edit those).
+    pub async fn save_profile_settings(
         &self,
         place: Option<&json::DefaultPlace>,
         max_in_flight: Option<i64>,
     ) -> Result<(), Refusal> {
-        let cap = max_in_flight
-            .map(in_flight_cap::check)
-            .transpose()
-            .map_err(Refusal::said)?;
+        if let Some(n) = max_in_flight {
+            config::check_max_in_flight(n).map_err(Refusal::said)?;
+        }
         let named = match place {
             None => None,
             Some(p) => {
-                let kept = destination::read_default(self.profile.dir()).ok();
+                let kept = self.config()?.default_destination(Site::Chatgpt);
                 let mut named = default_destination::named(&p.place, p.id.clone(), None, None)
                     .map_err(Refusal::said)?;
                 let d = named
                     .resolve(&Destination::new_chat())
                     .map_err(Refusal::said)?;
-                if let Some(old) = kept.filter(|k| k.same_place(&d)) {
-                    (named.model, named.effort) = (old.model, old.effort);
+                if kept.same_place(&d) {
+                    (named.model, named.effort) = (kept.model, kept.effort);
                 }
                 Some(named)
             }
         };
-        if let Some(n) = named {
-            default_destination::write(&self.profile, &n).map_err(Refusal::said)?;
+        let mut acts = Vec::new();
+        if let Some(destination) = named {
+            acts.push(Request::SetDefaultDestination {
+                site: Site::Chatgpt,
+                destination,
+            });
         }
-        if let Some(c) = cap {
-            in_flight_cap::write(&self.profile, i64::from(c)).map_err(Refusal::said)?;
+        if let Some(max_in_flight) = max_in_flight {
+            acts.push(Request::SetMaxInFlight { max_in_flight });
+        }
+        for req in acts {
+            let c = self.client();
+            blocking(move || c.apply(&req)).await?;
         }
         Ok(())
     }
@@ -202,6 +215,13 @@ impl Desk {
         let c = self.client();
         let limit = sendledger::api::queue::HISTORY_ROWS as u32;
         blocking(move || c.history(before.as_deref(), limit)).await
+    }
+
+    /// The page of the Stopped section after `before` (an operation id the last page named).
+    pub async fn stopped(&self, before: Option<String>) -> Result<HistoryPage, Refusal> {
+        let c = self.client();
+        let limit = sendledger::api::queue::STOPPED_ROWS as u32;
+        blocking(move || c.stopped(before.as_deref(), limit)).await
     }
 
     /// Counts and gate.

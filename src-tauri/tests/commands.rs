@@ -427,6 +427,32 @@ fn queue_again_is_a_persons_decision_made_once() {
     );
 }
 
+/// The window reaches every stopped send: the snapshot holds the newest 200 and says where
+/// `stopped_page` goes on, and its counts say all of them.
+#[test]
+fn the_stopped_page_command_reads_the_stopped_sends_the_snapshot_does_not_hold() {
+    let h = Harness::new();
+    for i in 0..202 {
+        h.queue(&format!("s-{i:03}"), "stop me");
+    }
+    let w = h.queue_window();
+    invoke(&w, "stop", json!({})).unwrap();
+    let snap = invoke(&w, "snapshot", json!({})).unwrap();
+    assert_eq!(snap["stopped"].as_array().unwrap().len(), 200);
+    assert_eq!(
+        snap["status"]["stopped_total"], 202,
+        "every stopped send counted"
+    );
+    assert_eq!(snap["status"]["stopped"], 202);
+    let page = invoke(&w, "stopped_page", json!({"before": snap["stopped_next"]})).unwrap();
+    assert_eq!(
+        ops(&page["rows"]),
+        ["s-001", "s-000"],
+        "the older ones, newest first"
+    );
+    assert!(page["next"].is_null(), "nothing older");
+}
+
 #[test]
 fn the_window_may_call_only_the_apps_own_commands() {
     let h = Harness::new();
@@ -542,11 +568,12 @@ fn settings_are_checked_and_kept_in_the_profile() {
 
 /// `config.json` as the CLI reads it: (default destination in words, max_in_flight).
 fn profile_settings(h: &Harness) -> (String, u32) {
+    let config = sendledger::profile::Config::load(&h.profile).unwrap();
     (
-        sendledger::destination::read_default(h.profile.dir())
-            .unwrap()
+        config
+            .default_destination(sendledger::site::Site::Chatgpt)
             .words(),
-        sendledger::profile::in_flight_cap::read(&h.profile).unwrap(),
+        config.max_in_flight(),
     )
 }
 

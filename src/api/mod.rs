@@ -6,15 +6,16 @@
 
 pub mod answers;
 pub mod error;
-mod handle;
 pub mod ids;
+mod in_process;
 pub mod keys;
 pub mod outside;
 pub mod queue;
+pub mod settings;
 
 pub use error::{ErrorClass, ErrorCode};
-pub use handle::Api;
 pub use ids::{LeaseId, OperationId, ToolCallId};
+pub use in_process::Api;
 pub use keys::{keys, KeySecret};
 
 use crate::ledger::{
@@ -68,6 +69,20 @@ pub enum Request {
         name: String,
         by: String,
         key_sha256: Option<String>,
+    },
+    /// Set retention (issue 39): settled sends older than `days` days are pruned by the
+    /// owner's upkeep; `None` turns it off (the default). A person's act, `by` who.
+    SetRetention { days: Option<u32>, by: String },
+    /// Set how many sends may be in flight at once across the profile (1 to
+    /// [`crate::profile::config::MAX_IN_FLIGHT`]): `config.json` and the ledger's copy
+    /// ([`settings`]).
+    SetMaxInFlight { max_in_flight: i64 },
+    /// Set where a send that names no place goes on `site`, checked like a send's place
+    /// (queued sends keep theirs): `config.json` and the ledger's copy ([`settings`]).
+    SetDefaultDestination {
+        #[serde(default)]
+        site: crate::site::Site,
+        destination: crate::destination::Named,
     },
 }
 
@@ -134,6 +149,15 @@ pub enum Outcome {
     KeyCreated { key: ApiKey, secret: KeySecret },
     /// `KeyRevoke`: the key as revoked.
     KeyRevoked { key: ApiKey },
+    /// `SetRetention`: the setting as committed.
+    RetentionSet { retention: crate::ledger::Retention },
+    /// `SetMaxInFlight`: the value now in force.
+    MaxInFlightSet { max_in_flight: u32 },
+    /// `SetDefaultDestination`: the default now in force, and in words.
+    DefaultDestinationSet {
+        default_destination: crate::destination::Destination,
+        words: String,
+    },
     /// `ToolAdmit`: whether the side effect may run.
     Admitted(Admission),
 }
@@ -199,6 +223,12 @@ pub fn apply_as(
         } => Outcome::KeyRevoked {
             key: keys::revoke(ledger, name, by, key_sha256.as_deref())?,
         },
+        Request::SetRetention { days, by } => Outcome::RetentionSet {
+            retention: ledger.set_retention(*days, by)?,
+        },
+        Request::SetMaxInFlight { .. } | Request::SetDefaultDestination { .. } => {
+            settings::apply(ledger, req)?
+        }
     })
 }
 

@@ -14,10 +14,14 @@ use std::sync::Arc;
 /// is refused (`no_owner`) before the ledger is opened; a decision, a tool receipt or a
 /// resume on a profile with no ledger is `no_ledger` (a mistyped profile is not made into
 /// a new empty ledger). Stop always gets through, and a key may be made before the first
-/// owner runs.
+/// owner runs. A setting changes `config.json` alone, the ledger unopened
+/// ([`super::settings`]).
 pub fn apply_offline(profile: &Profile, req: &Request) -> Result<Outcome, LedgerError> {
     if let Some(no) = req.offline_refusal() {
         return Err(no);
+    }
+    if super::settings::is_setting(req) {
+        return super::settings::apply_offline(profile, req);
     }
     let ledger_path = profile.ledger_path()?;
     let makes_one = matches!(req, Request::Stop { .. } | Request::KeyCreate { .. });

@@ -93,6 +93,9 @@ pub struct Row {
     /// `None` for a send admitted before destinations (it went to whichever tab was leased).
     #[serde(default)]
     pub destination: Option<String>,
+    /// The chat site it goes to (`chatgpt` for a send admitted before sites).
+    #[serde(default)]
+    pub site: crate::site::Site,
     /// Where the page's own request (or its answer's model) went instead of `destination`:
     /// the owner's `destination_mismatch: …` sentence, which the window shows in red. The
     /// send went out once and is never resent.
@@ -178,8 +181,13 @@ pub struct QueueStatus {
     pub pending: i64,
     /// Sends waiting for a person's decision.
     pub uncertain: i64,
-    /// Stopped or rejected sends not yet queued again.
+    /// Stopped or rejected sends not yet queued again: all of them, however many (counted
+    /// through the section's indexes, not from the rows the view holds).
     pub stopped: i64,
+    /// Every send of the Stopped section, queued again or not: the section's count (the
+    /// view holds the newest [`STOPPED_ROWS`]; older ones are paged).
+    #[serde(default)]
+    pub stopped_total: i64,
     /// Why nothing goes out, as a sentence (usage limit, no usable tab), if anything.
     pub waiting: Option<String>,
     /// The same in a few words ("no tab", "usage limit"), for narrow places (the tray).
@@ -211,8 +219,13 @@ pub struct QueueView {
     pub pending: Vec<Row>,
     /// Rows needing a decision, oldest first.
     pub uncertain: Vec<Row>,
-    /// Stopped or rejected rows, newest first.
+    /// Stopped or rejected rows, newest first, at most [`STOPPED_ROWS`] (older:
+    /// [`stopped_page`]).
     pub stopped: Vec<Row>,
+    /// When older stopped or rejected sends exist: the operation id to read the next page
+    /// `before` ([`stopped_page`], `GET /v1/queue/stopped?before=`).
+    #[serde(default)]
+    pub stopped_next: Option<String>,
     /// Settled rows, newest first, at most [`HISTORY_ROWS`].
     pub history: Vec<Row>,
     /// When older settled sends exist: the operation id to read the next page of History
@@ -238,7 +251,8 @@ pub fn section_of(send: &Send) -> Section {
     }
 }
 
-/// The whole queue, as committed now: every pending, uncertain and stopped send, and the
+/// The whole queue, as committed now: every pending and uncertain send, the newest
+/// [`STOPPED_ROWS`] stopped or rejected ones (older: [`stopped_page`]), and the
 /// newest [`HISTORY_ROWS`] settled ones (older: [`history_page`]). Each part is read
 /// through its own index: the cost follows what is live, not the length of the history.
 pub fn queue_view(src: &impl LedgerRead) -> crate::ledger::Result<QueueView> {
@@ -250,17 +264,14 @@ pub fn queue_view(src: &impl LedgerRead) -> crate::ledger::Result<QueueView> {
     };
     let pending = rows_on(Shelf::Pending)?;
     let uncertain = rows_on(Shelf::Uncertain)?;
-    let stopped = rows_on(Shelf::Stopped)?;
+    let stopped_page = stopped_page(src, None, STOPPED_ROWS as u32)?;
+    let stopped = stopped_page.rows;
     let page = history_page(src, None, HISTORY_ROWS as u32)?;
-    let stopped_open = stopped
-        .iter()
-        .filter(|r| r.queued_again_as.is_none())
-        .count() as i64;
     let status = status_of(
         &src.glance()?,
         pending.len() as i64,
         uncertain.len() as i64,
-        stopped_open,
+        src.stopped_counts()?,
     );
     Ok(QueueView {
         status,
@@ -269,7 +280,44 @@ pub fn queue_view(src: &impl LedgerRead) -> crate::ledger::Result<QueueView> {
         stopped,
         history: page.rows,
         history_next: page.next,
+        stopped_next: stopped_page.next,
     })
+}
+
+/// How many stopped or rejected rows the queue view holds (issue 39: a heavy user's year
+/// holds tens of thousands, and building each row costs; older ones are paged).
+pub const STOPPED_ROWS: usize = 200;
+
+/// Stopped or rejected sends older than `before` (an operation id; `None`: from the
+/// newest), newest first, at most `limit` (capped as [`history_page`]'s).
+pub fn stopped_page(
+    src: &impl LedgerRead,
+    before: Option<String>,
+    limit: u32,
+) -> crate::ledger::Result<HistoryPage> {
+    let limit = limit.clamp(1, MAX_HISTORY_PAGE);
+    let sends = src.shelf(&Shelf::StoppedPage {
+        before,
+        limit: limit + 1,
+    })?;
+    page_of(src, sends, limit)
+}
+
+fn page_of(
+    src: &impl LedgerRead,
+    mut sends: Vec<Send>,
+    limit: u32,
+) -> crate::ledger::Result<HistoryPage> {
+    let more = sends.len() > limit as usize;
+    sends.truncate(limit as usize);
+    let next = more
+        .then(|| sends.last().map(|s| s.op_id.clone()))
+        .flatten();
+    let rows = sends
+        .into_iter()
+        .map(|s| row_of(src, s))
+        .collect::<crate::ledger::Result<Vec<_>>>()?;
+    Ok(HistoryPage { rows, next })
 }
 
 /// One page of History: settled sends, newest first.
@@ -289,32 +337,18 @@ pub fn history_page(
     limit: u32,
 ) -> crate::ledger::Result<HistoryPage> {
     let limit = limit.clamp(1, MAX_HISTORY_PAGE);
-    let mut sends = src.shelf(&Shelf::Settled {
+    let sends = src.shelf(&Shelf::Settled {
         before,
         limit: limit + 1,
     })?;
-    let more = sends.len() > limit as usize;
-    sends.truncate(limit as usize);
-    let next = more
-        .then(|| sends.last().map(|s| s.op_id.clone()))
-        .flatten();
-    let rows = sends
-        .into_iter()
-        .map(|s| row_of(src, s))
-        .collect::<crate::ledger::Result<Vec<_>>>()?;
-    Ok(HistoryPage { rows, next })
+    page_of(src, sends, limit)
 }
 
 /// Counts and gate without building rows (for the tray and the feed).
 pub fn queue_status(src: &impl LedgerRead) -> crate::ledger::Result<QueueStatus> {
     let pending = src.shelf(&Shelf::Pending)?.len() as i64;
     let uncertain = src.shelf(&Shelf::Uncertain)?.len() as i64;
-    let mut stopped = 0;
-    for s in src.shelf(&Shelf::Stopped)? {
-        if src.queued_again_as(&s.op_id)?.is_none() {
-            stopped += 1;
-        }
-    }
+    let stopped = src.stopped_counts()?;
     Ok(status_of(&src.glance()?, pending, uncertain, stopped))
 }
 
@@ -340,12 +374,19 @@ pub fn rows(src: &impl LedgerRead, op_ids: BTreeSet<String>) -> crate::ledger::R
     sends.into_iter().map(|s| row_of(src, s)).collect()
 }
 
-fn status_of(glance: &Glance, pending: i64, uncertain: i64, stopped: i64) -> QueueStatus {
+/// `stopped`: the Stopped section's `(all, not yet queued again)`.
+fn status_of(
+    glance: &Glance,
+    pending: i64,
+    uncertain: i64,
+    (stopped_total, stopped): (i64, i64),
+) -> QueueStatus {
     QueueStatus {
         gate_closed: glance.gate_closed,
         pending,
         uncertain,
         stopped,
+        stopped_total,
         waiting: glance.waiting_sentence.clone(),
         waiting_words: glance.waiting_words.clone(),
         leased: glance.leased,
@@ -391,7 +432,7 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
         .flatten();
     let answer = send.answer.as_ref().map(|a| excerpt(&a.text));
     let waiting = src.waiting_sentence(&send)?;
-    let destination = destination_words(src, &send)?;
+    let (destination, site) = destination_words(src, &send)?;
     let mismatch = mismatch_of(src, &send.op_id, &timeline)?;
     let artifacts = src.artifacts(&send.op_id)?;
     let remote_stop = src.remote_stop(&send.op_id)?.map(|rs| AnswerStop {
@@ -405,6 +446,7 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
         op_id: send.op_id,
         conversation: send.conversation_id,
         destination,
+        site,
         mismatch,
         state: send.state,
         section,
@@ -425,10 +467,14 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
 }
 
 /// Where the send goes, in words, with the conversation's title when the page gave one
-/// (the conversation it names, else the one its receipt shows a new chat became).
-fn destination_words(src: &impl LedgerRead, send: &Send) -> crate::ledger::Result<Option<String>> {
+/// (the conversation it names, else the one its receipt shows a new chat became); and its
+/// site.
+fn destination_words(
+    src: &impl LedgerRead,
+    send: &Send,
+) -> crate::ledger::Result<(Option<String>, crate::site::Site)> {
     let Some(d) = src.destination(&send.op_id)? else {
-        return Ok(None);
+        return Ok((None, crate::site::Site::default()));
     };
     let conversation = d
         .conversation_id
@@ -438,7 +484,7 @@ fn destination_words(src: &impl LedgerRead, send: &Send) -> crate::ledger::Resul
         Some(c) => src.conversation_title(&c)?,
         None => None,
     };
-    Ok(Some(d.words_titled(title.as_deref())))
+    Ok((Some(d.words_titled(title.as_deref())), d.site))
 }
 
 /// The send's `destination_mismatch` sentence: the one recorded with the page's request,
@@ -459,9 +505,7 @@ pub fn mismatch_of(
             .find(|e| {
                 e.kind == EventKind::Note
                     && e.actor == "owner"
-                    && e.evidence
-                        .as_deref()
-                        .is_some_and(|w| w.starts_with(crate::ledger::MISMATCH_NOTE))
+                    && e.note_kind == Some(crate::ledger::NoteKind::DestinationMismatch)
             })
             .and_then(|e| e.evidence.clone()),
     };

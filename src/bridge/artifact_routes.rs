@@ -16,7 +16,7 @@
 use super::attachment_routes::{read_body, store_refusal};
 use super::body::{self, Body as JsonBody};
 use super::error::ApiError;
-use super::extension_routes::{long_poll, MAX_WAIT_MS};
+use super::hand_out::{long_poll, MAX_WAIT_MS};
 use super::observations::hear;
 use super::BridgeState;
 use crate::attachments::{self as files, artifact, sha256_hex, Attachment, Store, StoreError};

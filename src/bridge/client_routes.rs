@@ -11,7 +11,7 @@ use crate::ledger::LedgerRead;
 use crate::ledger::{Decision, LedgerError, ListFilter, QueueRequest, Resolution, SendState};
 use axum::extract::{DefaultBodyLimit, Path, RawQuery, State};
 use axum::http::StatusCode;
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -32,6 +32,7 @@ pub(super) fn routes() -> Router<BridgeState> {
         .route("/v1/queue/feed", get(queue_feed::stream))
         .route("/v1/queue/rows", post(queue_rows))
         .route("/v1/queue/history", get(queue_history))
+        .route("/v1/queue/stopped", get(queue_stopped))
         .route("/v1/sends/{op_id}/resolve", post(resolve))
         .route("/v1/sends/{op_id}/requeue", post(requeue))
         .route("/v1/sends/{op_id}/withdraw", post(withdraw))
@@ -48,6 +49,12 @@ pub(super) fn routes() -> Router<BridgeState> {
         .route("/v1/pairing-code", post(pairing_code))
         .route("/v1/keys", post(key_create).get(key_list))
         .route("/v1/keys/{name}/revoke", post(key_revoke))
+        .route("/v1/retention", post(set_retention).get(retention))
+        .route("/v1/settings/max-in-flight", put(set_max_in_flight))
+        .route(
+            "/v1/settings/default-destination",
+            put(set_default_destination),
+        )
         .layer(DefaultBodyLimit::max(super::body::DEFAULT_LIMIT))
 }
 
@@ -58,6 +65,46 @@ async fn run(st: &BridgeState, req: Request) -> Result<Value, ApiError> {
 
 fn ok(v: Value) -> Answer {
     Ok((StatusCode::OK, Json(v)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MaxInFlightBody {
+    max_in_flight: i64,
+}
+
+/// `max_in_flight` (1 to 8), the act [`Request::SetMaxInFlight`].
+async fn set_max_in_flight(
+    State(st): State<BridgeState>,
+    Body(b): Body<MaxInFlightBody>,
+) -> Answer {
+    ok(run(
+        &st,
+        Request::SetMaxInFlight {
+            max_in_flight: b.max_in_flight,
+        },
+    )
+    .await?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DefaultDestinationBody {
+    #[serde(default)]
+    site: crate::site::Site,
+    destination: crate::destination::Named,
+}
+
+/// The default destination of a site, the act [`Request::SetDefaultDestination`].
+async fn set_default_destination(
+    State(st): State<BridgeState>,
+    Body(b): Body<DefaultDestinationBody>,
+) -> Answer {
+    let req = Request::SetDefaultDestination {
+        site: b.site,
+        destination: b.destination,
+    };
+    ok(run(&st, req).await?)
 }
 
 async fn queue(State(st): State<BridgeState>, Body(send): Body<QueueRequest>) -> Answer {
@@ -128,6 +175,26 @@ async fn queue_history(
     State(st): State<BridgeState>,
     axum::extract::Query(q): axum::extract::Query<HistoryQuery>,
 ) -> Answer {
+    paged(st, q, api::queue::history_page).await
+}
+
+/// `GET /v1/queue/stopped?before=OP_ID&limit=N` → `{"rows": [Row], "next": OP_ID|null}`:
+/// stopped or rejected sends, paged as History is (issue 39: the queue view holds the
+/// newest [`api::queue::STOPPED_ROWS`]).
+async fn queue_stopped(
+    State(st): State<BridgeState>,
+    axum::extract::Query(q): axum::extract::Query<HistoryQuery>,
+) -> Answer {
+    paged(st, q, api::queue::stopped_page).await
+}
+
+type PageFn = fn(
+    &crate::ledger::Ledger,
+    Option<String>,
+    u32,
+) -> crate::ledger::Result<api::queue::HistoryPage>;
+
+async fn paged(st: BridgeState, q: HistoryQuery, page: PageFn) -> Answer {
     let limit = q.limit.unwrap_or(api::queue::HISTORY_ROWS as u32);
     if limit == 0 || limit > api::queue::MAX_HISTORY_PAGE {
         return Err(ApiError::new(
@@ -149,10 +216,7 @@ async fn queue_history(
             "before must be an operation id (at most 128 bytes)",
         ));
     }
-    let page = st
-        .ledger()
-        .call(move |l| api::queue::history_page(l, q.before, limit))
-        .await?;
+    let page = st.ledger().call(move |l| page(l, q.before, limit)).await?;
     ok(json!(page))
 }
 
@@ -241,6 +305,31 @@ async fn stop(State(st): State<BridgeState>, Body(b): Body<By>) -> Answer {
 
 async fn resume(State(st): State<BridgeState>, Body(b): Body<By>) -> Answer {
     ok(run(&st, Request::Resume { by: b.by }).await?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RetentionBody {
+    days: Option<u32>,
+    by: String,
+}
+
+/// `POST /v1/retention` `{"days": N | null, "by": WHO}` → `{"retention": Retention}`.
+async fn set_retention(State(st): State<BridgeState>, Body(b): Body<RetentionBody>) -> Answer {
+    let req = Request::SetRetention {
+        days: b.days,
+        by: b.by,
+    };
+    ok(run(&st, req).await?)
+}
+
+/// `GET /v1/retention` → `{"retention": Retention}`.
+async fn retention(State(st): State<BridgeState>) -> Answer {
+    let r = st
+        .ledger()
+        .call(|l| crate::ledger::LedgerRead::retention(l))
+        .await?;
+    ok(json!({ "retention": r }))
 }
 
 #[derive(Deserialize)]

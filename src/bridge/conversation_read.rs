@@ -15,12 +15,13 @@
 //! - **Title**: the page's name for the conversation is kept (bounded, `ledger::titles`),
 //!   so the window says where a send goes in words a person knows.
 
+use super::applied::{Answered, Applied};
 use super::error::ApiError;
-use super::observations::{Answered, Applied};
 use super::BridgeState;
 use crate::ledger::LedgerRead;
 use crate::ledger::{EvidenceKind, ListFilter, Send, SendState};
 use crate::provider::chatgpt::{self, conversation::ConversationListing, evidence};
+use crate::site::Site;
 
 /// Most sends of one state a read is compared with.
 const MAX_SENDS: u32 = 100;
@@ -34,13 +35,13 @@ pub(crate) async fn apply(
 ) -> Result<Vec<Applied>, ApiError> {
     note_title(st, &listing, listed.as_deref()).await;
     let mut applied = Vec::new();
-    for send in sends_in(st, SendState::Accepted).await? {
+    for send in sends_in(st, Site::Chatgpt, SendState::Accepted).await? {
         if let Some(a) = harvest(st, &listing, listed.as_deref(), send).await? {
             applied.push(a);
         }
     }
-    let mut waiting = sends_in(st, SendState::Uncertain).await?;
-    waiting.extend(sends_in(st, SendState::Dispatched).await?);
+    let mut waiting = sends_in(st, Site::Chatgpt, SendState::Uncertain).await?;
+    waiting.extend(sends_in(st, Site::Chatgpt, SendState::Dispatched).await?);
     for send in waiting {
         if let Some(a) = evidence_note(st, &listing, listed.as_deref(), send).await? {
             applied.push(a);
@@ -64,13 +65,20 @@ async fn note_title(st: &BridgeState, listing: &ConversationListing, listed: Opt
     }
 }
 
-async fn sends_in(st: &BridgeState, state: SendState) -> Result<Vec<Send>, ApiError> {
+/// The newest sends of `site` in `state` (at most [`MAX_SENDS`]): a site's read is never
+/// evidence for another site's send.
+pub(crate) async fn sends_in(
+    st: &BridgeState,
+    site: Site,
+    state: SendState,
+) -> Result<Vec<Send>, ApiError> {
     Ok(st
         .ledger()
         .call(move |l| {
             l.list(&ListFilter {
                 states: vec![state],
                 limit: Some(MAX_SENDS),
+                site: Some(site),
             })
         })
         .await?)

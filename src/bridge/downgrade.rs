@@ -13,8 +13,8 @@
 //!   already carry a mismatch — written once, by the ledger's `note_answer_model` (the
 //!   answer's own fact may have written it already).
 
+use super::applied::Applied;
 use super::error::ApiError;
-use super::observations::Applied;
 use super::BridgeState;
 use crate::ledger::{EvidenceKind, LedgerRead};
 use crate::provider::chatgpt::models;

@@ -4,8 +4,8 @@
 //! `destination_mismatch` naming the route, and `uncertain` for a person (it went out, not
 //! into a chat conversation; never resent; the queue moves on).
 
+use super::applied::{Applied, MAX_ELSEWHERE_ROUTE_BYTES};
 use super::error::ApiError;
-use super::observations::{Applied, MAX_ELSEWHERE_ROUTE_BYTES};
 use super::BridgeState;
 use crate::error_code::ErrorCode;
 use crate::ledger::{LedgerError, LedgerRead};

@@ -6,9 +6,11 @@
 
 use super::body::{Body, OBSERVATION_LIMIT};
 use super::error::ApiError;
+pub use super::hand_out::MAX_WAIT_MS;
+use super::hand_out::{handed, long_poll, take_with_files};
 use super::observations::{self, Observation};
 use super::BridgeState;
-use crate::destination::{Confirmation, Destination};
+use crate::destination::Confirmation;
 use crate::error_code::ErrorCode;
 use crate::ledger::LedgerRead;
 use crate::ledger::{
@@ -21,9 +23,6 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::time::Duration;
-
-/// Longest long-poll, in ms.
-pub const MAX_WAIT_MS: u64 = 25_000;
 
 type Answer = Result<Json<Value>, ApiError>;
 
@@ -48,31 +47,36 @@ pub(super) fn routes() -> Router<BridgeState> {
         )
 }
 
-/// The profile's default destination, where a send naming none goes (the popup shows it).
+/// The profile's default destination, where a send naming none goes (the popup shows it):
+/// the ledger's copy, what the next send naming none takes.
 async fn default_destination(State(st): State<BridgeState>) -> Answer {
-    let d = crate::destination::read_default(st.profile().dir())
-        .map_err(|e| ApiError::new(StatusCode::CONFLICT, ErrorCode::Invalid, e))?;
+    let d = st
+        .ledger()
+        .call(|l| l.default_destination(crate::site::Site::default()))
+        .await?;
     Ok(Json(
         json!({ "default_destination": d, "words": d.words() }),
     ))
 }
 
 /// Sets the default destination from the popup (the fields of a send's place: at most one
-/// of `conversation_id`, `project_id`, `new_chat`, plus `model`, `effort`). A refusal
-/// writes nothing and says why. Queued sends keep the destination they recorded.
+/// of `conversation_id`, `project_id`, `new_chat`, plus `model`, `effort`): the act
+/// [`crate::api::Request::SetDefaultDestination`], as the CLI and the window send it. A
+/// refusal writes nothing and says why. Queued sends keep the destination they recorded.
 async fn set_default_destination(
     State(st): State<BridgeState>,
     Body(named): Body<crate::destination::Named>,
 ) -> Answer {
-    let d = crate::profile::default_destination::write(st.profile(), &named)
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::Invalid, e))?;
-    tracing::info!(
-        place = d.kind.as_str(),
-        "the extension's popup set the default destination"
-    );
-    Ok(Json(
-        json!({ "default_destination": d, "words": d.words() }),
-    ))
+    let req = crate::api::Request::SetDefaultDestination {
+        site: named.site.unwrap_or_default(),
+        destination: named,
+    };
+    let outcome = st
+        .ledger()
+        .call(move |l| crate::api::apply(l, &req))
+        .await?;
+    tracing::info!("the extension's popup set the default destination");
+    Ok(Json(json!(outcome)))
 }
 
 #[derive(Deserialize)]
@@ -140,113 +144,50 @@ async fn lease(State(st): State<BridgeState>, Body(binding): Body<TabBinding>) -
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NextBody {
-    lease_id: String,
+    /// One tab's lease (an extension before issue 39: one poll per tab).
+    #[serde(default)]
+    lease_id: Option<String>,
+    /// Many tabs waiting for a send, in one poll (ext_poll.rs).
+    #[serde(default)]
+    lease_ids: Option<Vec<String>>,
+    /// Many tabs waiting for a remote stop, in the same poll (ext_poll.rs).
+    #[serde(default)]
+    stop_lease_ids: Option<Vec<String>>,
     #[serde(default)]
     wait_ms: Option<u64>,
 }
 
-/// A send handed to the tab: its text, where it goes, and its files
-/// (`{sha256, name, mime, size}` each, in order; `[]` when none).
-type HandedOut = (
-    Send,
-    Option<Destination>,
-    Vec<crate::attachments::Attachment>,
-);
-
-fn handed((send, destination, files): &HandedOut) -> Value {
-    json!({
-        "op_id": send.op_id,
-        "text": send.text,
-        "conversation_id": send.conversation_id,
-        "destination": destination,
-        "attachments": files,
-    })
-}
-
-/// The claim `take` gives, with its destination and files — after checking that each
-/// file is in the store with its size: a send whose file is missing or damaged fails
-/// before dispatch (nothing typed, nothing clicked) and the next claim is tried.
-fn take_with_files(
-    l: &mut crate::ledger::Ledger,
-    lease_id: &str,
-    store: &crate::attachments::Store,
-) -> Result<Option<HandedOut>, LedgerError> {
-    loop {
-        let Some(send) = take(l, lease_id)? else {
-            return Ok(None);
-        };
-        let files: Vec<_> = l
-            .attachments_of(&send.op_id)?
-            .into_iter()
-            .map(|a| a.file)
-            .collect();
-        let missing = files
-            .iter()
-            .find_map(|f| store.check_present(&f.sha256, f.size).err());
-        if let Some(e) = missing {
-            let why = format!("failed before dispatch: {e}; nothing was typed or clicked");
-            l.fail(&send.op_id, &why, "owner")?;
-            continue;
-        }
-        let destination = l.destination(&send.op_id)?;
-        return Ok(Some((send, destination, files)));
-    }
-}
-
-/// The send this lease already holds as claimed (re-delivered after a lost answer:
-/// claimed means no grant was issued, so nothing was clicked), or a new claim.
-fn take(l: &mut crate::ledger::Ledger, lease_id: &str) -> Result<Option<Send>, LedgerError> {
-    l.hear_lease(lease_id);
-    if l.get_lease(lease_id)?.ended_at.is_some() {
-        return Err(LedgerError::LeaseEnded(lease_id.into()));
-    }
-    let held = l.claimed_by(lease_id)?;
-    match held {
-        Some(s) => Ok(Some(s)),
-        None => l.claim_next(lease_id),
-    }
-}
-
-/// A long-poll: runs `check` now and after every committed change until it says done,
-/// the wait runs out or the owner shuts down; answers its last value.
-pub(super) async fn long_poll<T, F, Fut>(
-    st: &BridgeState,
-    wait: Duration,
-    mut check: F,
-) -> Result<T, ApiError>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<(T, bool), ApiError>>,
-{
-    let deadline = tokio::time::Instant::now() + wait;
-    let changed = st.ledger().changed();
-    loop {
-        // Registered before the check, so a change committed during it is not missed.
-        let notified = changed.notified();
-        tokio::pin!(notified);
-        notified.as_mut().enable();
-        let (value, done) = check().await?;
-        if done {
-            return Ok(value);
-        }
-        tokio::select! {
-            _ = notified => {}
-            _ = tokio::time::sleep_until(deadline) => return Ok(value),
-            _ = st.closing() => return Ok(value),
-        }
-    }
-}
-
+/// `POST /v1/ext/next`: one lease (`lease_id`) or many (`lease_ids`, `stop_lease_ids`:
+/// ext_poll.rs), never both.
 async fn next(State(st): State<BridgeState>, Body(b): Body<NextBody>) -> Answer {
-    let wait = Duration::from_millis(b.wait_ms.unwrap_or(MAX_WAIT_MS).min(MAX_WAIT_MS));
-    let lease_id = b.lease_id.clone();
+    match (b.lease_id, b.lease_ids, b.stop_lease_ids) {
+        (Some(lease_id), None, None) => next_one(st, lease_id, b.wait_ms).await,
+        (None, many, stops) if many.is_some() || stops.is_some() => {
+            let poll = super::ext_poll::Poll::new(
+                many.unwrap_or_default(),
+                stops.unwrap_or_default(),
+                b.wait_ms,
+            )?;
+            Ok(Json(super::ext_poll::answer(&st, poll).await?))
+        }
+        _ => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::Malformed,
+            "name one tab's `lease_id`, or many tabs' `lease_ids` and `stop_lease_ids`, not both",
+        )),
+    }
+}
+
+async fn next_one(st: BridgeState, lease_id: String, wait_ms: Option<u64>) -> Answer {
+    let wait = Duration::from_millis(wait_ms.unwrap_or(MAX_WAIT_MS).min(MAX_WAIT_MS));
+    let one = lease_id.clone();
     let tab = st
         .ledger()
         .call(move |l| l.get_lease(&lease_id).map(|x| x.binding.tab_id))
         .await
         .ok();
     let handed_out = long_poll(&st, wait, || {
-        let (st, lease_id, tab) = (st.clone(), b.lease_id.clone(), tab.clone());
+        let (st, lease_id, tab) = (st.clone(), one.clone(), tab.clone());
         async move {
             // A person's Check this page for this tab goes first: it types nothing.
             if let Some(ask) = tab.and_then(|t| st.asks().hand_out(&t)) {

@@ -29,6 +29,7 @@ fn send_opens(method: &str, path: &str) -> bool {
                 | ["sends", _, "artifacts", _]
                 | ["queue"]
                 | ["queue", "history"]
+                | ["queue", "stopped"]
                 | ["queue", "feed"]
                 | ["events"]
                 | ["status"]

@@ -6,18 +6,21 @@
 //! **API Boundary**: every route goes through [`auth::guard`] first; a refused request
 //! never reaches the ledger.
 
+mod applied;
 mod artifact_routes;
 mod attachment_routes;
 pub mod auth;
 pub mod body;
 mod client_routes;
 pub mod connections;
-mod conversation_read;
+pub(crate) mod conversation_read;
 mod downgrade;
 mod elsewhere;
 pub mod error;
 mod events;
+mod ext_poll;
 mod extension_routes;
+pub(crate) mod hand_out;
 mod key_scope;
 pub mod observations;
 mod openai;
@@ -27,6 +30,8 @@ pub mod pairing;
 pub mod queue_feed;
 mod refused_request;
 pub(crate) mod revocation;
+pub(crate) mod sites;
+pub mod turn;
 
 use crate::clock::{Clock, Millis};
 use crate::error_code::ErrorCode;
@@ -59,7 +64,7 @@ struct Inner {
     clock: Arc<dyn Clock>,
     observations: Mutex<observations::Tracker>,
     asks: Mutex<page_check::Asks>,
-    live: openai::live::LiveFeed,
+    live: openai::answer_feed::LiveFeed,
     /// Turns true when shutdown begins: long-lived answers (long-polls, event streams)
     /// end then, so graceful shutdown does not wait out its grace on them.
     closing: watch::Sender<bool>,
@@ -100,7 +105,7 @@ impl BridgeState {
             clock,
             observations: Mutex::new(observations::Tracker::default()),
             asks: Mutex::new(page_check::Asks::default()),
-            live: openai::live::LiveFeed::default(),
+            live: openai::answer_feed::LiveFeed::default(),
             closing: watch::Sender::new(false),
         })))
     }
@@ -130,7 +135,7 @@ impl BridgeState {
             .is_some_and(|e| e.token_sha256 == token_hash(token))
     }
 
-    pub(crate) fn live(&self) -> &openai::live::LiveFeed {
+    pub(crate) fn live(&self) -> &openai::answer_feed::LiveFeed {
         &self.0.live
     }
 

@@ -10,17 +10,18 @@
 //! chunks in `seq` order, the facts they newly show — public so that the fuzz target
 //! (`fuzz/fuzz_targets/observations.rs`) drives exactly what the owner applies.
 
+pub(crate) use super::applied::Applied;
+pub use super::applied::{Answered, Fact, MAX_ELSEWHERE_ROUTE_BYTES};
 use super::error::ApiError;
+pub use super::turn::{LiveText, Progress, Read, TurnReader};
 use super::BridgeState;
 use crate::error_code::ErrorCode;
 use crate::ledger::LedgerRead;
-use crate::ledger::{EvidenceKind, LedgerError, LimitHold, PageError, Receipt, SendState};
-use crate::provider::chatgpt::{
-    self, conversation, refusal, request,
-    stream::{StreamDecoder, TurnObservation},
-};
+use crate::ledger::{EvidenceKind, LedgerError, LimitHold, PageError, SendState};
+use crate::provider::chatgpt::{conversation, refusal, request};
+use crate::site::Site;
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 
 /// Streams tracked at once at most (oldest dropped first).
@@ -110,141 +111,20 @@ enum Kind {
     },
 }
 
-/// Longest route accepted in a `request_elsewhere` observation, in bytes (it is made a
-/// template of at most [`chatgpt::traffic::MAX_ROUTE_BYTES`]).
-pub const MAX_ELSEWHERE_ROUTE_BYTES: usize = 2048;
-
-/// What an observation led to.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(tag = "fact", rename_all = "snake_case")]
-pub(crate) enum Applied {
-    Tracking {
-        op_id: String,
-    },
-    NotTracked {
-        reason: String,
-    },
-    Accepted {
-        op_id: String,
-        receipt: Receipt,
-    },
-    Completed {
-        op_id: String,
-        message_id: String,
-    },
-    Outcome {
-        op_id: String,
-        outcome: String,
-    },
-    Evidence {
-        op_id: String,
-        matching: usize,
-        exactly_one: bool,
-    },
-    /// The page's own request after the click went to a route that is not a chat
-    /// conversation route: the send is uncertain at once with a `destination_mismatch`.
-    Elsewhere {
-        op_id: String,
-        route: String,
-    },
-    PageError {
-        op_id: String,
-        usage_limit: bool,
-        resets_at_ms: Option<i64>,
-    },
-    Noted {
-        op_id: String,
-        note: String,
-    },
-    /// The page's traffic showed a fact every send needs not holding: the send is marked
-    /// and the page-changed gate closed.
-    PageChanged {
-        op_id: String,
-        fact_id: String,
-    },
-    /// A piece of a stream this owner does not follow: it began before this owner started
-    /// (a restart mid-answer). A tab that saw its request followed sends it again from its
-    /// request, and the new owner follows it from there (see `start`).
-    UnknownStream {
-        stream_id: String,
-    },
-}
-
 struct Track {
     op_id: String,
     text: String,
-    request: request::ConversationRequest,
-    decoder: StreamDecoder,
+    /// The site's reader of this turn (`super::sites`).
+    reader: Box<dyn TurnReader>,
     next_seq: u64,
     early: BTreeMap<u64, String>,
     /// Bytes taken so far (chunks, early ones included, and frames).
     taken: usize,
-    accepted: bool,
-    completed: bool,
+    progress: Progress,
     order: u64,
-    /// Length in bytes of the answer text last published to the live feed.
-    live_len: usize,
 }
 
-/// The answer so far when it grew: (op id, text, model slug).
-type LiveText = Option<(String, String, Option<String>)>;
-
 impl Track {
-    /// What `obs` newly shows: the receipt, the final answer (each once), the turn's
-    /// outcome, and the answer so far for the live feed.
-    fn facts_of(
-        &mut self,
-        obs: &crate::provider::chatgpt::stream::TurnObservation,
-    ) -> (Vec<Fact>, chatgpt::TurnOutcome, LiveText) {
-        let mut facts = Vec::new();
-        if !self.accepted {
-            if let Some(r) = chatgpt::receipt_for(&self.request, obs, &self.text) {
-                self.accepted = true;
-                facts.push(Fact::Receipt(
-                    self.op_id.clone(),
-                    Receipt {
-                        conversation_id: r.conversation_id,
-                        user_message_id: r.user_message_id,
-                        turn_id: r.turn_id,
-                    },
-                ));
-            }
-        }
-        let so_far = chatgpt::answer_so_far(obs, &self.request.user_message_id);
-        let outcome = chatgpt::answer_outcome(obs, &self.request.user_message_id);
-        if self.accepted && !self.completed {
-            if let chatgpt::TurnOutcome::Answered { message_id, text } = &outcome {
-                self.completed = true;
-                let model = so_far.as_ref().and_then(|(_, m)| m.clone());
-                if let Some(answered) = &model {
-                    let requested = self.request.model.clone();
-                    facts.push(Fact::AnsweredBy(
-                        self.op_id.clone(),
-                        answered.clone(),
-                        requested,
-                    ));
-                }
-                let artifacts =
-                    chatgpt::artifacts::artifacts_of(obs, &self.request.user_message_id);
-                facts.push(Fact::Answer(
-                    self.op_id.clone(),
-                    Answered {
-                        message_id: message_id.clone(),
-                        text: text.clone(),
-                        model,
-                        artifacts,
-                    },
-                ));
-            }
-        }
-        let live = so_far
-            .filter(|(text, _)| self.accepted && text.len() != self.live_len)
-            .map(|(text, model)| {
-                self.live_len = text.len();
-                (self.op_id.clone(), text, model)
-            });
-        (facts, outcome, live)
-    }
     /// Counts `input` against the stream's bounds.
     fn within_bounds(&mut self, input: &Input) -> Result<(), Unfollowed> {
         let bytes = match input {
@@ -275,31 +155,14 @@ impl Track {
                     self.early.insert(seq, chunk);
                 }
                 while let Some(chunk) = self.early.remove(&self.next_seq) {
-                    self.decoder.feed(chunk.as_bytes());
+                    self.reader.feed(chunk.as_bytes());
                     self.next_seq += 1;
                 }
                 (false, false)
             }
-            Input::Websocket(message) => (
-                false,
-                !self.decoder.feed_websocket_frame(&message).understood(),
-            ),
+            Input::Websocket(message) => (false, !self.reader.feed_frame(&message)),
             Input::End => (true, false),
         }
-    }
-
-    /// At the end of a turn with no answer: the page's own error (or moderation block)
-    /// ends an accepted send `page_error`; before the receipt it is a note.
-    fn refusal(&self, obs: &TurnObservation) -> Option<Fact> {
-        let message = obs.error.clone().or_else(|| obs.blocked.clone())?;
-        Some(if self.accepted {
-            Fact::PageError(self.op_id.clone(), message, obs.error_code.clone())
-        } else {
-            Fact::Note(
-                self.op_id.clone(),
-                format!("the page answered with an error before its receipt was seen: {message}"),
-            )
-        })
     }
 }
 
@@ -317,46 +180,11 @@ pub struct Tracker {
 pub struct Fed {
     /// Facts the ledger is to commit, in order.
     pub facts: Vec<Fact>,
-    /// At `stream_end`: (op id, the turn's outcome).
-    pub end: Option<(String, chatgpt::TurnOutcome)>,
+    /// At `stream_end`: (op id, the turn's outcome in words).
+    pub end: Option<(String, String)>,
     /// The answer so far, when it grew: (op id, text, model slug). Not custody: a live
     /// feed for the OpenAI door's streamed answers.
     pub live: Option<(String, String, Option<String>)>,
-}
-
-/// The final answer as the stream showed it.
-#[derive(Debug)]
-pub struct Answered {
-    /// The answer message's id.
-    pub message_id: String,
-    /// Its text.
-    pub text: String,
-    /// The page's model slug, when given.
-    pub model: Option<String>,
-    /// The files its turn generated (asset pointers, in order).
-    pub artifacts: Vec<crate::attachments::AnswerArtifact>,
-}
-
-/// A fact a stream showed about its send.
-#[derive(Debug)]
-pub enum Fact {
-    /// (op id, receipt): the page accepted the send.
-    Receipt(String, Receipt),
-    /// (op id, the final answer: its message id, text, the page's model slug and the
-    /// files it generated).
-    Answer(String, Answered),
-    /// The page ended the turn with its own error and no answer: (op id, message, the
-    /// error's code when the stream gave one).
-    PageError(String, String, Option<String>),
-    /// A note for a person: (op id, note).
-    Note(String, String),
-    /// The model that wrote the final answer, and the one the page's request asked for:
-    /// (op id, answered, requested) — a model downgrade is noted, never a failure.
-    AnsweredBy(String, String, Option<String>),
-    /// The page's response stream was in a format not recognised at all (the provider's
-    /// `traffic::stream_not_recognised`): (op id, the fact id, the sentence). The send
-    /// becomes uncertain at once and the page-changed gate closes.
-    PageChanged(String, &'static str, String),
 }
 
 /// The sentence when the page's response stream was not recognised.
@@ -371,13 +199,26 @@ fn refused(msg: impl Into<String>) -> ApiError {
 
 impl Tracker {
     /// Starts following `stream_id` as the stream of send `op_id`, whose text is `text`
-    /// and whose conversation request the page sent as `req`.
+    /// and whose conversation request the page (chatgpt.com) sent as `req`.
     pub fn start(
         &mut self,
         stream_id: String,
         op_id: String,
         text: String,
         req: request::ConversationRequest,
+    ) {
+        let reader = Box::new(super::sites::chatgpt::Turn::new(req));
+        self.start_reader(stream_id, op_id, text, reader);
+    }
+
+    /// Starts following `stream_id` for send `op_id` (text `text`), read by a site's
+    /// `reader` (the oldest track is dropped past [`MAX_TRACKS`]).
+    pub fn start_reader(
+        &mut self,
+        stream_id: String,
+        op_id: String,
+        text: String,
+        reader: Box<dyn TurnReader>,
     ) {
         if self.tracks.len() >= MAX_TRACKS {
             if let Some(oldest) = self
@@ -395,15 +236,12 @@ impl Tracker {
             Track {
                 op_id,
                 text,
-                request: req,
-                decoder: StreamDecoder::new(),
+                reader,
                 next_seq: 0,
                 early: BTreeMap::new(),
                 taken: 0,
-                accepted: false,
-                completed: false,
+                progress: Progress::default(),
                 order: self.counter,
-                live_len: 0,
             },
         );
     }
@@ -415,11 +253,11 @@ impl Tracker {
         stream_id: String,
         op_id: String,
         text: String,
-        req: request::ConversationRequest,
+        reader: Box<dyn TurnReader>,
     ) {
-        self.start(stream_id.clone(), op_id, text, req);
+        self.start_reader(stream_id.clone(), op_id, text, reader);
         if let Some(t) = self.tracks.get_mut(&stream_id) {
-            t.accepted = true;
+            t.progress.accepted = true;
         }
     }
 
@@ -442,7 +280,7 @@ impl Tracker {
         };
         let why = match bounded {
             Err(why) => Some(why),
-            Ok(()) if t.decoder.nests_too_deep() => Some(Unfollowed::TooDeep),
+            Ok(()) if t.reader.nests_too_deep() => Some(Unfollowed::TooDeep),
             Ok(()) => None,
         };
         if let Some(why) = why {
@@ -450,35 +288,20 @@ impl Tracker {
             self.tracks.remove(stream_id);
             return Err((op_id, why));
         }
-        // At the end of the HTTP stream the decoder is finished (an unterminated last line
-        // counts, a cut stream says so) — unless the turn was handed off and its answer
-        // is still to come over the WebSocket: then it stays followed.
-        let snapshot = t.decoder.snapshot();
-        let handed_off = snapshot.handoff.is_some() && !t.completed;
-        let finishing = ended && !handed_off;
-        let obs = if finishing {
-            std::mem::take(&mut t.decoder).finish()
-        } else {
-            snapshot
-        };
-        let (mut facts, outcome, live) = t.facts_of(&obs);
-        if finishing && !t.accepted && chatgpt::traffic::stream_not_recognised(&obs) {
-            facts.push(Fact::PageChanged(
-                t.op_id.clone(),
-                chatgpt::traffic::STREAM_MARKERS,
-                STREAM_NOT_RECOGNISED.into(),
-            ));
-        } else if finishing && !t.completed {
-            facts.extend(t.refusal(&obs));
-        }
+        let read = t.reader.read((&t.op_id, &t.text), &mut t.progress, ended);
+        let mut facts = read.facts;
         if not_understood {
-            facts.push(Fact::Note(t.op_id.clone(), FRAMES_NOT_UNDERSTOOD.into()));
+            facts.push(Fact::NotUnderstood(t.op_id.clone()));
         }
-        let end = ended.then(|| (t.op_id.clone(), outcome));
-        if finishing {
+        let end = ended.then(|| (t.op_id.clone(), read.outcome));
+        if read.finished {
             self.tracks.remove(stream_id);
         }
-        Ok(Fed { facts, end, live })
+        Ok(Fed {
+            facts,
+            end,
+            live: read.live,
+        })
     }
 }
 
@@ -507,9 +330,31 @@ pub(super) async fn hear(st: &BridgeState, lease_id: &str) -> Result<(), ApiErro
     Ok(())
 }
 
+/// The site of the tab `lease_id` (its lease's): it picks the parser of the page's traffic.
+async fn site_of(st: &BridgeState, lease_id: &str) -> Result<Site, ApiError> {
+    let id = lease_id.to_string();
+    Ok(st
+        .ledger()
+        .call(move |l| l.get_lease(&id).map(|x| x.binding.site))
+        .await?)
+}
+
 pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applied>, ApiError> {
     hear(st, &o.lease_id).await?;
+    let site = site_of(st, &o.lease_id).await?;
     let (stream_id, input) = match o.kind {
+        Kind::Request {
+            stream_id,
+            url,
+            body,
+            answered,
+        } if site == Site::Claude => {
+            let page = (url.as_str(), body.as_str());
+            return super::sites::claude::start(st, o.op_id, stream_id, page, &answered).await;
+        }
+        Kind::Listing { url, body } if site == Site::Claude => {
+            return super::sites::claude::listing(st, &url, &body).await
+        }
         Kind::Request {
             stream_id,
             url,
@@ -559,7 +404,6 @@ pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applie
         });
     }
     if let Some((op_id, outcome)) = end {
-        let outcome = outcome.to_string();
         applied.push(Applied::Outcome { op_id, outcome });
     }
     Ok(applied)
@@ -586,12 +430,51 @@ async fn apply_fact(st: &BridgeState, fact: Fact) -> Result<Applied, ApiError> {
         Fact::PageError(op_id, message, code) => {
             record_page_error(st, op_id, &message, code.as_deref()).await?
         }
+        Fact::Refused(op_id, error) => {
+            let (id, limit) = (op_id.clone(), error.limit);
+            st.ledger()
+                .call(move |l| l.page_error(&id, &error, "extension"))
+                .await?;
+            Applied::PageError {
+                op_id,
+                usage_limit: limit.is_some(),
+                resets_at_ms: limit.and_then(|l| l.until_ms),
+            }
+        }
+        Fact::LimitSeen(op_id, words, until) => {
+            let (id, note) = (
+                op_id.clone(),
+                format!("the page showed its usage limit before the receipt was seen: {words}"),
+            );
+            st.ledger()
+                .call(move |l| l.usage_limit_seen(&id, &note, until))
+                .await?;
+            Applied::PageError {
+                op_id,
+                usage_limit: true,
+                resets_at_ms: until,
+            }
+        }
         Fact::Note(op_id, note) => {
             let (id, n) = (op_id.clone(), note.clone());
             st.ledger()
                 .call(move |l| l.note_evidence(&id, EvidenceKind::Observed, &n))
                 .await?;
             Applied::Noted { op_id, note }
+        }
+        Fact::NotUnderstood(op_id) => {
+            let id = op_id.clone();
+            let says = (
+                EvidenceKind::Observed,
+                Some(crate::ledger::NoteKind::FramesNotUnderstood),
+            );
+            st.ledger()
+                .call(move |l| l.note_evidence_saying(&id, says, FRAMES_NOT_UNDERSTOOD))
+                .await?;
+            Applied::Noted {
+                op_id,
+                note: FRAMES_NOT_UNDERSTOOD.into(),
+            }
         }
         Fact::AnsweredBy(op_id, answered, requested) => {
             super::downgrade::apply(st, op_id, answered, requested).await?
@@ -620,7 +503,11 @@ async fn record_page_error(
     message: &str,
     code: Option<&str>,
 ) -> Result<Applied, ApiError> {
-    let refusal = refusal::read_coded_refusal(message, code, &chrono::Local::now());
+    // The owner's clock (a test's fixed clock too), read in the machine's local zone.
+    let now = chrono::DateTime::from_timestamp_millis(st.now())
+        .unwrap_or_default()
+        .with_timezone(&chrono::Local);
+    let refusal = refusal::read_coded_refusal(message, code, &now);
     let error = PageError {
         message: refusal.message.clone(),
         limit: refusal.usage_limit.then_some(LimitHold {
@@ -764,12 +651,9 @@ fn follow_again(
     if send.state != SendState::Accepted || receipt.user_message_id != req.user_message_id {
         return None;
     }
-    st.observations().start_accepted(
-        stream_id,
-        send.op_id.clone(),
-        send.text.clone(),
-        req.clone(),
-    );
+    let reader = Box::new(super::sites::chatgpt::Turn::new(req.clone()));
+    st.observations()
+        .start_accepted(stream_id, send.op_id.clone(), send.text.clone(), reader);
     Some(vec![Applied::Tracking {
         op_id: send.op_id.clone(),
     }])

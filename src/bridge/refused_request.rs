@@ -6,8 +6,8 @@
 //! 431 or 401). A send already uncertain (the owner restarted in between) only gets a note:
 //! only a receipt moves an uncertain send by itself.
 
+use super::applied::Applied;
 use super::error::ApiError;
-use super::observations::Applied;
 use super::BridgeState;
 use crate::ledger::{EvidenceKind, LimitHold, PageError, Send, SendState};
 use crate::provider::chatgpt::refused_request::{
@@ -61,7 +61,37 @@ pub(crate) async fn apply(
     send: &Send,
     answered: &Answered,
 ) -> Result<Option<Vec<Applied>>, ApiError> {
-    let Some(mut refusal) = answered.refusal(chrono::Utc::now().timestamp_millis()) else {
+    let refusal = answered.refusal(st.now());
+    apply_read(st, send, refusal).await
+}
+
+impl Answered {
+    /// The refusal this answer is as a site's reader says (`read(status, retry_after,
+    /// body)`), if its status proves one.
+    pub(crate) fn read_with(
+        &self,
+        read: impl FnOnce(u16, Option<&str>, &str) -> Option<RefusedRequest>,
+    ) -> Option<RefusedRequest> {
+        let retry_after = self
+            .retry_after
+            .as_deref()
+            .filter(|h| h.len() <= MAX_RETRY_AFTER_BYTES);
+        read(
+            self.status?,
+            retry_after,
+            self.error_body.as_deref().unwrap_or(""),
+        )
+    }
+}
+
+/// Applies a refusal already read by the send's site (`None`: no refusal, the stream is
+/// then followed as usual).
+pub(crate) async fn apply_read(
+    st: &BridgeState,
+    send: &Send,
+    refusal: Option<RefusedRequest>,
+) -> Result<Option<Vec<Applied>>, ApiError> {
+    let Some(mut refusal) = refusal else {
         return Ok(None);
     };
     if echoes_the_text(&refusal.message, &send.text) {

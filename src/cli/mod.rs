@@ -18,6 +18,7 @@ mod max_in_flight;
 mod mcp;
 mod output;
 mod page_check;
+mod retention;
 mod sends;
 mod serve;
 mod status;
@@ -86,10 +87,13 @@ pub enum Command {
     /// How many sends may be in flight at once, each in its own conversation and tab
     /// (`max_in_flight` in config.json, 1 to 8; 1 until set). Without N: prints it.
     MaxInFlight(max_in_flight::MaxInFlightArgs),
+    /// How long settled sends are kept: `--days N` prunes those older than N days (with
+    /// files no kept send uses; never an open send), `--days off` keeps all (the default).
+    Retention(retention::RetentionArgs),
     /// The profile at a glance: gate, epoch, counts, owner, default destination.
     Status,
     /// Checks the ledger's integrity, file permissions and owner.
-    Doctor,
+    Doctor(status::DoctorArgs),
     /// Rebuilds a damaged ledger from every row still readable: the damaged file is kept
     /// aside untouched, in-flight sends become uncertain, the gate starts closed.
     Salvage,
@@ -142,8 +146,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Keys(k) => keys::run(profile, json, k),
         Command::Destination(c) => destination::run(profile, json, c),
         Command::MaxInFlight(a) => max_in_flight::run(profile, json, a),
+        Command::Retention(a) => retention::run(profile, json, a),
         Command::Status => status::status(profile, json),
-        Command::Doctor => status::doctor(profile, json),
+        Command::Doctor(a) => status::doctor(profile, json, a),
         Command::Salvage => status::salvage(profile, json),
         Command::Serve(a) => serve::serve(profile, a),
         Command::PageCheck(a) => page_check::run(profile, json, a),

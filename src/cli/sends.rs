@@ -17,7 +17,12 @@ pub struct SendArgs {
     /// with the same id never queues a second send.
     #[arg(long)]
     pub id: Option<String>,
-    /// The conversation it goes to: its id or its chatgpt.com URL. Without --conversation,
+    /// The chat site it goes to: chatgpt (the default) or claude. A claude.ai address given
+    /// to --conversation or --project names claude by itself.
+    #[arg(long, value_parser = crate::site::Site::parse)]
+    pub site: Option<crate::site::Site>,
+    /// The conversation it goes to: its id or its page's URL (chatgpt.com/c/…,
+    /// claude.ai/chat/…). Without --conversation,
     /// --project or --new-chat: the profile's default destination (`sendledger
     /// destination show`; a new chat until a person sets one).
     #[arg(long, group = "place")]
@@ -137,7 +142,7 @@ fn meaning(s: &Send) -> &'static str {
     }
 }
 
-fn one_line(s: &Send) -> String {
+fn one_line(s: &Send, site: crate::site::Site) -> String {
     let preview: String = s
         .text
         .chars()
@@ -149,7 +154,12 @@ fn one_line(s: &Send) -> String {
     } else {
         ""
     };
-    format!("{:<36}  {:<10}  {preview}{more}", s.op_id, s.state)
+    format!(
+        "{:<36}  {:<10}  {:<7}  {preview}{more}",
+        s.op_id,
+        s.state,
+        site.as_str()
+    )
 }
 
 /// The files the send carries (`file` lines: name, size, MIME type, address, the page's
@@ -331,6 +341,7 @@ pub(crate) fn send(profile: Option<&Path>, json: bool, a: SendArgs) -> Result<()
         send: QueueRequest {
             op_id: Some(op_id.clone()),
             text,
+            site: a.site,
             conversation_id: a.conversation,
             project_id: a.project,
             new_chat: a.new_chat,
@@ -369,21 +380,45 @@ pub(crate) fn list(profile: Option<&Path>, json: bool, a: ListArgs) -> Result<()
         .map(|s| s.parse::<SendState>())
         .collect::<Result<Vec<_>, _>>()
         .map_err(CliError::Usage)?;
-    let sends = backend::reader(profile)?.list(&ListFilter {
+    let reader = backend::reader(profile)?;
+    let sends = reader.list(&ListFilter {
         states,
         limit: Some(a.limit),
+        site: None,
     })?;
+    // Each send's site (`chatgpt` for one admitted before sites), named on its line.
+    let sites = sends
+        .iter()
+        .map(|s| {
+            Ok(reader
+                .destination(&s.op_id)?
+                .map(|d| d.site)
+                .unwrap_or_default())
+        })
+        .collect::<Result<Vec<_>, crate::ledger::LedgerError>>()?;
     #[derive(serde::Serialize)]
     struct Listed<'a> {
         sends: &'a [Send],
+        sites: &'a [crate::site::Site],
     }
-    emit(json, &Listed { sends: &sends }, || {
-        if sends.is_empty() {
-            "no sends".into()
-        } else {
-            sends.iter().map(one_line).collect::<Vec<_>>().join("\n")
-        }
-    });
+    emit(
+        json,
+        &Listed {
+            sends: &sends,
+            sites: &sites,
+        },
+        || {
+            if sends.is_empty() {
+                "no sends".into()
+            } else {
+                let lines = sends.iter().zip(&sites);
+                lines
+                    .map(|(s, site)| one_line(s, *site))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }
+        },
+    );
     Ok(())
 }
 

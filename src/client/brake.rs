@@ -90,7 +90,7 @@ fn through_owner(profile: &Profile, req: &Request) -> Result<(StopReport, Via), 
     match BridgeClient::discover(profile) {
         Ok(Some(client)) => {
             return match client.with_timeout_ms(STOP_BRIDGE_MS).apply(req) {
-                Err(ClientError::Lost(_)) => Err(Fallback(format!(
+                Err(ClientError::Lost(_) | ClientError::NoOwner) => Err(Fallback(format!(
                     "the owner's bridge refused the connection or did not answer within {STOP_BRIDGE_MS} ms"
                 ))),
                 other => other

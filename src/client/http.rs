@@ -1,5 +1,7 @@
-//! A blocking client of the bridge's client routes (the CLI's and the window's), found through
-//! `bridge.json` and authenticated with `client.token`.
+//! The one transport to the owner: a blocking client of the bridge's client routes, found
+//! through `bridge.json` and authenticated with `client.token`. The CLI and the window call
+//! it directly; the MCP server's [`super::OwnerLink`] runs it on a blocking thread. Every
+//! answer and every refusal is decoded here and nowhere else ([`BridgeClient::sent`]).
 
 use super::routes;
 use super::ClientError;
@@ -7,14 +9,13 @@ use crate::api::answers::PairingCode;
 use crate::api::queue::{HistoryPage, QueueView, Row};
 use crate::api::{Outcome, Request};
 use crate::ledger::ApiKey;
-use crate::profile::discovery::{self, BridgeInfo, CLIENT_TOKEN_FILE};
 use crate::profile::Profile;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
 /// Per-request timeout, in ms (`SENDLEDGER_CLIENT_TIMEOUT_MS` overrides it).
-pub const TIMEOUT_MS: u64 = 30_000;
+pub const TIMEOUT_MS: u64 = super::CALL_TIMEOUT_MS;
 
 /// A client of a live owner's bridge.
 #[derive(Clone)]
@@ -28,25 +29,14 @@ impl BridgeClient {
     /// The live owner's bridge, or `None` when no owner runs (or `bridge.json` is stale);
     /// the owner named by URL, with its key, when one was ([`super::remote`]).
     pub fn discover(profile: &Profile) -> Result<Option<Self>, ClientError> {
-        if let Some(named) = Self::discover_named() {
-            return Ok(Some(named));
-        }
-        let Some(BridgeInfo { address, .. }) = discovery::live_bridge(profile) else {
-            return Ok(None);
-        };
-        let path = profile
-            .file(CLIENT_TOKEN_FILE)
-            .map_err(|e| ClientError::Refused {
-                status: 0,
-                code: crate::api::ErrorCode::Profile.as_str().into(),
-                message: e.to_string(),
-            })?;
-        let token = std::fs::read_to_string(path).map_err(|e| {
-            ClientError::Lost(format!(
-                "an owner runs at {address} but its client token could not be read ({e}): check the profile's permissions"
-            ))
-        })?;
-        Ok(Some(Self::new(&address.to_string(), token.trim())))
+        Self::found(Some(profile))
+    }
+
+    /// The owner of `profile` (`None`: only the owner named by URL), as
+    /// [`super::find_owner`] finds it; `None` when none runs.
+    pub(crate) fn found(profile: Option<&Profile>) -> Result<Option<Self>, ClientError> {
+        Ok(super::find_owner(profile)?
+            .map(|(base, token)| Self::new(base.trim_start_matches("http://"), &token)))
     }
 
     /// The owner named by URL, with its key ([`super::remote`]); `None` when none was.
@@ -59,23 +49,14 @@ impl BridgeClient {
         Self {
             base: format!("http://{address}"),
             token: token.to_string(),
-            agent: ureq::AgentBuilder::new()
-                .timeout(Duration::from_millis(
-                    std::env::var("SENDLEDGER_CLIENT_TIMEOUT_MS")
-                        .ok()
-                        .and_then(|v| v.parse().ok())
-                        .unwrap_or(TIMEOUT_MS),
-                ))
-                .build(),
+            agent: agent(super::call_timeout_ms()),
         }
     }
 
     /// The same client with a per-request timeout of `ms` milliseconds (connect, send and
     /// answer together).
     pub fn with_timeout_ms(mut self, ms: u64) -> Self {
-        self.agent = ureq::AgentBuilder::new()
-            .timeout(Duration::from_millis(ms))
-            .build();
+        self.agent = agent(ms);
         self
     }
 
@@ -92,7 +73,23 @@ impl BridgeClient {
     /// `GET /v1/queue/history`: settled sends queued before `before` (an operation id;
     /// `None`: from the newest), newest first, at most `limit`.
     pub fn history(&self, before: Option<&str>, limit: u32) -> Result<HistoryPage, ClientError> {
-        let mut path = format!("/v1/queue/history?limit={limit}");
+        self.page("history", before, limit)
+    }
+
+    /// `GET /v1/queue/stopped`: stopped or rejected sends queued before `before` (an
+    /// operation id; `None`: from the newest), newest first, at most `limit`.
+    pub fn stopped(&self, before: Option<&str>, limit: u32) -> Result<HistoryPage, ClientError> {
+        self.page("stopped", before, limit)
+    }
+
+    /// `GET /v1/queue/{section}?limit=&before=`: one page of a paged section.
+    fn page(
+        &self,
+        section: &str,
+        before: Option<&str>,
+        limit: u32,
+    ) -> Result<HistoryPage, ClientError> {
+        let mut path = format!("/v1/queue/{section}?limit={limit}");
         if let Some(b) = before {
             let b = percent_encoding::utf8_percent_encode(b, percent_encoding::NON_ALPHANUMERIC);
             path.push_str(&format!("&before={b}"));
@@ -141,17 +138,12 @@ impl BridgeClient {
             .timeout_connect(Duration::from_secs(5))
             .timeout_read(Duration::from_millis(idle_ms))
             .build();
-        let resp = agent
+        let r = agent
             .get(&format!("{}/v1/queue/feed", self.base))
             .set("Authorization", &format!("Bearer {}", self.token))
             .set("Accept", "text/event-stream")
-            .call()
-            .map_err(|e| {
-                ClientError::Lost(format!(
-                    "the owner at {} did not open its queue feed ({e})",
-                    self.base
-                ))
-            })?;
+            .call();
+        let resp = self.sent("GET", r)?;
         Ok(super::feed::QueueFeed::new(resp.into_reader()))
     }
 
@@ -190,14 +182,7 @@ impl BridgeClient {
             .request("GET", &format!("{}{path}", self.base))
             .set("Authorization", &format!("Bearer {}", self.token))
             .call();
-        match r {
-            Ok(resp) => Ok(resp),
-            Err(ureq::Error::Status(status, resp)) => Err(ClientError::refused(status, resp)),
-            Err(e) => Err(ClientError::Lost(format!(
-                "the owner at {} could not be reached or did not answer ({e}); is `sendledger serve` (or the tray app) still running?",
-                self.base
-            ))),
-        }
+        self.sent("GET", r)
     }
 
     /// *Check this page* (issue 35): the owner asks a leased tab (`tab`, else the one leased
@@ -237,11 +222,26 @@ impl BridgeClient {
         method: &str,
         r: Result<ureq::Response, ureq::Error>,
     ) -> Result<Value, ClientError> {
+        self.sent(method, r)?
+            .into_json()
+            .map_err(|e| ClientError::Lost(format!("the owner answered something unreadable: {e}")))
+    }
+
+    /// The one decode of every transport's failure: a refusal (any non-2xx status) is its
+    /// `{code, message}` body ([`refused`]); a connection refused is
+    /// [`ClientError::NoOwner`] (the request never left this process); anything else is a
+    /// lost answer, said for a read (`GET`) or for an act that may have been applied.
+    fn sent(
+        &self,
+        method: &str,
+        r: Result<ureq::Response, ureq::Error>,
+    ) -> Result<ureq::Response, ClientError> {
         match r {
-            Ok(resp) => resp.into_json().map_err(|e| {
-                ClientError::Lost(format!("the owner answered something unreadable: {e}"))
-            }),
-            Err(ureq::Error::Status(status, resp)) => Err(ClientError::refused(status, resp)),
+            Ok(resp) => Ok(resp),
+            Err(ureq::Error::Status(status, resp)) => Err(refused(status, resp)),
+            Err(ureq::Error::Transport(t)) if t.kind() == ureq::ErrorKind::ConnectionFailed => {
+                Err(ClientError::NoOwner)
+            }
             Err(e) if method == "GET" => Err(ClientError::Lost(format!(
                 "the owner at {} could not be reached or did not answer ({e}); is `sendledger serve` (or the tray app) still running and not stuck?",
                 self.base
@@ -254,8 +254,40 @@ impl BridgeClient {
     }
 }
 
+/// The agent of every call: connect within 2 s, the whole call within `ms` ms.
+fn agent(ms: u64) -> ureq::Agent {
+    ureq::AgentBuilder::new()
+        .timeout_connect(Duration::from_millis(ms.min(CONNECT_MS)))
+        .timeout(Duration::from_millis(ms))
+        .build()
+}
+
+/// Bound on connecting to the owner, in ms (a loopback port answers at once or refuses).
+const CONNECT_MS: u64 = 2_000;
+
+/// The error shape of the owner's answers, `{code, message}` (docs/bridge-api.md).
+#[derive(serde::Deserialize)]
+struct ErrorBody {
+    code: String,
+    message: String,
+}
+
+/// The owner's refusal with `status`, read from its `{code, message}` body; a body that is
+/// not one is `internal`, said as such.
+fn refused(status: u16, answer: ureq::Response) -> ClientError {
+    let body = answer.into_json::<ErrorBody>().unwrap_or(ErrorBody {
+        code: crate::api::ErrorCode::Internal.as_str().into(),
+        message: "the owner refused without saying why".into(),
+    });
+    ClientError::Refused {
+        status,
+        code: body.code,
+        message: body.message,
+    }
+}
+
 /// An answer read as `T`; a shape this build does not know is said as such.
-fn typed<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, ClientError> {
+pub(crate) fn typed<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, ClientError> {
     serde_json::from_value(v).map_err(|e| {
         ClientError::Lost(format!(
             "the owner answered a shape this sendledger does not know ({e}): are the app and the CLI the same version?"
@@ -290,6 +322,18 @@ fn decode(req: &Request, v: Value) -> Result<Outcome, serde_json::Error> {
             send: serde_json::from_value::<S>(v)?.send,
         },
         Request::ToolAdmit { .. } => Outcome::Admitted(serde_json::from_value(v)?),
+        Request::SetMaxInFlight { .. } => match serde_json::from_value(v)? {
+            o @ Outcome::MaxInFlightSet { .. } => o,
+            _ => return Err(serde_json::Error::custom("expected {\"max_in_flight\": n}")),
+        },
+        Request::SetDefaultDestination { .. } => match serde_json::from_value(v)? {
+            o @ Outcome::DefaultDestinationSet { .. } => o,
+            _ => {
+                return Err(serde_json::Error::custom(
+                    "expected {\"default_destination\", \"words\"}",
+                ))
+            }
+        },
         Request::MarkNotified { .. } => match serde_json::from_value(v)? {
             o @ Outcome::Notified { .. } => o,
             _ => return Err(serde_json::Error::custom("expected {\"notified\": bool}")),
@@ -297,6 +341,10 @@ fn decode(req: &Request, v: Value) -> Result<Outcome, serde_json::Error> {
         Request::KeyCreate { .. } => match serde_json::from_value(v)? {
             o @ Outcome::KeyCreated { .. } => o,
             _ => return Err(serde_json::Error::custom("expected {\"key\", \"secret\"}")),
+        },
+        Request::SetRetention { .. } => match serde_json::from_value(v)? {
+            o @ Outcome::RetentionSet { .. } => o,
+            _ => return Err(serde_json::Error::custom("expected {\"retention\": ...}")),
         },
         Request::KeyRevoke { .. } => Outcome::KeyRevoked {
             key: serde_json::from_value::<K>(v)?.key,

@@ -3,89 +3,87 @@
 //! call, so an owner that restarted on another port or with a new token is found), or the
 //! owner named by URL with its key ([`super::remote`]). With no owner answering, every call
 //! answers [`ClientError::NoOwner`].
+//!
+//! No transport of its own: every call is [`BridgeClient`]'s, run on a blocking thread, so an
+//! answer or a refusal reads the same here as in the CLI and the window.
 
-use super::ClientError as LinkError;
-use crate::profile::discovery::{self, CLIENT_TOKEN_FILE};
+use super::{BridgeClient, ClientError};
 use crate::profile::Profile;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
-use std::time::Duration;
 
-/// Bound on an ordinary call to the owner, in ms (a wait adds its own `timeout_ms`);
-/// `SENDLEDGER_CLIENT_TIMEOUT_MS` overrides it, as for the CLI.
-pub const CALL_TIMEOUT_MS: u64 = 30_000;
+/// Bound on an ordinary call to the owner, in ms (a wait adds its own `timeout_ms`).
+pub use super::CALL_TIMEOUT_MS;
 
 /// `id` as one URL path segment (`a/b` stays one id), encoded as the bridge's route table
 /// encodes it.
 pub use super::routes::segment;
 
 /// A client of the profile's running owner.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct OwnerLink {
-    /// `None`: the owner named by URL ([`super::remote`]).
-    profile: Option<Profile>,
+    to: To,
     timeout_ms: u64,
 }
 
-struct Target {
-    base: String,
-    token: String,
+/// Which owner a link reaches.
+#[derive(Clone)]
+enum To {
+    /// Whatever owner runs for the profile at each call (`None`: the owner named by URL).
+    Found(Option<Profile>),
+    /// One address with one token, fixed.
+    At(BridgeClient),
+}
+
+impl std::fmt::Debug for OwnerLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.to {
+            To::Found(p) => write!(f, "OwnerLink(found, {p:?})"),
+            To::At(c) => write!(f, "OwnerLink(at {})", c.address()),
+        }
+    }
 }
 
 impl OwnerLink {
     /// A link to whatever owner runs for `profile` at the time of each call.
     pub fn new(profile: Profile) -> Self {
-        Self::with(Some(profile))
+        Self::with(To::Found(Some(profile)))
     }
 
     /// A link to the owner named by URL with its key ([`super::remote::name_the_owner`]);
     /// every call answers `NoOwner` when none was named.
     pub fn to_named_owner() -> Self {
-        Self::with(None)
+        Self::with(To::Found(None))
     }
 
-    fn with(profile: Option<Profile>) -> Self {
-        let timeout_ms = std::env::var("SENDLEDGER_CLIENT_TIMEOUT_MS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(CALL_TIMEOUT_MS);
+    /// A link to `address` (`127.0.0.1:PORT`) with `token`, found once (a test's owner).
+    pub fn at(address: &str, token: &str) -> Self {
+        Self::with(To::At(BridgeClient::new(address, token)))
+    }
+
+    fn with(to: To) -> Self {
         Self {
-            profile,
-            timeout_ms,
+            to,
+            timeout_ms: super::call_timeout_ms(),
         }
     }
 
-    fn target(&self) -> Result<Target, LinkError> {
-        if let Some(r) = super::remote::named() {
-            return Ok(Target {
-                base: r.base.clone(),
-                token: r.key.clone(),
-            });
-        }
-        let profile = self.profile.as_ref().ok_or(LinkError::NoOwner)?;
-        let info = discovery::live_bridge(profile).ok_or(LinkError::NoOwner)?;
-        let path = profile
-            .file(CLIENT_TOKEN_FILE)
-            .map_err(|_| LinkError::NoOwner)?;
-        let token = std::fs::read_to_string(path).map_err(|e| LinkError::Refused {
-            status: 0,
-            code: "token_unreadable".into(),
-            message: format!(
-                "sendledger runs, but its client token could not be read ({}): check the profile's permissions",
-                e.kind()
-            ),
-        })?;
-        Ok(Target {
-            base: format!("http://{}", info.address),
-            token: token.trim().to_string(),
-        })
+    /// The transport for one call bounded by `timeout_ms`: the owner found now.
+    fn client(&self, timeout_ms: u64) -> Result<BridgeClient, ClientError> {
+        let client = match &self.to {
+            To::Found(profile) => BridgeClient::found(profile.as_ref())?,
+            To::At(c) => Some(c.clone()),
+        };
+        Ok(client
+            .ok_or(ClientError::NoOwner)?
+            .with_timeout_ms(timeout_ms))
     }
 
     /// `GET path` (path and query, already encoded), bounded by the call timeout; the
     /// answer read as `T`.
-    pub async fn get<T: DeserializeOwned>(&self, path: String) -> Result<T, LinkError> {
-        typed(self.call("GET", path, None, self.timeout_ms).await?)
+    pub async fn get<T: DeserializeOwned>(&self, path: String) -> Result<T, ClientError> {
+        self.get_held(path, 0).await
     }
 
     /// `GET path` for a request the owner holds up to `held_ms` (a wait): bounded by
@@ -94,11 +92,13 @@ impl OwnerLink {
         &self,
         path: String,
         held_ms: u64,
-    ) -> Result<T, LinkError> {
-        typed(
-            self.call("GET", path, None, held_ms + self.timeout_ms)
-                .await?,
-        )
+    ) -> Result<T, ClientError> {
+        let v = self
+            .run(held_ms + self.timeout_ms, move |c| {
+                c.call("GET", &path, &Value::Null)
+            })
+            .await?;
+        super::http::typed(v)
     }
 
     /// `POST path` with `body` as JSON, bounded by the call timeout; the answer read as `T`.
@@ -106,11 +106,14 @@ impl OwnerLink {
         &self,
         path: String,
         body: &impl Serialize,
-    ) -> Result<T, LinkError> {
+    ) -> Result<T, ClientError> {
         let body = serde_json::to_value(body).map_err(|e| {
-            LinkError::Lost(format!("the request could not be written as JSON ({e})"))
+            ClientError::Lost(format!("the request could not be written as JSON ({e})"))
         })?;
-        typed(self.call("POST", path, Some(body), self.timeout_ms).await?)
+        let v = self
+            .run(self.timeout_ms, move |c| c.call("POST", &path, &body))
+            .await?;
+        super::http::typed(v)
     }
 
     /// `POST /v1/attachments?name=NAME` with `file`'s bytes, bounded by the call timeout;
@@ -118,44 +121,15 @@ impl OwnerLink {
     pub async fn upload(
         &self,
         file: super::FileToSend,
-    ) -> Result<crate::attachments::Attachment, LinkError> {
-        let target = self.target()?;
-        let timeout_ms = self.timeout_ms;
-        let v = tokio::task::spawn_blocking(move || {
-            let agent = ureq::AgentBuilder::new()
-                .timeout_connect(Duration::from_millis(2_000))
-                .timeout(Duration::from_millis(timeout_ms))
-                .build();
-            let r = agent
-                .request("POST", &format!("{}{}", target.base, file.path()))
-                .set("Authorization", &format!("Bearer {}", target.token))
-                .set("Content-Type", &file.mime)
-                .send_bytes(&file.bytes);
-            answered(r)
-        })
-        .await
-        .map_err(|e| LinkError::Lost(format!("the request's thread ended: {e}")))??;
-        super::upload::stored(v)
+    ) -> Result<crate::attachments::Attachment, ClientError> {
+        self.run(self.timeout_ms, move |c| c.upload(&file)).await
     }
 
     /// `GET path` for bytes that are not JSON (a generated file), bounded by the call
     /// timeout and 32 MiB: (its content-type, its bytes).
-    pub async fn get_bytes(&self, path: String) -> Result<(String, Vec<u8>), LinkError> {
-        let target = self.target()?;
-        let timeout_ms = self.timeout_ms;
-        tokio::task::spawn_blocking(move || {
-            let agent = ureq::AgentBuilder::new()
-                .timeout_connect(Duration::from_millis(2_000))
-                .timeout(Duration::from_millis(timeout_ms))
-                .build();
-            let r = agent
-                .request("GET", &format!("{}{path}", target.base))
-                .set("Authorization", &format!("Bearer {}", target.token))
-                .call();
-            let resp = match r {
-                Ok(resp) => resp,
-                Err(e) => return Err(answered(Err(e)).err().unwrap_or(LinkError::NoOwner)),
-            };
+    pub async fn get_bytes(&self, path: String) -> Result<(String, Vec<u8>), ClientError> {
+        self.run(self.timeout_ms, move |c| {
+            let resp = c.get_raw(&path)?;
             let mime = resp.content_type().to_string();
             let mut bytes = Vec::new();
             std::io::Read::read_to_end(
@@ -166,7 +140,7 @@ impl OwnerLink {
                 &mut bytes,
             )
             .map_err(|e| {
-                LinkError::Lost(format!(
+                ClientError::Lost(format!(
                     "the file's bytes did not all arrive ({})",
                     e.kind()
                 ))
@@ -174,66 +148,19 @@ impl OwnerLink {
             Ok((mime, bytes))
         })
         .await
-        .map_err(|e| LinkError::Lost(format!("the request's thread ended: {e}")))?
     }
 
-    /// One request on a blocking thread: a caller that stops waiting (a cancelled MCP
-    /// call) does not cancel the request, so nothing is ever half-sent by a cancel.
-    async fn call(
+    /// `call` with the owner found now, on a blocking thread: a caller that stops waiting
+    /// (a cancelled MCP call) does not cancel the request, so nothing is ever half-sent by a
+    /// cancel.
+    async fn run<T: Send + 'static>(
         &self,
-        method: &'static str,
-        path: String,
-        body: Option<Value>,
         timeout_ms: u64,
-    ) -> Result<Value, LinkError> {
-        let target = self.target()?;
-        tokio::task::spawn_blocking(move || blocking_call(&target, method, &path, body, timeout_ms))
+        call: impl FnOnce(BridgeClient) -> Result<T, ClientError> + Send + 'static,
+    ) -> Result<T, ClientError> {
+        let client = self.client(timeout_ms)?;
+        tokio::task::spawn_blocking(move || call(client))
             .await
-            .map_err(|e| LinkError::Lost(format!("the request's thread ended: {e}")))?
-    }
-}
-
-/// An answer read as `T`; a shape this build does not know is a lost answer, said as such
-/// (whatever was asked may or may not have been applied).
-fn typed<T: DeserializeOwned>(v: Value) -> Result<T, LinkError> {
-    serde_json::from_value(v).map_err(|e| {
-        LinkError::Lost(format!(
-            "the owner answered a shape this sendledger does not know ({e}): are the app and this program the same version?"
-        ))
-    })
-}
-
-fn blocking_call(
-    target: &Target,
-    method: &str,
-    path: &str,
-    body: Option<Value>,
-    timeout_ms: u64,
-) -> Result<Value, LinkError> {
-    let agent = ureq::AgentBuilder::new()
-        .timeout_connect(Duration::from_millis(2_000))
-        .timeout(Duration::from_millis(timeout_ms))
-        .build();
-    let req = agent
-        .request(method, &format!("{}{path}", target.base))
-        .set("Authorization", &format!("Bearer {}", target.token));
-    let answer = match body {
-        Some(b) => req.send_json(b),
-        None => req.call(),
-    };
-    answered(answer)
-}
-
-/// One answer as JSON, or the refusal, the absent owner or the lost answer.
-fn answered(answer: Result<ureq::Response, ureq::Error>) -> Result<Value, LinkError> {
-    match answer {
-        Ok(resp) => resp
-            .into_json()
-            .map_err(|e| LinkError::Lost(format!("its answer was unreadable ({})", e.kind()))),
-        Err(ureq::Error::Status(status, resp)) => Err(LinkError::refused(status, resp)),
-        Err(ureq::Error::Transport(t)) if t.kind() == ureq::ErrorKind::ConnectionFailed => {
-            Err(LinkError::NoOwner)
-        }
-        Err(ureq::Error::Transport(t)) => Err(LinkError::Lost(format!("{}", t.kind()))),
+            .map_err(|e| ClientError::Lost(format!("the request's thread ended: {e}")))?
     }
 }

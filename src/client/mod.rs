@@ -2,9 +2,10 @@
 //! server, the window): its loopback bridge, found through the profile's `bridge.json`
 //! and authenticated with `client.token` ([`crate::profile::discovery`]).
 //!
-//! - [`http`]: `BridgeClient`, the blocking client of the client routes, typed answers;
-//! - [`link`]: `OwnerLink`, the async client that finds the owner afresh at every call
-//!   (the MCP server's);
+//! - [`http`]: `BridgeClient`, the one transport: the blocking client of the client routes,
+//!   the one place a request is sent and its answer or refusal decoded;
+//! - [`link`]: `OwnerLink`, the MCP server's async handle: finds the owner afresh at every
+//!   call and runs `BridgeClient` on a blocking thread (no transport of its own);
 //! - [`routes`]: the route table, `Request` → method, path and body (the bridge's router is
 //!   pinned against it by `tests/client_routes.rs`);
 //! - [`feed`]: the live queue feed's reading end;
@@ -34,6 +35,52 @@ pub use link::OwnerLink;
 pub use remote::RemoteOwner;
 pub use upload::FileToSend;
 
+/// Bound on an ordinary call to the owner, in ms; `SENDLEDGER_CLIENT_TIMEOUT_MS` overrides
+/// it. The one timeout of the transport ([`http`]; [`link`] runs it).
+pub const CALL_TIMEOUT_MS: u64 = 30_000;
+
+/// [`CALL_TIMEOUT_MS`], or `SENDLEDGER_CLIENT_TIMEOUT_MS` when set to a number.
+pub fn call_timeout_ms() -> u64 {
+    std::env::var("SENDLEDGER_CLIENT_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(CALL_TIMEOUT_MS)
+}
+
+/// Where the owner is and what this client presents: (`http://HOST:PORT`, token). The
+/// owner named by URL with its key ([`remote`]), else the profile's live owner
+/// (`bridge.json`) with `client.token`; `Ok(None)` when none runs. The one token read of
+/// the transport. Errors: the token unreadable (`profile`, with the sentence).
+pub(crate) fn find_owner(
+    profile: Option<&crate::profile::Profile>,
+) -> Result<Option<(String, String)>, ClientError> {
+    use crate::profile::discovery::{self, CLIENT_TOKEN_FILE};
+    if let Some(r) = remote::named() {
+        return Ok(Some((r.base.clone(), r.key.clone())));
+    }
+    let Some(profile) = profile else {
+        return Ok(None);
+    };
+    let Some(info) = discovery::live_bridge(profile) else {
+        return Ok(None);
+    };
+    let unreadable = |why: String| {
+        ClientError::Refused {
+        status: 0,
+        code: crate::api::ErrorCode::Profile.as_str().into(),
+        message: format!("sendledger runs at {}, but its client token could not be read ({why}): check the profile's permissions", info.address),
+    }
+    };
+    let path = profile
+        .file(CLIENT_TOKEN_FILE)
+        .map_err(|e| unreadable(e.to_string()))?;
+    let token = std::fs::read_to_string(path).map_err(|e| unreadable(e.to_string()))?;
+    Ok(Some((
+        format!("http://{}", info.address),
+        token.trim().to_string(),
+    )))
+}
+
 /// Why a call to the owner gave no answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ClientError {
@@ -58,28 +105,7 @@ pub enum ClientError {
     Lost(String),
 }
 
-/// The error shape of the owner's answers, `{code, message}`.
-#[derive(serde::Deserialize)]
-struct ErrorBody {
-    code: String,
-    message: String,
-}
-
 impl ClientError {
-    /// The owner's refusal with `status`, read from its `{code, message}` body; a body
-    /// that is not one is `internal`, said as such.
-    pub(crate) fn refused(status: u16, answer: ureq::Response) -> ClientError {
-        let body = answer.into_json::<ErrorBody>().unwrap_or(ErrorBody {
-            code: crate::api::ErrorCode::Internal.as_str().into(),
-            message: "the owner refused without saying why".into(),
-        });
-        ClientError::Refused {
-            status,
-            code: body.code,
-            message: body.message,
-        }
-    }
-
     /// The stable code: the owner's for a refusal, `no_owner` or `owner_unreachable`.
     pub fn code(&self) -> &str {
         match self {

@@ -40,26 +40,10 @@ pub fn route(req: &Request) -> (&'static str, String, Value) {
         ),
         Request::Stop { by } => ("POST", "/v1/stop".into(), json!({ "by": by })),
         Request::Resume { by } => ("POST", "/v1/resume".into(), json!({ "by": by })),
-        Request::ToolAdmit { call_id } => (
-            "POST",
-            format!("/v1/tools/{}/admit", segment(call_id.as_str())),
-            json!({}),
-        ),
-        Request::ToolStart { call_id } => (
-            "POST",
-            format!("/v1/tools/{}/start", segment(call_id.as_str())),
-            json!({}),
-        ),
-        Request::ToolSettle { call_id, outcome } => (
-            "POST",
-            format!("/v1/tools/{}/settle", segment(call_id.as_str())),
-            json!({ "outcome": outcome }),
-        ),
-        Request::ToolArchive { call_id, by } => (
-            "POST",
-            format!("/v1/tools/{}/archive", segment(call_id.as_str())),
-            json!({ "by": by }),
-        ),
+        Request::ToolAdmit { .. }
+        | Request::ToolStart { .. }
+        | Request::ToolSettle { .. }
+        | Request::ToolArchive { .. } => tool_route(req),
         Request::MarkNotified { op_id } => (
             "POST",
             format!("/v1/sends/{}/notified", segment(op_id.as_str())),
@@ -82,5 +66,97 @@ pub fn route(req: &Request) -> (&'static str, String, Value) {
                 None => json!({ "by": by }),
             },
         ),
+        Request::SetMaxInFlight { .. }
+        | Request::SetDefaultDestination { .. }
+        | Request::SetRetention { .. } => setting_route(req),
+    }
+}
+
+/// The route of a tool receipt (`POST /v1/tools/{call_id}/…`).
+fn tool_route(req: &Request) -> (&'static str, String, Value) {
+    match req {
+        Request::ToolAdmit { call_id } => (
+            "POST",
+            format!("/v1/tools/{}/admit", segment(call_id.as_str())),
+            json!({}),
+        ),
+        Request::ToolStart { call_id } => (
+            "POST",
+            format!("/v1/tools/{}/start", segment(call_id.as_str())),
+            json!({}),
+        ),
+        Request::ToolSettle { call_id, outcome } => (
+            "POST",
+            format!("/v1/tools/{}/settle", segment(call_id.as_str())),
+            json!({ "outcome": outcome }),
+        ),
+        Request::ToolArchive { call_id, by } => (
+            "POST",
+            format!("/v1/tools/{}/archive", segment(call_id.as_str())),
+            json!({ "by": by }),
+        ),
+        _ => unreachable!("tool_route is called for a tool receipt only"),
+    }
+}
+
+/// The route of a setting (`PUT /v1/settings/…`; retention `POST /v1/retention`).
+fn setting_route(req: &Request) -> (&'static str, String, Value) {
+    match req {
+        Request::SetRetention { days, by } => (
+            "POST",
+            "/v1/retention".into(),
+            json!({ "days": days, "by": by }),
+        ),
+        Request::SetMaxInFlight { max_in_flight } => (
+            "PUT",
+            "/v1/settings/max-in-flight".into(),
+            json!({ "max_in_flight": max_in_flight }),
+        ),
+        Request::SetDefaultDestination { site, destination } => (
+            "PUT",
+            "/v1/settings/default-destination".into(),
+            json!({ "site": site, "destination": destination }),
+        ),
+        _ => unreachable!("only settings reach setting_route"),
+    }
+}
+
+/// The read routes and the two acts the MCP server sends without a typed `Request` (it
+/// links no `api`): every path a client of this crate sends is built in this file.
+pub mod paths {
+    use super::segment;
+
+    /// `POST` here queues a send (the body of `Request::Queue`'s send).
+    pub const SENDS: &str = "/v1/sends";
+    /// `POST` here is Stop (`{"by": …}`, `Request::Stop`).
+    pub const STOP: &str = "/v1/stop";
+
+    /// One send with its timeline.
+    pub fn send(op_id: &str) -> String {
+        format!("/v1/sends/{}", segment(op_id))
+    }
+
+    /// The send once it leaves `from`, held at most `timeout_ms`.
+    pub fn wait(op_id: &str, from: &str, timeout_ms: u64) -> String {
+        format!(
+            "/v1/sends/{}/wait?from={}&timeout_ms={timeout_ms}",
+            segment(op_id),
+            segment(from)
+        )
+    }
+
+    /// Sends in `state`, at most `limit`.
+    pub fn sends_in(state: &str, limit: u32) -> String {
+        format!("/v1/sends?state={}&limit={limit}", segment(state))
+    }
+
+    /// A send's answer files, held at most `wait_ms` for them to settle.
+    pub fn artifacts(op_id: &str, wait_ms: u64) -> String {
+        format!("/v1/sends/{}/artifacts?wait_ms={wait_ms}", segment(op_id))
+    }
+
+    /// Answer file `n` of a send (its bytes).
+    pub fn artifact(op_id: &str, n: impl std::fmt::Display) -> String {
+        format!("/v1/sends/{}/artifacts/{n}", segment(op_id))
     }
 }

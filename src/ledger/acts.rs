@@ -3,6 +3,7 @@
 
 use super::attachments;
 use super::deadlines;
+use super::destinations;
 use super::epochs::{self, Lease, TabBinding};
 use super::error::{LedgerError, Result};
 use super::expiry;
@@ -76,11 +77,35 @@ impl Ledger {
         self.write(|tx, _| epochs::get_lease(tx, lease_id))
     }
 
-    /// Sets how many sends may be in flight at once (the owner at start, from
-    /// `max_in_flight` in `config.json`; kept in the ledger so its triggers and read-only
-    /// readers see it). Errors: `Invalid` outside 1 to [`super::MAX_IN_FLIGHT`].
+    /// Sets how many sends may be in flight at once (the act `SetMaxInFlight`, or the owner
+    /// at start from `config.json`; kept in the ledger so its triggers and read-only readers
+    /// see it). Errors: `Invalid` outside 1 to [`super::MAX_IN_FLIGHT`].
     pub fn set_max_in_flight(&mut self, max: u32) -> Result<()> {
         self.write(|tx, _| in_flight::set_cap(tx, max))
+    }
+
+    /// Keeps `d` as `site`'s default destination, what a send naming no place takes at
+    /// queue time (the act `SetDefaultDestination`, or the owner at start from
+    /// `config.json`). Queued sends keep the destination they recorded.
+    pub fn set_default_destination(
+        &mut self,
+        site: crate::site::Site,
+        d: &crate::destination::Destination,
+    ) -> Result<()> {
+        self.write(|tx, now| destinations::set_default(tx, site, d, now))
+    }
+
+    /// `site`'s default destination as kept in the ledger (a new chat until set).
+    pub fn default_destination(
+        &self,
+        site: crate::site::Site,
+    ) -> Result<crate::destination::Destination> {
+        destinations::default_of(self.raw_connection(), site)
+    }
+
+    /// The profile this ledger is in.
+    pub fn profile(&self) -> &crate::profile::Profile {
+        &self.profile
     }
 
     /// How many sends may be in flight at once.
@@ -176,6 +201,15 @@ impl Ledger {
         self.write(|tx, now| attachments::mark_deleted(tx, sha, now))
     }
 
+    /// [`Self::mark_attachment_deleted`] for every address in `shas`, in one transaction
+    /// (the upkeep's pass: one commit, not one per file).
+    pub fn mark_attachments_deleted(&mut self, shas: &[String]) -> Result<()> {
+        self.write(|tx, now| {
+            shas.iter()
+                .try_for_each(|sha| attachments::mark_deleted(tx, sha, now))
+        })
+    }
+
     /// The page answered the send `op_id` with `model` (the answer's own `model_slug`): a
     /// `destination_mismatch` note, once, when the send asked for another model. The send
     /// keeps its state; nothing is resent. Returns the note when one was written.
@@ -226,6 +260,26 @@ impl Ledger {
             };
             super::page_gate::close(tx, closing, now)?;
             Ok(send)
+        })
+    }
+
+    /// The page's traffic for `op_id` showed its site's usage limit reached before any
+    /// receipt (whether the message was taken is not known: the send keeps its state):
+    /// `reason` is noted on the send and the usage-limit gate of the send's site closes
+    /// until `until_ms` (`None`: until a person resumes) — one transaction.
+    pub fn usage_limit_seen(
+        &mut self,
+        op_id: &str,
+        reason: &str,
+        until_ms: Option<crate::clock::Millis>,
+    ) -> Result<Send> {
+        sends::validate_note("reason", reason)?;
+        self.write(|tx, now| {
+            let send = sends::load(tx, op_id)?;
+            let kind = Some(super::record::EvidenceKind::Observed);
+            sends::note(tx, &send, "owner", (reason, kind), now)?;
+            super::limit_gate::close(tx, until_ms, reason, op_id, now)?;
+            sends::load(tx, op_id)
         })
     }
 

@@ -16,8 +16,9 @@ use std::sync::{Arc, OnceLock};
 /// sends, ~0.2 s). Test-only override: `SENDLEDGER_INLINE_CHECK_BYTES`.
 pub const INLINE_CHECK_BYTES: u64 = 32 * 1024 * 1024;
 
-/// [`INLINE_CHECK_BYTES`], or the test-only override.
-pub(crate) fn inline_limit() -> u64 {
+/// [`INLINE_CHECK_BYTES`], or the test-only override. `doctor` checks a file this large
+/// or smaller whole by default, a larger one only with `--full` (issue 39).
+pub fn inline_limit() -> u64 {
     std::env::var("SENDLEDGER_INLINE_CHECK_BYTES")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -395,7 +395,7 @@ fn door_queue(tx: &Transaction, q: &DoorQueue, now: Millis) -> Result<(Send, boo
         }
         return Ok((sends::load(tx, &op_id)?, false));
     }
-    if super::read::get(tx, &op_id)?.is_some() {
+    if super::rows::get(tx, &op_id)?.is_some() {
         return Err(LedgerError::IdempotencyKeyReused(op_id));
     }
     let (send, created) = sends::queue(tx, &q.send, &q.actor, None, now)?;

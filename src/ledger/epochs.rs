@@ -12,7 +12,7 @@
 //! Resume increments the generation, so no epoch a Stop fenced is ever current again.
 
 use super::error::{LedgerError, Result};
-use super::read::cached_row;
+use super::rows::cached_row;
 use crate::clock::Millis;
 use rusqlite::{params, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
@@ -35,6 +35,11 @@ pub struct TabBinding {
     /// Workspace id when the page shows one.
     #[serde(default)]
     pub workspace_id: Option<String>,
+    /// The chat site the tab shows (absent: chatgpt.com). The lease claims only this
+    /// site's sends. Not part of the canonical binding: the lease id already makes each
+    /// lease's epoch its own.
+    #[serde(default)]
+    pub site: crate::site::Site,
 }
 
 /// A lease: the extension's binding to one tab, and its epoch.
@@ -107,13 +112,13 @@ pub(crate) fn is_stopped(tx: &Transaction, epoch: &str) -> rusqlite::Result<bool
 pub(crate) fn admission_epoch(
     tx: &Transaction,
     generation: i64,
-    conversation_id: Option<&str>,
+    (site, conversation_id): (crate::site::Site, Option<&str>),
 ) -> rusqlite::Result<String> {
     let leased: Option<String> = cached_row(
         tx,
-        "SELECT epoch FROM leases WHERE ended_at IS NULL AND generation = ?1 \
+        "SELECT epoch FROM leases WHERE ended_at IS NULL AND generation = ?1 AND site = ?3 \
              AND (?2 IS NULL OR conversation_id = ?2) ORDER BY created_at DESC, rowid DESC LIMIT 1",
-        params![generation, conversation_id],
+        params![generation, conversation_id, site],
         |r| r.get(0),
     )
     .optional()?;
@@ -123,7 +128,7 @@ pub(crate) fn admission_epoch(
 pub(crate) fn get_lease(tx: &Transaction, lease_id: &str) -> Result<Lease> {
     cached_row(
         tx,
-        "SELECT lease_id, tab_id, conversation_id, thread_id, workspace_id, generation, epoch, created_at, ended_at \
+        "SELECT lease_id, tab_id, conversation_id, thread_id, workspace_id, generation, epoch, created_at, ended_at, site \
          FROM leases WHERE lease_id = ?1",
         [lease_id],
         |r| {
@@ -134,6 +139,7 @@ pub(crate) fn get_lease(tx: &Transaction, lease_id: &str) -> Result<Lease> {
                     conversation_id: r.get(2)?,
                     thread_id: r.get(3)?,
                     workspace_id: r.get(4)?,
+                    site: r.get(9)?,
                 },
                 generation: r.get(5)?,
                 epoch: r.get(6)?,
@@ -243,6 +249,7 @@ mod tests {
             conversation_id: Some("c\"1".into()),
             thread_id: None,
             workspace_id: Some("w".into()),
+            site: Default::default(),
         };
         assert_eq!(
             canonical_binding(3, Some("L"), Some(&b)),

@@ -49,8 +49,6 @@ pub enum LedgerError {
         state: String,
         action: &'static str,
     },
-    #[error("one browser send at a time: {0} is still in flight; wait for it to settle")]
-    SendInFlight(String),
     #[error("not granted: {0}")]
     NotGranted(String),
     #[error("receipt precedes durable dispatch: send {0} was never recorded as dispatched, so a receipt cannot belong to it")]
@@ -125,7 +123,6 @@ impl LedgerError {
             Self::PayloadChanged(_) => C::PayloadChanged,
             Self::EpochStopped => C::EpochStopped,
             Self::WrongState { .. } => C::WrongState,
-            Self::SendInFlight(_) => C::SendInFlight,
             Self::NotGranted(_) => C::NotGranted,
             Self::ReceiptBeforeDispatch(_) => C::ReceiptBeforeDispatch,
             Self::ReceiptOwnerChanged(_) => C::ReceiptOwnerChanged,

@@ -108,23 +108,21 @@ fn still(tx: &Transaction, sql: &str, ids: &[String]) -> rusqlite::Result<Vec<St
     Ok(out)
 }
 
-/// Notes that say why no receipt came (the hand-off frames could not be read): the
-/// expiry says so first, instead of a bare "no receipt".
-const WHY_NO_RECEIPT: &[&str] = &["hand-off frames not understood"];
+/// What the expiry says first when a note of kind `frames_not_understood` (migration
+/// 0024) is on the send: why no receipt came, instead of a bare "no receipt".
+const WHY_NO_RECEIPT: &str = "hand-off frames not understood: ";
 
 fn latest_note_prefix(tx: &Transaction, op_id: &str) -> rusqlite::Result<String> {
     let mut stmt = tx.prepare_cached(
-        "SELECT evidence FROM events WHERE op_id = ?1 AND kind = 'note' ORDER BY id DESC",
+        "SELECT EXISTS(SELECT 1 FROM events WHERE op_id = ?1 AND kind = 'note' \
+         AND note_kind = 'frames_not_understood')",
     )?;
-    let notes = stmt.query_map([op_id], |r| r.get::<_, Option<String>>(0))?;
-    for note in notes {
-        if let Some(note) = note? {
-            if let Some(why) = WHY_NO_RECEIPT.iter().find(|w| note.starts_with(**w)) {
-                return Ok(format!("{why}: "));
-            }
-        }
-    }
-    Ok(String::new())
+    let noted: bool = stmt.query_row([op_id], |r| r.get(0))?;
+    Ok(if noted {
+        WHY_NO_RECEIPT.into()
+    } else {
+        String::new()
+    })
 }
 
 /// Why a claim was failed at its bound: the sweep's evidence, and the grant's refusal of

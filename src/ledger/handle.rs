@@ -1,6 +1,6 @@
 //! The owner's handle ([`Ledger`]): the owner lock, the only writing connection, the
 //! write that commits before it returns, and the check that the files it holds are still
-//! the ones at their paths (the `placement` module). Its acts are in `acts`, `brake` and
+//! the ones at their paths (the `placement` module). Its acts are in `acts`, `stop_resume` and
 //! `upkeep`; its reads are [`super::LedgerRead`]'s.
 
 use super::deadlines;

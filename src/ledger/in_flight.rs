@@ -13,10 +13,11 @@
 
 use super::epochs::Lease;
 use super::error::{LedgerError, Result};
-use super::read::cached_row;
+use super::rows::cached_row;
+use crate::site::Site;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-pub use crate::profile::in_flight_cap::MAX_IN_FLIGHT;
+pub use crate::profile::config::MAX_IN_FLIGHT;
 
 /// The cap the owner last wrote (1 before any owner of this version started).
 pub(crate) fn cap(conn: &Connection) -> rusqlite::Result<u32> {
@@ -28,7 +29,7 @@ pub(crate) fn cap(conn: &Connection) -> rusqlite::Result<u32> {
     )
 }
 
-/// Writes the cap (the owner at start, from `config.json`). Errors: `Invalid` outside
+/// Writes the cap (the act `SetMaxInFlight`, or the owner at start from `config.json`). Errors: `Invalid` outside
 /// 1 to [`MAX_IN_FLIGHT`].
 pub(crate) fn set_cap(tx: &Transaction, max: u32) -> Result<()> {
     if !(1..=MAX_IN_FLIGHT).contains(&max) {
@@ -61,23 +62,26 @@ pub(crate) fn in_tab(conn: &Connection, tab_id: &str) -> rusqlite::Result<Option
     .optional()
 }
 
-/// The send in flight in `conversation_id`, other than `except` (an op id), if any.
+/// The send in flight in `site`'s conversation `conversation_id`, other than `except`
+/// (an op id), if any. Keyed on (site, id): another site's conversation of the same id
+/// is another conversation.
 pub(crate) fn in_conversation(
     conn: &Connection,
+    site: Site,
     conversation_id: &str,
     except: Option<&str>,
 ) -> rusqlite::Result<Option<String>> {
     cached_row(
         conn,
-        "SELECT op_id FROM in_flight_places WHERE conversation_id = ?1 AND op_id IS NOT ?2 \
-         ORDER BY seq LIMIT 1",
-        params![conversation_id, except],
+        "SELECT op_id FROM in_flight_places WHERE site = ?3 AND conversation_id = ?1 \
+         AND op_id IS NOT ?2 ORDER BY seq LIMIT 1",
+        params![conversation_id, except, site],
         |r| r.get(0),
     )
     .optional()
 }
 
-/// The oldest queued send `lease` may claim now: one naming no conversation, the one its
+/// The oldest queued send of `lease`'s site that it may claim now: one naming no conversation, the one its
 /// tab shows, or one no live lease shows (the tab goes there first); under an epoch not
 /// stopped; whose conversation — the one it names, else the tab's — has no send in flight.
 /// A send for a conversation another live tab shows is left to that tab. `None` too while
@@ -88,15 +92,19 @@ pub(crate) fn next_for(tx: &Transaction, lease: &Lease) -> rusqlite::Result<Opti
     }
     cached_row(
         tx,
-        "SELECT s.op_id FROM sends s WHERE s.state = 'queued' \
+        "SELECT s.op_id FROM sends s WHERE s.state = 'queued' AND s.site = ?3 \
              AND (s.conversation_id IS NULL OR s.conversation_id = ?1 \
-                  OR NOT EXISTS (SELECT 1 FROM leases l WHERE l.ended_at IS NULL \
+                  OR NOT EXISTS (SELECT 1 FROM leases l WHERE l.ended_at IS NULL AND l.site = ?3 \
                                  AND l.generation = ?2 AND l.conversation_id = s.conversation_id)) \
              AND s.epoch NOT IN (SELECT epoch FROM stopped_epochs) \
-             AND NOT EXISTS (SELECT 1 FROM in_flight_places p \
-                 WHERE p.conversation_id = COALESCE(s.conversation_id, ?1)) \
+             AND NOT EXISTS (SELECT 1 FROM in_flight_places p WHERE p.site = ?3 \
+                 AND p.conversation_id = COALESCE(s.conversation_id, ?1)) \
          ORDER BY s.seq LIMIT 1",
-        params![lease.binding.conversation_id.as_deref(), lease.generation],
+        params![
+            lease.binding.conversation_id.as_deref(),
+            lease.generation,
+            lease.binding.site
+        ],
         |r| r.get(0),
     )
     .optional()

@@ -30,7 +30,7 @@ pub(crate) fn lease(tx: &Transaction, binding: &TabBinding, now: Millis) -> Resu
     drop(stmt);
     // A claim that fits the new binding (names no conversation, or the one the tab now
     // shows) is spared: `sends::move_claims_to` hands it to the new lease.
-    let fits = Some(binding.conversation_id.as_deref());
+    let fits = Some((binding.site, binding.conversation_id.as_deref()));
     for lease_id in old {
         end_lease_sparing(tx, &lease_id, "the tab leased again", now, fits)?;
     }
@@ -41,9 +41,9 @@ pub(crate) fn lease(tx: &Transaction, binding: &TabBinding, now: Millis) -> Resu
         Some(binding),
     ));
     tx.execute(
-        "INSERT INTO leases(lease_id, tab_id, conversation_id, thread_id, workspace_id, generation, epoch, created_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        params![lease_id, binding.tab_id, binding.conversation_id, binding.thread_id, binding.workspace_id, generation, epoch, now],
+        "INSERT INTO leases(lease_id, tab_id, conversation_id, thread_id, workspace_id, generation, epoch, created_at, site) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![lease_id, binding.tab_id, binding.conversation_id, binding.thread_id, binding.workspace_id, generation, epoch, now, binding.site],
     )?;
     Ok(Lease {
         lease_id,
@@ -71,14 +71,14 @@ pub(crate) fn end_lease(
     end_lease_sparing(tx, lease_id, reason, now, None)
 }
 
-/// [`end_lease`], sparing claims that fit `spare` (`Some(conversation)`: sends naming no
-/// conversation or that one), which the tab's next lease takes over.
+/// [`end_lease`], sparing claims that fit `spare` (`Some((site, conversation))`: that
+/// site's sends naming no conversation or that one), which the tab's next lease takes over.
 fn end_lease_sparing(
     tx: &Transaction,
     lease_id: &str,
     reason: &str,
     now: Millis,
-    spare: Option<Option<&str>>,
+    spare: Option<(crate::site::Site, Option<&str>)>,
 ) -> Result<Vec<String>> {
     get_lease(tx, lease_id)?;
     tx.execute(
@@ -87,12 +87,12 @@ fn end_lease_sparing(
     )?;
     let mut stmt = tx.prepare_cached(
         "SELECT op_id FROM sends WHERE state = 'claimed' AND lease_id = ?1 \
-         AND NOT (?2 AND (conversation_id IS NULL OR conversation_id IS ?3)) ORDER BY seq",
+         AND NOT (?2 AND site = ?4 AND (conversation_id IS NULL OR conversation_id IS ?3)) ORDER BY seq",
     )?;
+    let (site, conversation) = spare.unzip();
+    let params = params![lease_id, spare.is_some(), conversation.flatten(), site];
     let claimed: Vec<String> = stmt
-        .query_map(params![lease_id, spare.is_some(), spare.flatten()], |r| {
-            r.get(0)
-        })?
+        .query_map(params, |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     drop(stmt);
     let mut cut = reason.len().min(MAX_REASON_IN_EVIDENCE);

@@ -1,19 +1,23 @@
-//! The limit gate (migration 0007): closed when the page answers a send with the
-//! account's usage limit, so nothing more is clicked into that account until the reset
-//! time the page named, or until a person resumes — whichever comes first.
+//! The limit gates (migration 0007, one per site since 0022: table `limit_gates`): closed
+//! when the page answers a send with the account's usage limit, so nothing more is
+//! clicked into that site's account until the reset time the page named, or until a
+//! person resumes — whichever comes first. Another site's sends go on.
 //!
-//! Claims check it in `sends::claim_next`; the trigger
-//! `sends_claimed_only_while_limit_gate_open` re-checks it in SQL at the claim's time.
+//! Claims check the lease's site's gate in `sends::claim_next`; the trigger
+//! `sends_claimed_only_while_limit_gate_open` re-checks the send's site's in SQL.
 
 use super::error::Result;
-use super::read::cached_row;
 use crate::clock::Millis;
-use rusqlite::{params, Connection, Transaction};
+use crate::site::Site;
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
 
 /// The limit gate as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LimitGate {
+    /// The site whose account it holds.
+    #[serde(default)]
+    pub site: Site,
     /// Whether a usage limit closed it (see [`LimitGate::holds_at`] for the time).
     pub closed: bool,
     /// When it opens by itself (ms since the Unix epoch); `None` while closed: only a
@@ -70,24 +74,63 @@ impl LimitGate {
     }
 }
 
+const COLUMNS: &str = "closed, until_ms, reason, op_id, changed_at, changed_by, notified_at, site";
+
+fn from_row(r: &rusqlite::Row) -> rusqlite::Result<LimitGate> {
+    Ok(LimitGate {
+        closed: r.get::<_, i64>(0)? == 1,
+        until_ms: r.get(1)?,
+        reason: r.get(2)?,
+        op_id: r.get(3)?,
+        changed_at: r.get(4)?,
+        changed_by: r.get(5)?,
+        notified_at: r.get(6)?,
+        site: r.get(7)?,
+    })
+}
+
+/// `site`'s gate (open when it never closed).
+pub(crate) fn get_for(conn: &Connection, site: Site) -> rusqlite::Result<LimitGate> {
+    let sql = format!("SELECT {COLUMNS} FROM limit_gates WHERE site = ?1");
+    let gate = conn
+        .prepare_cached(&sql)?
+        .query_row([site], from_row)
+        .optional()?;
+    Ok(gate.unwrap_or(LimitGate {
+        site,
+        closed: false,
+        until_ms: None,
+        reason: None,
+        op_id: None,
+        changed_at: 0,
+        changed_by: "ledger created".into(),
+        notified_at: None,
+    }))
+}
+
+/// The gate a person is told of: a closed one (the latest closing), else chatgpt.com's.
 pub(crate) fn get(conn: &Connection) -> rusqlite::Result<LimitGate> {
-    cached_row(
-        conn,
-        "SELECT closed, until_ms, reason, op_id, changed_at, changed_by, notified_at \
-         FROM limit_gate WHERE id = 1",
-        [],
-        |r| {
-            Ok(LimitGate {
-                closed: r.get::<_, i64>(0)? == 1,
-                until_ms: r.get(1)?,
-                reason: r.get(2)?,
-                op_id: r.get(3)?,
-                changed_at: r.get(4)?,
-                changed_by: r.get(5)?,
-                notified_at: r.get(6)?,
-            })
-        },
-    )
+    let sql = format!(
+        "SELECT {COLUMNS} FROM limit_gates WHERE closed = 1 ORDER BY changed_at DESC LIMIT 1"
+    );
+    match conn
+        .prepare_cached(&sql)?
+        .query_row([], from_row)
+        .optional()?
+    {
+        Some(g) => Ok(g),
+        None => get_for(conn, Site::default()),
+    }
+}
+
+/// The gate of the send `op_id`'s site.
+pub(crate) fn of_send(conn: &Connection, op_id: &str) -> rusqlite::Result<LimitGate> {
+    let site: Site = conn
+        .prepare_cached("SELECT site FROM sends WHERE op_id = ?1")?
+        .query_row([op_id], |r| r.get(0))
+        .optional()?
+        .unwrap_or_default();
+    get_for(conn, site)
 }
 
 /// Closes the gate until `until_ms` (`None`: until a person resumes). The stronger hold
@@ -101,14 +144,16 @@ pub(crate) fn close(
     op_id: &str,
     now: Millis,
 ) -> Result<()> {
-    let gate = get(tx)?;
+    let gate = of_send(tx, op_id)?;
     if gate.holds_at(now) && !outlasts(until_ms, gate.until_ms) {
         return Ok(());
     }
     tx.execute(
-        "UPDATE limit_gate SET closed = 1, until_ms = ?1, reason = ?2, op_id = ?3, \
-         changed_at = ?4, changed_by = 'extension', notified_at = NULL WHERE id = 1",
-        params![until_ms, reason, op_id, now],
+        "INSERT INTO limit_gates(site, closed, until_ms, reason, op_id, changed_at, changed_by) \
+         VALUES (?5, 1, ?1, ?2, ?3, ?4, 'extension') ON CONFLICT(site) DO UPDATE SET closed = 1, \
+         until_ms = ?1, reason = ?2, op_id = ?3, changed_at = ?4, changed_by = 'extension', \
+         notified_at = NULL",
+        params![until_ms, reason, op_id, now, gate.site],
     )?;
     Ok(())
 }
@@ -123,25 +168,29 @@ fn outlasts(new: Option<Millis>, held: Option<Millis>) -> bool {
     }
 }
 
-/// A person's resume: opens the gate. Returns whether it was holding sends back.
+/// A person's resume: opens every site's gate. Returns whether one was holding sends back.
 pub(crate) fn open(tx: &Transaction, by: &str, now: Millis) -> Result<bool> {
-    let gate = get(tx)?;
-    if !gate.closed {
-        return Ok(false);
+    let mut held = false;
+    for site in crate::site::ALL {
+        let gate = get_for(tx, site)?;
+        if !gate.closed {
+            continue;
+        }
+        held |= gate.holds_at(now);
+        tx.execute(
+            "UPDATE limit_gates SET closed = 0, until_ms = NULL, changed_at = ?1, changed_by = ?2 \
+             WHERE site = ?3",
+            params![now, by, site],
+        )?;
     }
-    tx.execute(
-        "UPDATE limit_gate SET closed = 0, until_ms = NULL, changed_at = ?1, changed_by = ?2 \
-         WHERE id = 1",
-        params![now, by],
-    )?;
-    Ok(gate.holds_at(now))
+    Ok(held)
 }
 
 /// Records that a person was notified of the current closing; `false` when already.
 pub(crate) fn mark_notified(tx: &Transaction, now: Millis) -> Result<bool> {
     let n = tx.execute(
-        "UPDATE limit_gate SET notified_at = ?1 WHERE id = 1 AND closed = 1 AND notified_at IS NULL",
+        "UPDATE limit_gates SET notified_at = ?1 WHERE closed = 1 AND notified_at IS NULL",
         [now],
     )?;
-    Ok(n == 1)
+    Ok(n >= 1)
 }

@@ -125,6 +125,26 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0020_key_scopes.sql",
         sql: include_str!("../../migrations/0020_key_scopes.sql"),
     },
+    Migration {
+        version: 21,
+        name: "0021_retention.sql",
+        sql: include_str!("../../migrations/0021_retention.sql"),
+    },
+    Migration {
+        version: 22,
+        name: "0022_sites.sql",
+        sql: include_str!("../../migrations/0022_sites.sql"),
+    },
+    Migration {
+        version: 23,
+        name: "0023_default_destinations.sql",
+        sql: include_str!("../../migrations/0023_default_destinations.sql"),
+    },
+    Migration {
+        version: 24,
+        name: "0024_note_kinds.sql",
+        sql: include_str!("../../migrations/0024_note_kinds.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

@@ -7,9 +7,9 @@
 //! | Part | Modules |
 //! |---|---|
 //! | Handles | `handle` ([`Ledger`]: the owner's, the only writer), `reads` ([`LedgerRead`], the one read API; [`LedgerReader`], read-only beside an owner) |
-//! | The owner's acts | `acts` (sends and leases), `artifact_acts` (an answer's artifacts), `brake` (Stop, Resume), `upkeep` (expiry, notifications, remote stops, tool calls), `rebuild` (salvage) |
+//! | The owner's acts | `acts` (sends and leases), `artifact_acts` (an answer's artifacts), `stop_resume` (Stop, Resume), `upkeep` (expiry, notifications, remote stops, tool calls), `rebuild` (salvage) |
 //! | Custody rules | `sends`, `leases`, `epochs`, `fence`, `limit_gate`, `page_gate`, `remote_stop`, `expiry`, `recovery`, `deadlines`, `door`, `tool_calls`, `tab_reports`, `page_checks`, `destinations`, `page_destination`, `attachments`, `page_attachments`, `artifacts`, `titles` |
-//! | Reading | `read` (rows), `overview` ([`Status`], [`Glance`]), `sections` (shelves), `waiting`, `notifications`, `local_time` |
+//! | Reading | `rows` (row queries), `overview` ([`Status`], [`Glance`]), `sections` (shelves), `waiting`, `notifications`, `local_time` |
 //! | The file | `store`, `migrations`, `trigger` (trigger messages, parsed here only), `error`, `placement`, `displacement`, `salvage`, `traces` |
 //! | Values | `record`, `state` |
 //! | Live | `writer` (the owner's serialised writer and change feed) |
@@ -18,7 +18,6 @@ mod acts;
 mod artifact_acts;
 mod artifacts;
 mod attachments;
-mod brake;
 mod damage;
 mod deadlines;
 mod destinations;
@@ -41,16 +40,18 @@ mod page_checks;
 mod page_destination;
 mod page_gate;
 mod placement;
-mod read;
 mod reads;
 mod rebuild;
 mod record;
 mod recovery;
 mod remote_stop;
+mod retention;
+mod rows;
 mod salvage;
 mod sections;
 mod sends;
 mod state;
+mod stop_resume;
 mod store;
 mod tab_reports;
 mod titles;
@@ -63,6 +64,7 @@ mod writer;
 
 pub use artifacts::{expired_words, Artifact, ArtifactState, WantedArtifact};
 pub use attachments::SendAttachment;
+pub use damage::{inline_limit as whole_check_limit, INLINE_CHECK_BYTES};
 pub use displacement::Displacement;
 pub use door::{
     fingerprint, key_sha256, ApiKey, DoorQueue, DoorRequest, KeyScope, ATTACH_AFTER_SETTLED_MS,
@@ -84,13 +86,16 @@ pub use page_attachments::PageAttachments;
 pub use page_checks::{PageCheck, MAX_PAGE_CHECKS};
 pub use page_destination::{PageDestination, MISMATCH_NOTE};
 pub use page_gate::PageGate;
-pub use read::ListFilter;
 pub use reads::{LedgerRead, LedgerReader, ReadSource};
-pub use record::{Answer, Event, EventKind, EvidenceKind, Receipt, Send};
+pub use record::{Answer, Event, EventKind, EvidenceKind, NoteKind, Receipt, Send};
 pub use recovery::{RecoveryReport, IN_FLIGHT_AT_RESTART, QUEUED_AT_RESTART, RECOVERY_ACTOR};
 pub use remote_stop::{said as remote_said, RemotePhase, RemoteStop};
-pub use salvage::{SalvageReport, TableSalvage, MAX_MISSES};
-pub use sections::{sql as shelf_sql, Shelf, MAX_PAGE};
+pub use retention::{Pruned, Retention, MAX_RETENTION_DAYS, PRUNE_BATCH};
+pub use rows::ListFilter;
+pub use salvage::{
+    on_progress as on_salvage_progress, SalvageProgress, SalvageReport, TableSalvage, MAX_MISSES,
+};
+pub use sections::{sql as shelf_sql, Shelf, MAX_PAGE, STOPPED_AGAIN_SQL, STOPPED_COUNT_SQL};
 pub use sends::{
     prepare_text, Decision, FailStage, Grant, LimitHold, PageError, QueueRequest, Resolution,
     Resolved, MAX_NOTE_BYTES, MAX_OP_ID_BYTES,

@@ -4,8 +4,8 @@
 //! and writes through [`super::Ledger`]'s methods of the same names.
 
 use super::error::Result;
-use super::read;
 use super::record::{EvidenceKind, Send};
+use super::rows;
 use super::sends;
 use crate::clock::Millis;
 use rusqlite::{Connection, Transaction};
@@ -15,10 +15,10 @@ pub(crate) fn stale_uncertain(conn: &Connection, cutoff: Millis) -> Result<Vec<S
     let mut stmt = conn.prepare(&format!(
         "SELECT {} FROM {} WHERE s.state = 'uncertain' AND s.notified_at IS NULL \
          AND s.updated_at <= ?1 ORDER BY s.seq",
-        read::SEND_COLUMNS,
-        read::SEND_FROM
+        rows::SEND_COLUMNS,
+        rows::SEND_FROM
     ))?;
-    let rows = stmt.query_map([cutoff], read::send_from_row)?;
+    let rows = stmt.query_map([cutoff], rows::send_from_row)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 

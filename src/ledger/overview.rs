@@ -4,7 +4,7 @@
 use super::epochs;
 use super::limit_gate::{self, LimitGate};
 use super::page_gate::{self, PageGate};
-use super::read::{in_flight, state_of};
+use super::rows::{in_flight, state_of};
 use super::state::SendState;
 use super::tab_reports::{self, TabReport};
 use super::waiting::{self, Waiting};

@@ -45,7 +45,8 @@ pub(crate) fn record_page(
     .execute(params![op_id, json, why, now])?;
     if let Some(why) = &why {
         let send = sends::load(tx, op_id)?;
-        sends::note(tx, &send, "owner", (why, None), now)?;
+        let says = Some(super::record::NoteKind::AttachmentMismatch);
+        sends::note_as(tx, &send, "owner", (why, None, says), now)?;
     }
     Ok(Some(PageAttachments {
         seen,

@@ -80,7 +80,8 @@ pub(crate) fn record_page(
     .execute(params![op_id, conversation, model, why, now])?;
     if let Some(why) = &why {
         let send = sends::load(tx, op_id)?;
-        sends::note(tx, &send, "owner", (why, None), now)?;
+        let says = Some(super::record::NoteKind::DestinationMismatch);
+        sends::note_as(tx, &send, "owner", (why, None, says), now)?;
     }
     Ok(PageDestination {
         conversation_id: conversation,
@@ -129,7 +130,8 @@ pub(crate) fn answer_model(
         return Ok(None);
     }
     let send = sends::load(tx, op_id)?;
-    sends::note(tx, &send, "owner", (&why, None), now)?;
+    let says = Some(super::record::NoteKind::DestinationMismatch);
+    sends::note_as(tx, &send, "owner", (&why, None, says), now)?;
     Ok(Some(why))
 }
 

@@ -10,7 +10,7 @@
 //! gate closed is refused at the grant (`sends::dispatch`, nothing clicked).
 
 use super::error::Result;
-use super::read::cached_row;
+use super::rows::cached_row;
 use crate::clock::Millis;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};

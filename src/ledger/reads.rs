@@ -13,9 +13,9 @@ use super::overview::{self, Glance, Status};
 use super::page_destination::{self, PageDestination};
 use super::page_gate::{self, PageGate};
 use super::placement;
-use super::read::{self, ListFilter};
 use super::record::{Event, Send};
 use super::remote_stop::{self, RemoteStop};
+use super::rows::{self, ListFilter};
 use super::sections::{self, Shelf};
 use super::store;
 use super::titles;
@@ -60,32 +60,32 @@ pub trait LedgerRead {
     /// Reads one send.
     fn get(&self, op_id: &str) -> Result<Option<Send>> {
         let s = self.source();
-        read::get(s.conn, op_id).map_err(|e| s.mapped(e))
+        rows::get(s.conn, op_id).map_err(|e| s.mapped(e))
     }
 
     /// Lists sends, newest first.
     fn list(&self, filter: &ListFilter) -> Result<Vec<Send>> {
         let s = self.source();
-        read::list(s.conn, filter).map_err(|e| s.mapped(e))
+        rows::list(s.conn, filter).map_err(|e| s.mapped(e))
     }
 
     /// The send the lease `lease_id` holds claimed, whatever other claims other tabs hold
     /// (a claimed send is handed again to its own lease: a lost answer, a moved claim).
     fn claimed_by(&self, lease_id: &str) -> Result<Option<Send>> {
         let s = self.source();
-        read::claimed_by(s.conn, lease_id).map_err(|e| s.mapped(e))
+        rows::claimed_by(s.conn, lease_id).map_err(|e| s.mapped(e))
     }
 
     /// A send's audit trail, oldest first.
     fn timeline(&self, op_id: &str) -> Result<Vec<Event>> {
         let s = self.source();
-        read::timeline(s.conn, op_id).map_err(|e| s.mapped(e))
+        rows::timeline(s.conn, op_id).map_err(|e| s.mapped(e))
     }
 
     /// Audit events after `after_id` (the change feed), at most `limit`.
     fn events_since(&self, after_id: i64, limit: u32) -> Result<Vec<Event>> {
         let s = self.source();
-        read::events_since(s.conn, after_id, limit).map_err(|e| s.mapped(e))
+        rows::events_since(s.conn, after_id, limit).map_err(|e| s.mapped(e))
     }
 
     /// The remote stop a Stop asked for on `op_id`'s answer, in whatever phase, if any.
@@ -155,8 +155,14 @@ pub trait LedgerRead {
     /// limit gate and it still holds (see [`LimitGate::retry_after_for`]).
     fn retry_after(&self, op_id: &str) -> Result<Option<super::RetryAfter>> {
         let s = self.source();
-        let gate = limit_gate::get(s.conn).map_err(|e| s.mapped(e))?;
+        let gate = limit_gate::of_send(s.conn, op_id).map_err(|e| s.mapped(e))?;
         Ok(gate.retry_after_for(op_id, s.now))
+    }
+
+    /// The retention setting (issue 39; off until a person sets it).
+    fn retention(&self) -> Result<super::Retention> {
+        let s = self.source();
+        super::retention::get(s.conn).map_err(|e| s.mapped(e))
     }
 
     /// The page-changed gate as stored (closed until a person resumes).
@@ -193,6 +199,13 @@ pub trait LedgerRead {
     fn shelf(&self, shelf: &Shelf) -> Result<Vec<Send>> {
         let s = self.source();
         sections::read(s.conn, shelf).map_err(|e| s.mapped(e))
+    }
+
+    /// How many sends the Stopped section holds, `(all, not yet queued again)`, counted
+    /// through its indexes (never a scan of the sends table).
+    fn stopped_counts(&self) -> Result<(i64, i64)> {
+        let s = self.source();
+        sections::stopped_counts(s.conn).map_err(|e| s.mapped(e))
     }
 
     /// The operation that queued `op_id` again, if a person did.

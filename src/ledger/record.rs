@@ -110,7 +110,13 @@ pub struct Event {
     pub evidence: Option<String>,
     /// What kind of evidence it is, where the owner classified it (migration 0004).
     pub evidence_kind: Option<EvidenceKind>,
+    /// What a note says, as data (migration 0024): readers tell notes apart by this, never
+    /// by their words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note_kind: Option<NoteKind>,
 }
+
+pub use crate::note_kind::NoteKind;
 
 /// A kind of evidence the owner records as a note, stored as data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -246,21 +246,14 @@ fn copy_table(
             return Ok(report);
         }
     };
-    let (target, marks) = if aliased {
-        (list.clone(), vec!["?"; cols.len()].join(", "))
-    } else {
-        (
-            format!("rowid, {list}"),
-            vec!["?"; cols.len() + 1].join(", "),
-        )
-    };
-    let mut write = fresh.prepare(&format!(
-        "INSERT OR REPLACE INTO \"{table}\"({target}) VALUES ({marks})"
-    ))?;
+    let mut write = fresh.prepare(&insert_sql(table, &list, cols.len(), aliased))?;
     let max = largest_rowid(damaged, table);
     let (mut rowid, mut misses) = (0i64, 0i64);
     while misses < MAX_MISSES && max.is_none_or(|m| rowid < m) {
         rowid += 1;
+        if rowid % PROGRESS_EVERY == 0 {
+            progress(table, rowid, max);
+        }
         let row = read.query_row([rowid], |r| {
             (0..cols.len())
                 .map(|i| r.get::<_, Value>(i))
@@ -288,7 +281,43 @@ fn copy_table(
         }
     }
     report.max_rowid = rowid;
+    if rowid >= PROGRESS_EVERY {
+        progress(table, rowid, max);
+    }
     Ok(report)
+}
+
+/// Where a salvage is, for a person waiting on a large ledger (issue 39: 10⁶ sends take
+/// minutes): the table being copied, the rowid reached, and the table's largest rowid
+/// when SQLite could read it.
+pub type SalvageProgress = fn(table: &str, rowid: i64, max: Option<i64>);
+
+static PROGRESS: std::sync::OnceLock<SalvageProgress> = std::sync::OnceLock::new();
+
+/// How often a salvage reports its progress, in rowids read.
+pub const PROGRESS_EVERY: i64 = 100_000;
+
+/// Sets, once per process, what a salvage calls every [`PROGRESS_EVERY`] rowids and at
+/// the end of a table that long (the CLI prints a line on stderr). Later calls are ignored.
+pub fn on_progress(f: SalvageProgress) {
+    let _ = PROGRESS.set(f);
+}
+
+fn progress(table: &str, rowid: i64, max: Option<i64>) {
+    if let Some(f) = PROGRESS.get() {
+        f(table, rowid, max);
+    }
+}
+
+/// The statement copying one row of `table` (its `list` of `n` columns; with the rowid
+/// when no column is it).
+fn insert_sql(table: &str, list: &str, n: usize, aliased: bool) -> String {
+    let (target, marks) = if aliased {
+        (list.to_string(), vec!["?"; n].join(", "))
+    } else {
+        (format!("rowid, {list}"), vec!["?"; n + 1].join(", "))
+    };
+    format!("INSERT OR REPLACE INTO \"{table}\"({target}) VALUES ({marks})")
 }
 
 /// The table's largest rowid, when SQLite can still read it.

@@ -3,8 +3,8 @@
 //! is. Pending, uncertain and stopped sends are read in full: a send that needs a person
 //! never falls out of reach. Settled sends are read a page at a time, newest first.
 
-use super::read::{send_from_row, SEND_COLUMNS, SEND_FROM};
 use super::record::Send;
+use super::rows::{send_from_row, SEND_COLUMNS, SEND_FROM};
 use rusqlite::{Connection, OptionalExtension};
 
 /// The most settled sends one page holds.
@@ -20,6 +20,16 @@ pub enum Shelf {
     Uncertain,
     /// Stopped or rejected (never left the host), queued again or not: newest first.
     Stopped,
+    /// The same, a page at a time (issue 39: a year of a heavy user holds tens of
+    /// thousands): at most `limit` (≤ [`MAX_PAGE`]) queued before `before` (an operation
+    /// id; `None`: from the newest), newest first. Reads at most `limit` rows of each
+    /// state through `sends_by_state`.
+    StoppedPage {
+        /// Only sends queued before this one.
+        before: Option<String>,
+        /// At most this many.
+        limit: u32,
+    },
     /// Settled (accepted and no longer waiting, completed, confirmed, abandoned, the page
     /// said no): newest first, at most `limit` (≤ [`MAX_PAGE`]) older than `before` (an
     /// operation id; `None`: from the newest).
@@ -44,6 +54,12 @@ fn condition(shelf: &Shelf) -> &'static str {
         }
         Shelf::Uncertain => "s.state = 'uncertain'",
         Shelf::Stopped => "s.state IN ('stopped', 'rejected')",
+        Shelf::StoppedPage { .. } => {
+            "s.seq IN (SELECT seq FROM (SELECT seq FROM sends INDEXED BY sends_by_state \
+             WHERE state = 'stopped' AND seq < ?1 ORDER BY seq DESC LIMIT ?2) \
+             UNION ALL SELECT seq FROM (SELECT seq FROM sends INDEXED BY sends_by_state \
+             WHERE state = 'rejected' AND seq < ?1 ORDER BY seq DESC LIMIT ?2))"
+        }
         Shelf::Settled { .. } => {
             "s.seq IN (SELECT seq FROM sends INDEXED BY sends_settled \
              WHERE state IN ('accepted', 'completed', 'confirmed', 'abandoned', 'page_error') \
@@ -56,7 +72,7 @@ fn condition(shelf: &Shelf) -> &'static str {
 fn order(shelf: &Shelf) -> &'static str {
     match shelf {
         Shelf::Pending | Shelf::Uncertain => "ASC",
-        Shelf::Stopped | Shelf::Settled { .. } => "DESC",
+        Shelf::Stopped | Shelf::StoppedPage { .. } | Shelf::Settled { .. } => "DESC",
     }
 }
 
@@ -73,14 +89,17 @@ pub fn sql(shelf: &Shelf) -> String {
 pub(crate) fn read(conn: &Connection, shelf: &Shelf) -> rusqlite::Result<Vec<Send>> {
     let mut stmt = conn.prepare_cached(&sql(shelf))?;
     let rows = match shelf {
-        Shelf::Settled { before, limit } => {
+        Shelf::Settled { before, limit } | Shelf::StoppedPage { before, limit } => {
             let below = match before {
                 Some(op) => seq_of(conn, op)?.unwrap_or(i64::MAX),
                 None => i64::MAX,
             };
             let limit = (*limit).min(MAX_PAGE);
-            stmt.query_map(rusqlite::params![below, limit], send_from_row)?
-                .collect::<rusqlite::Result<Vec<_>>>()?
+            let mut rows = stmt
+                .query_map(rusqlite::params![below, limit], send_from_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            rows.truncate(limit as usize);
+            rows
         }
         _ => stmt
             .query_map([], send_from_row)?
@@ -94,6 +113,29 @@ fn seq_of(conn: &Connection, op_id: &str) -> rusqlite::Result<Option<i64>> {
         .query_row([op_id], |r| r.get(0))
         .optional()
 }
+
+/// How many sends the Stopped section holds: `(all, open)`, where `open` are those not yet
+/// queued again (issue 39: the true numbers however long the history). `all` is counted
+/// inside `sends_by_state` (no row of the sends table is read); the queued-again ones are
+/// counted through `sends_by_resend` (the cost follows how many sends were queued again).
+pub(crate) fn stopped_counts(conn: &Connection) -> rusqlite::Result<(i64, i64)> {
+    let all: i64 = conn
+        .prepare_cached(STOPPED_COUNT_SQL)?
+        .query_row([], |r| r.get(0))?;
+    let again: i64 = conn
+        .prepare_cached(STOPPED_AGAIN_SQL)?
+        .query_row([], |r| r.get(0))?;
+    Ok((all, all - again))
+}
+
+/// Counts the Stopped section inside its index (what the plan test explains).
+pub const STOPPED_COUNT_SQL: &str = "SELECT count(*) FROM sends INDEXED BY sends_by_state \
+     WHERE state IN ('stopped', 'rejected')";
+
+/// Counts the stopped or rejected sends queued again, read from the resends' own index.
+pub const STOPPED_AGAIN_SQL: &str = "SELECT count(DISTINCT r.resend_of) \
+     FROM sends AS r INDEXED BY sends_by_resend JOIN sends AS o ON o.op_id = r.resend_of \
+     WHERE r.resend_of IS NOT NULL AND o.state IN ('stopped', 'rejected')";
 
 /// The operation that queued `op_id` again (a resend or *Queue again*): the oldest, as the
 /// ledger allows one. Read through `sends_by_resend`.

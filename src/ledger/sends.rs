@@ -7,8 +7,8 @@ use super::destinations;
 use super::epochs::{self, Lease};
 use super::error::{LedgerError, Result};
 use super::in_flight;
-use super::read;
-use super::record::{EvidenceKind, Receipt, Send};
+use super::record::{EvidenceKind, NoteKind, Receipt, Send};
+use super::rows;
 use super::state::SendState;
 use super::trigger::{self, TriggerRefusal};
 use crate::clock::Millis;
@@ -30,6 +30,10 @@ pub struct QueueRequest {
     /// Operation id; a UUID v4 is made when absent. Letters, digits and `._:-`, 1–128 bytes.
     #[serde(default)]
     pub op_id: Option<String>,
+    /// The chat site (absent: the one a page address names, else chatgpt.com). Part of
+    /// the send's identity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<crate::site::Site>,
     /// The text, 1 byte to [`send_text::MAX_TEXT_BYTES`] after normalisation.
     pub text: String,
     /// The conversation it is meant for (its id, or its chatgpt.com URL).
@@ -57,6 +61,7 @@ impl QueueRequest {
     /// The destination it names (none of the fields: the profile's default).
     pub fn named(&self) -> Named {
         Named {
+            site: self.site,
             conversation_id: self.conversation_id.clone(),
             project_id: self.project_id.clone(),
             new_chat: self.new_chat,
@@ -68,6 +73,7 @@ impl QueueRequest {
     /// A request naming `d` (as the send's own choice).
     fn naming(d: &Destination) -> Self {
         QueueRequest {
+            site: Some(d.site),
             conversation_id: d.conversation_id.clone(),
             project_id: d.project_id.clone(),
             new_chat: d.kind == crate::destination::Kind::NewChat,
@@ -168,7 +174,7 @@ pub fn prepare_text(text: &str) -> Result<String> {
 }
 
 pub(crate) fn load(tx: &Transaction, op_id: &str) -> Result<Send> {
-    read::get(tx, op_id)?.ok_or_else(|| LedgerError::UnknownSend(op_id.into()))
+    rows::get(tx, op_id)?.ok_or_else(|| LedgerError::UnknownSend(op_id.into()))
 }
 
 fn wrong(send: &Send, action: &'static str) -> LedgerError {
@@ -190,7 +196,7 @@ pub(crate) fn exec(
     tx.prepare_cached(sql)?.execute(params)
 }
 
-/// Appends `RETURNING` with the columns of [`read::SEND_COLUMNS`], in its order, to a
+/// Appends `RETURNING` with the columns of [`rows::SEND_COLUMNS`], in its order, to a
 /// statement that writes one `sends` row: the written row comes back from the write
 /// itself instead of a second query. The receipt columns are read from `receipts`
 /// (immutable once written, and written before the transition that accepts).
@@ -217,7 +223,7 @@ fn write_returning(
     op_id: &str,
 ) -> Result<Send> {
     tx.prepare_cached(sql)?
-        .query_row(params, read::send_from_row)
+        .query_row(params, rows::send_from_row)
         .optional()?
         .ok_or_else(|| LedgerError::UnknownSend(op_id.into()))
 }
@@ -250,17 +256,30 @@ pub(crate) fn note(
     (evidence, kind): (&str, Option<EvidenceKind>),
     now: Millis,
 ) -> Result<()> {
+    note_as(tx, send, actor, (evidence, kind, None), now)
+}
+
+/// Appends a note with what it says as data ([`NoteKind`], migration 0024), written once
+/// with it: readers tell notes apart by the kind, never by their words.
+pub(crate) fn note_as(
+    tx: &Transaction,
+    send: &Send,
+    actor: &str,
+    (evidence, kind, says): (&str, Option<EvidenceKind>, Option<NoteKind>),
+    now: Millis,
+) -> Result<()> {
     exec(
         tx,
-        "INSERT INTO events(op_id, kind, from_state, to_state, at, actor, evidence, evidence_kind) \
-         VALUES (?1, 'note', ?2, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO events(op_id, kind, from_state, to_state, at, actor, evidence, evidence_kind, note_kind) \
+         VALUES (?1, 'note', ?2, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
             send.op_id,
             send.state.as_str(),
             now,
             actor,
             evidence,
-            kind.map(EvidenceKind::as_str)
+            kind.map(EvidenceKind::as_str),
+            says.map(NoteKind::as_str)
         ],
     )?;
     Ok(())
@@ -270,10 +289,11 @@ pub(crate) fn note(
 /// (read only then). Errors: `Invalid` (a malformed id, several places, a bad default).
 fn resolve_destination(tx: &Transaction, req: &QueueRequest) -> Result<Destination> {
     let named = req.named();
+    let site = named.site().map_err(LedgerError::Invalid)?;
     let default = if named.names_place() {
         Destination::new_chat()
     } else {
-        destinations::default_of(tx)?
+        destinations::default_of(tx, site)?
     };
     named.resolve(&default).map_err(LedgerError::Invalid)
 }
@@ -293,7 +313,11 @@ fn same_send(
     if attachments::shas_of(tx, &existing.op_id)? != files {
         return Ok(false);
     }
-    Ok(match destinations::get(tx, &existing.op_id)? {
+    let stored = destinations::get(tx, &existing.op_id)?;
+    if stored.as_ref().map(|d| d.site).unwrap_or_default() != dest.site {
+        return Ok(false);
+    }
+    Ok(match stored {
         Some(stored) if !named.names_anything() => stored.chosen_by == ChosenBy::Default,
         Some(stored) => stored.chosen_by == ChosenBy::Send && stored.same_as(dest),
         // Admitted before destinations were recorded: only its conversation is known.
@@ -330,7 +354,7 @@ pub(crate) fn queue(
         }
         None => uuid::Uuid::new_v4().to_string(),
     };
-    if let Some(existing) = read::get(tx, &op_id)? {
+    if let Some(existing) = rows::get(tx, &op_id)? {
         let again = (resend_of, req.attachments.as_slice());
         if same_send(tx, &existing, (&text, &dest, &req.named()), again)? {
             return Ok((existing, false));
@@ -342,14 +366,14 @@ pub(crate) fn queue(
         return Err(LedgerError::EpochStopped);
     }
     let conversation = dest.conversation_id.as_deref();
-    let epoch = epochs::admission_epoch(tx, generation, conversation)?;
+    let epoch = epochs::admission_epoch(tx, generation, (dest.site, conversation))?;
     let send = write_returning(
         tx,
         returning_send!(
-            "INSERT INTO sends(op_id, text, conversation_id, epoch, resend_of, created_at, state, updated_at, actor) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?6, ?7)"
+            "INSERT INTO sends(op_id, text, conversation_id, epoch, resend_of, created_at, state, updated_at, actor, site) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?6, ?7, ?8)"
         ),
-        params![op_id, text, conversation, epoch, resend_of, now, actor],
+        params![op_id, text, conversation, epoch, resend_of, now, actor, dest.site],
         &op_id,
     )?;
     destinations::insert(tx, &op_id, &dest)?;
@@ -364,7 +388,8 @@ pub(crate) fn queue(
 /// usage-limit gate holds or the page-changed gate is closed. `Ok(None)`: nothing to do now.
 pub(crate) fn claim_next(tx: &Transaction, lease_id: &str, now: Millis) -> Result<Option<Send>> {
     let lease = epochs::usable_lease(tx, lease_id)?;
-    if super::limit_gate::get(tx)?.holds_at(now) || super::page_gate::get(tx)?.closed {
+    let limit = super::limit_gate::get_for(tx, lease.binding.site)?;
+    if limit.holds_at(now) || super::page_gate::get(tx)?.closed {
         return Ok(None);
     }
     let next = in_flight::next_for(tx, &lease)?;
@@ -389,12 +414,16 @@ pub(crate) fn claim_next(tx: &Transaction, lease_id: &str, now: Millis) -> Resul
 pub(crate) fn move_claims_to(tx: &Transaction, lease: &Lease, now: Millis) -> Result<Vec<String>> {
     let mut stmt = tx.prepare_cached(
         "SELECT s.op_id FROM sends s JOIN leases l ON l.lease_id = s.lease_id \
-         WHERE s.state = 'claimed' AND l.tab_id = ?1 AND l.ended_at IS NOT NULL \
+         WHERE s.state = 'claimed' AND l.tab_id = ?1 AND l.ended_at IS NOT NULL AND s.site = ?3 \
            AND (s.conversation_id IS NULL OR s.conversation_id IS ?2) ORDER BY s.seq",
     )?;
     let moved: Vec<String> = stmt
         .query_map(
-            params![lease.binding.tab_id, lease.binding.conversation_id],
+            params![
+                lease.binding.tab_id,
+                lease.binding.conversation_id,
+                lease.binding.site
+            ],
             |r| r.get(0),
         )?
         .collect::<rusqlite::Result<_>>()?;
@@ -430,7 +459,12 @@ fn busy_for_move(tx: &Transaction, lease: &Lease, op_id: &str) -> Result<Option<
     let Some(c) = named.or_else(|| lease.binding.conversation_id.clone()) else {
         return Ok(None);
     };
-    Ok(in_flight::in_conversation(tx, &c, Some(op_id))?)
+    Ok(in_flight::in_conversation(
+        tx,
+        lease.binding.site,
+        &c,
+        Some(op_id),
+    )?)
 }
 
 /// The answer to a grant ask.
@@ -499,8 +533,8 @@ fn destination_refusal(
 /// Why the grant is refused while the usage limit holds at `now` (the gate closed after
 /// the send was claimed: a limit means nothing more is clicked until the reset); `None`:
 /// the gate is open.
-fn limit_refusal(tx: &Transaction, now: Millis) -> Result<Option<String>> {
-    let gate = super::limit_gate::get(tx)?;
+fn limit_refusal(tx: &Transaction, op_id: &str, now: Millis) -> Result<Option<String>> {
+    let gate = super::limit_gate::of_send(tx, op_id)?;
     if !gate.holds_at(now) {
         return Ok(None);
     }
@@ -546,7 +580,7 @@ pub(crate) fn dispatch(
         let reason = reason.to_string();
         return Ok(Grant::Expired { send, reason });
     }
-    let held = match limit_refusal(tx, now)? {
+    let held = match limit_refusal(tx, op_id, now)? {
         Some(r) => Some(r),
         None => super::page_gate::refusal(tx)?,
     };
@@ -633,7 +667,7 @@ pub(crate) fn accept(
     if send.dispatched_at.is_none() {
         return Err(LedgerError::ReceiptBeforeDispatch(op_id.into()));
     }
-    let owner: Option<String> = read::cached_row(
+    let owner: Option<String> = rows::cached_row(
         tx,
         "SELECT op_id FROM receipts WHERE conversation_id = ?1 AND user_message_id = ?2",
         params![receipt.conversation_id, receipt.user_message_id],
@@ -851,7 +885,7 @@ pub(crate) fn withdraw(tx: &Transaction, op_id: &str, by: &str, now: Millis) -> 
 }
 
 fn queue_again_unchecked(tx: &Transaction, old: &Send, by: &str, now: Millis) -> Result<Send> {
-    let existing: Option<String> = read::cached_row(
+    let existing: Option<String> = rows::cached_row(
         tx,
         "SELECT op_id FROM sends WHERE resend_of = ?1 ORDER BY seq LIMIT 1",
         [&old.op_id],
@@ -867,10 +901,11 @@ fn queue_again_unchecked(tx: &Transaction, old: &Send, by: &str, now: Millis) ->
     let req = match destinations::get(tx, &old.op_id)? {
         Some(d)
             if d.chosen_by == ChosenBy::Default
-                && destinations::default_of(tx).is_ok_and(|now| now.same_as(&d)) =>
+                && destinations::default_of(tx, d.site).is_ok_and(|now| now.same_as(&d)) =>
         {
             QueueRequest {
                 text: old.text.clone(),
+                site: Some(d.site),
                 ..Default::default()
             }
         }

@@ -6,7 +6,7 @@
 //! and shown in the window, never logged.
 
 use super::error::Result;
-use super::read::cached_row;
+use super::rows::cached_row;
 use crate::clock::Millis;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 

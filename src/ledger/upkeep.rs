@@ -128,6 +128,17 @@ impl Ledger {
         kind: EvidenceKind,
         evidence: &str,
     ) -> Result<bool> {
+        self.note_evidence_saying(op_id, (kind, None), evidence)
+    }
+
+    /// [`Self::note_evidence`], with what the note says as data (`says`, written once with
+    /// it: readers tell it apart by that, never by its words).
+    pub fn note_evidence_saying(
+        &mut self,
+        op_id: &str,
+        (kind, says): (EvidenceKind, Option<crate::ledger::NoteKind>),
+        evidence: &str,
+    ) -> Result<bool> {
         sends::validate_note("evidence", evidence)?;
         self.write(|tx, now| {
             let send = sends::load(tx, op_id)?;
@@ -143,7 +154,7 @@ impl Ledger {
             if last.as_deref() == Some(evidence) {
                 return Ok(false);
             }
-            sends::note(tx, &send, "owner", (evidence, Some(kind)), now)?;
+            sends::note_as(tx, &send, "owner", (evidence, Some(kind), says), now)?;
             Ok(true)
         })
     }

@@ -6,12 +6,13 @@ use super::in_flight;
 use super::limit_gate;
 use super::local_time::local_time;
 use super::page_gate;
-use super::read::{self, cached_row};
 use super::record::Send;
+use super::rows::{self, cached_row};
 use super::state::SendState;
 use super::tab_reports;
 use crate::clock::Millis;
-use rusqlite::{Connection, OptionalExtension};
+use crate::site::Site;
+use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 /// Why sends are held back. `Display` is the sentence a person reads, with what to do.
@@ -28,8 +29,11 @@ pub enum Waiting {
         /// The tab that reported it, when a tab did.
         tab_id: Option<String>,
     },
-    /// The page answered with the account's usage limit.
+    /// The page answered with the account's usage limit (that site's gate holds).
     UsageLimit {
+        /// The site whose account is capped (its gate; another site's sends go on).
+        #[serde(default)]
+        site: Site,
         /// When sending resumes by itself (ms); `None`: when a person resumes.
         until_ms: Option<Millis>,
         /// The page's own message.
@@ -48,6 +52,9 @@ pub enum Waiting {
     },
     /// Every leased tab that could take this send has a send of its own in flight.
     TabsBusy {
+        /// The site of the tabs.
+        #[serde(default)]
+        site: Site,
         /// The oldest send in flight.
         op_id: String,
     },
@@ -55,18 +62,28 @@ pub enum Waiting {
     /// it is taken as soon as that tab asks. A tab that stopped answering is let go after
     /// [`super::Bounds::lease_silence_ms`], and another tab then takes the send.
     TabToTake {
+        /// The site of the tab.
+        #[serde(default)]
+        site: Site,
         /// The tab that shows the conversation.
         tab_id: String,
     },
-    /// No tab is leased, and a chatgpt.com tab said why it cannot take a send.
+    /// No tab of the site is leased, and a tab said why it cannot take a send.
     TabCannotTakeSends {
+        /// The site no tab is leased for.
+        #[serde(default)]
+        site: Site,
         /// The tab.
         tab_id: String,
         /// What it said.
         reason: String,
     },
-    /// No chatgpt.com tab is leased at all.
-    NoTab,
+    /// No tab of the site is leased at all.
+    NoTab {
+        /// The site.
+        #[serde(default)]
+        site: Site,
+    },
 }
 
 impl Waiting {
@@ -82,7 +99,7 @@ impl Waiting {
             }
             Waiting::TabToTake { .. } => "waiting for its tab",
             Waiting::TabCannotTakeSends { .. } => "tab can't send",
-            Waiting::NoTab => "no tab",
+            Waiting::NoTab { .. } => "no tab",
         }
     }
 
@@ -94,87 +111,142 @@ impl Waiting {
                     .into()
             }
             Waiting::PageChanged { fact_id, tab_id } => format!(
-                "the page changed: {} did not recognise page fact {fact_id}, which every send needs, so nothing is sent and nothing is typed; update the extension, or reload the chatgpt.com tab and run Check this page, then resume (Resume in the window or tray, or `sendledger resume --by WHO`)",
+                "the page changed: {} did not recognise page fact {fact_id}, which every send needs, so nothing is sent and nothing is typed; update the extension, or reload that tab and run Check this page, then resume (Resume in the window or tray, or `sendledger resume --by WHO`)",
                 tab_id.as_deref().map_or_else(|| "the owner".to_string(), |t| format!("tab {t}"))
             ),
-            Waiting::UsageLimit { until_ms: Some(t), .. } => format!(
-                "ChatGPT usage limit: sending resumes at {} (or now: `sendledger resume --by WHO`)",
+            Waiting::UsageLimit { site, until_ms: Some(t), .. } => format!(
+                "{} usage limit: sending resumes at {} (or now: `sendledger resume --by WHO`)",
+                site.title(),
                 local_time(*t, now)
             ),
             // A refusal that holds until a person resumes (a 403 "Unusual activity", a 431)
             // is said with the page's own words, not called a usage limit.
             Waiting::UsageLimit {
+                site,
                 until_ms: None,
                 message: Some(words),
             } => format!(
-                "ChatGPT said no (\"{words}\"), naming no time: sending resumes when a person resumes (`sendledger resume --by WHO`)"
+                "{} said no (\"{words}\"), naming no time: sending resumes when a person resumes (`sendledger resume --by WHO`)",
+                site.title()
             ),
-            Waiting::UsageLimit { until_ms: None, .. } => {
-                "ChatGPT usage limit: the page named no reset time; sending resumes when a person resumes (`sendledger resume --by WHO`)".into()
-            }
+            Waiting::UsageLimit { site, until_ms: None, .. } => format!(
+                "{} usage limit: the page named no reset time; sending resumes when a person resumes (`sendledger resume --by WHO`)",
+                site.title()
+            ),
             Waiting::InFlight { op_id } => format!(
                 "waiting for send {op_id}, in flight in the same conversation (one send at a time in a conversation)"
             ),
             Waiting::AtCap { max } => format!(
                 "waiting: {max} of {max} sends are in flight, as many as max_in_flight lets go at once (raise it in the window's settings or config.json)"
             ),
-            Waiting::TabsBusy { op_id } => format!(
-                "waiting: every leased tab that can take it has a send in flight (oldest {op_id}); open another chatgpt.com tab, or wait"
+            Waiting::TabsBusy { site, op_id } => format!(
+                "waiting: every leased tab that can take it has a send in flight (oldest {op_id}); open another {} tab, or wait",
+                site.host()
             ),
-            Waiting::TabToTake { tab_id } => format!(
-                "waiting for tab {tab_id}, which shows its conversation, to take it; a tab that stops answering (closed, crashed, asleep) is let go after {} s, and another chatgpt.com tab then takes the send",
-                super::Bounds::default().lease_silence_ms / 1000
+            Waiting::TabToTake { site, tab_id } => format!(
+                "waiting for tab {tab_id}, which shows its conversation, to take it; a tab that stops answering (closed, crashed, asleep) is let go after {} s, and another {} tab then takes the send",
+                super::Bounds::default().lease_silence_ms / 1000,
+                site.host()
             ),
-            Waiting::TabCannotTakeSends { tab_id, reason } => {
-                format!("no chatgpt.com tab can take a send: tab {tab_id}: {reason}")
+            Waiting::TabCannotTakeSends { site, tab_id, reason } => {
+                format!("no {} tab can take a send: tab {tab_id}: {reason}", site.host())
             }
-            Waiting::NoTab => "no chatgpt.com tab is leased: open chatgpt.com in the browser where the sendledger extension is paired (`sendledger pair` gives a code)".into(),
+            Waiting::NoTab { site } => format!(
+                "no {host} tab is leased: open {host} in the browser where the sendledger extension is paired (`sendledger pair` gives a code)",
+                host = site.host()
+            ),
         }
     }
 }
 
-fn leased_conversations(conn: &Connection) -> rusqlite::Result<Vec<Option<String>>> {
-    let mut stmt =
-        conn.prepare_cached("SELECT conversation_id FROM leases WHERE ended_at IS NULL")?;
-    let rows = stmt.query_map([], |r| r.get(0))?;
-    rows.collect()
+/// Whether a tab of `site` (any site when `None`) is leased.
+fn any_lease(conn: &Connection, site: Option<Site>) -> rusqlite::Result<bool> {
+    cached_row(
+        conn,
+        "SELECT EXISTS (SELECT 1 FROM leases WHERE ended_at IS NULL AND (?1 IS NULL OR site = ?1))",
+        [site],
+        |r| r.get(0),
+    )
 }
 
-/// Why nothing can go out for the whole profile at `now`, if anything holds it back.
-pub(crate) fn for_profile(conn: &Connection, now: Millis) -> rusqlite::Result<Option<Waiting>> {
+/// What holds every site's sends back: Stop, or the page gate.
+fn held_everywhere(conn: &Connection) -> rusqlite::Result<Option<Waiting>> {
     let closed: i64 = conn.query_row("SELECT closed FROM gate WHERE id = 1", [], |r| r.get(0))?;
     if closed == 1 {
         return Ok(Some(Waiting::Stopped));
     }
     let page = page_gate::get(conn)?;
-    if page.closed {
-        return Ok(Some(Waiting::PageChanged {
-            fact_id: page.fact_id.unwrap_or_default(),
-            tab_id: page.tab_id,
-        }));
+    Ok(page.closed.then(|| Waiting::PageChanged {
+        fact_id: page.fact_id.unwrap_or_default(),
+        tab_id: page.tab_id,
+    }))
+}
+
+fn usage_limit(gate: limit_gate::LimitGate) -> Waiting {
+    Waiting::UsageLimit {
+        site: gate.site,
+        until_ms: gate.until_ms,
+        message: gate.reason,
+    }
+}
+
+/// No tab of `site` is leased: what a tab said, if one did, else [`Waiting::NoTab`].
+fn no_tab(conn: &Connection, site: Site) -> rusqlite::Result<Waiting> {
+    let report = tab_reports::list(conn)?.into_iter().next();
+    Ok(match report {
+        Some(r) => Waiting::TabCannotTakeSends {
+            site,
+            tab_id: r.tab_id,
+            reason: r.reason,
+        },
+        None => Waiting::NoTab { site },
+    })
+}
+
+/// Why nothing can go out for the whole profile at `now`, if anything holds it back (a
+/// closed limit gate is the latest one's site's; no tab is leased of any site).
+pub(crate) fn for_profile(conn: &Connection, now: Millis) -> rusqlite::Result<Option<Waiting>> {
+    if let Some(w) = held_everywhere(conn)? {
+        return Ok(Some(w));
     }
     let gate = limit_gate::get(conn)?;
     if gate.holds_at(now) {
-        return Ok(Some(Waiting::UsageLimit {
-            until_ms: gate.until_ms,
-            message: gate.reason,
-        }));
+        return Ok(Some(usage_limit(gate)));
     }
-    if leased_conversations(conn)?.is_empty() {
-        let report = tab_reports::list(conn)?.into_iter().next();
-        return Ok(Some(match report {
-            Some(r) => Waiting::TabCannotTakeSends {
-                tab_id: r.tab_id,
-                reason: r.reason,
-            },
-            None => Waiting::NoTab,
-        }));
+    if !any_lease(conn, None)? {
+        return Ok(Some(no_tab(conn, Site::default())?));
     }
     Ok(None)
 }
 
-/// Why the queued send `send` waits at `now`; `None` when it is not queued or nothing
-/// holds it back (it is about to be claimed).
+/// Why nothing of `site` can go out at `now`: Stop, the page gate, `site`'s own limit
+/// gate (never another site's), or no tab of `site` leased.
+fn for_site(conn: &Connection, site: Site, now: Millis) -> rusqlite::Result<Option<Waiting>> {
+    if let Some(w) = held_everywhere(conn)? {
+        return Ok(Some(w));
+    }
+    let gate = limit_gate::get_for(conn, site)?;
+    if gate.holds_at(now) {
+        return Ok(Some(usage_limit(gate)));
+    }
+    if !any_lease(conn, Some(site))? {
+        return Ok(Some(no_tab(conn, site)?));
+    }
+    Ok(None)
+}
+
+/// The site `send` goes to (as admitted).
+fn site_of(conn: &Connection, send: &Send) -> rusqlite::Result<Site> {
+    cached_row(
+        conn,
+        "SELECT site FROM sends WHERE op_id = ?1",
+        [&send.op_id],
+        |r| r.get(0),
+    )
+}
+
+/// Why the queued send `send` waits at `now`, naming its own site's gate and tabs;
+/// `None` when it is not queued or nothing holds it back (it is about to be claimed).
 pub(crate) fn for_send(
     conn: &Connection,
     send: &Send,
@@ -183,11 +255,12 @@ pub(crate) fn for_send(
     if send.state != SendState::Queued {
         return Ok(None);
     }
-    if let Some(w) = for_profile(conn, now)? {
+    let site = site_of(conn, send)?;
+    if let Some(w) = for_site(conn, site, now)? {
         return Ok(Some(w));
     }
     if let Some(c) = &send.conversation_id {
-        if let Some(op_id) = in_flight::in_conversation(conn, c, None)? {
+        if let Some(op_id) = in_flight::in_conversation(conn, site, c, None)? {
             return Ok(Some(Waiting::InFlight { op_id }));
         }
     }
@@ -197,44 +270,46 @@ pub(crate) fn for_send(
     }
     // A send for a conversation no leased tab shows is not held back: a leased tab takes
     // it and goes there (docs/extension.md, "The tab goes to the destination").
-    if let Some(op_id) = tabs_busy(conn, send)? {
-        return Ok(Some(Waiting::TabsBusy { op_id }));
+    if let Some(op_id) = tabs_busy(conn, site, send)? {
+        return Ok(Some(Waiting::TabsBusy { site, op_id }));
     }
-    Ok(showing_tab(conn, send)?.map(|tab_id| Waiting::TabToTake { tab_id }))
+    Ok(showing_tab(conn, site, send)?.map(|tab_id| Waiting::TabToTake { site, tab_id }))
 }
 
-/// The leased tab that shows the conversation `send` names, when one does: the send is
-/// left to it (`in_flight::next_for`).
-fn showing_tab(conn: &Connection, send: &Send) -> rusqlite::Result<Option<String>> {
+/// The leased tab of `site` (the send's) that shows the conversation `send` names, when
+/// one does: the send is left to it (`in_flight::next_for`). Another site's tab showing
+/// the same id is not its tab.
+fn showing_tab(conn: &Connection, site: Site, send: &Send) -> rusqlite::Result<Option<String>> {
     let Some(c) = &send.conversation_id else {
         return Ok(None);
     };
     cached_row(
         conn,
-        "SELECT tab_id FROM leases WHERE ended_at IS NULL AND conversation_id = ?1 \
+        "SELECT tab_id FROM leases WHERE ended_at IS NULL AND site = ?2 AND conversation_id = ?1 \
          AND generation = (SELECT generation FROM gate WHERE id = 1) \
          ORDER BY created_at DESC LIMIT 1",
-        [c],
+        params![c, site],
         |r| r.get(0),
     )
     .optional()
 }
 
-/// The oldest send in flight when every leased tab that fits `send` (shows its
-/// conversation; any tab for a send naming none, or naming one no leased tab shows) has a
-/// send in flight, or shows a conversation another send is in flight in.
-fn tabs_busy(conn: &Connection, send: &Send) -> rusqlite::Result<Option<String>> {
+/// The oldest send in flight when every leased tab of `site` that fits `send` (shows its
+/// conversation; any tab for a send naming none, or naming one no leased tab of `site`
+/// shows) has a send in flight, or shows a conversation another send of `site` is in
+/// flight in. Conversations are keyed on (site, id): another site's are never evidence.
+fn tabs_busy(conn: &Connection, site: Site, send: &Send) -> rusqlite::Result<Option<String>> {
     let free: bool = conn
         .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM leases l WHERE l.ended_at IS NULL \
+            "SELECT EXISTS (SELECT 1 FROM leases l WHERE l.ended_at IS NULL AND l.site = ?2 \
                AND (?1 IS NULL OR l.conversation_id = ?1 OR NOT EXISTS (SELECT 1 FROM leases o \
-                    WHERE o.ended_at IS NULL AND o.conversation_id = ?1)) \
+                    WHERE o.ended_at IS NULL AND o.site = ?2 AND o.conversation_id = ?1)) \
                AND NOT EXISTS (SELECT 1 FROM in_flight_places p WHERE p.tab_id = l.tab_id \
-                   OR p.conversation_id = COALESCE(?1, l.conversation_id)))",
+                   OR (p.site = ?2 AND p.conversation_id = COALESCE(?1, l.conversation_id))))",
         )?
-        .query_row([send.conversation_id.as_deref()], |r| r.get(0))?;
+        .query_row(params![send.conversation_id.as_deref(), site], |r| r.get(0))?;
     if free {
         return Ok(None);
     }
-    read::in_flight(conn)
+    rows::in_flight(conn)
 }

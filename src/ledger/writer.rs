@@ -93,7 +93,7 @@ impl Writer {
         // event (a lease, a remote stop request). Never after a read — a long-poll's own
         // check is a call, and waking itself would make it spin until its deadline. A
         // commit by another process counts once, at the next call (the owner's watch on
-        // the ledger's files makes one when such a commit lands: `owner::outside`).
+        // the ledger's files makes one when such a commit lands: `owner::folder_watch`).
         if wrote {
             self.changed.notify_waiters();
             self.writes.send_modify(|n| *n += 1);

@@ -24,8 +24,14 @@ pub struct SendMessageArgs {
     /// most 65,536 bytes; CR LF becomes LF).
     #[schemars(length(min = 1))]
     pub text: String,
-    /// The ChatGPT conversation to send into: a `conversation_id` from an earlier result,
-    /// or its chatgpt.com URL. Give at most one of conversation_id, project_id and
+    /// The chat site: "chatgpt" (the default) or "claude" (the user's leased claude.ai
+    /// tab). A claude.ai conversation URL (https://claude.ai/chat/<uuid>) names claude by
+    /// itself; a chatgpt.com URL with site "claude" is refused.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 32))]
+    pub site: Option<String>,
+    /// The conversation to send into: a `conversation_id` from an earlier result, or its
+    /// chatgpt.com or claude.ai URL. Give at most one of conversation_id, project_id and
     /// new_chat; give none to send where the user chose in sendledger (a new chat until
     /// they choose).
     #[serde(default)]
@@ -108,6 +114,12 @@ pub fn wait(seconds: Option<u64>, default: u64) -> Result<Duration, String> {
         ));
     }
     Ok(Duration::from_secs(s))
+}
+
+/// `site` checked against the registry before anything is uploaded or queued (`None`:
+/// the owner's default, chatgpt). Errors: the registry's sentence naming the known sites.
+pub fn site(name: Option<&str>) -> Result<(), String> {
+    name.map_or(Ok(()), |n| crate::site::Site::parse(n).map(|_| ()))
 }
 
 /// The operation id of a send: `mcp-<key>` for an idempotency key (the same key is the

@@ -5,7 +5,7 @@
 //! for them to settle (the owner's `GET /v1/sends/{op}/artifacts?wait_ms=`, woken by its
 //! commits) no longer than the call allows, at most 60 s.
 
-use crate::client::routes::segment;
+use crate::client::routes::{paths, segment};
 use crate::client::OwnerLink;
 use base64::Engine;
 use rmcp::model::{ContentBlock, ResourceContents};
@@ -34,7 +34,7 @@ struct Listed {
 /// them to settle; none when it has none or the owner does not say.
 pub async fn contents(link: &OwnerLink, op_id: &str, wait: Duration) -> Vec<ContentBlock> {
     let wait_ms = wait.as_millis().min(60_000) as u64;
-    let path = format!("/v1/sends/{}/artifacts?wait_ms={wait_ms}", segment(op_id));
+    let path = paths::artifacts(op_id, wait_ms);
     let Ok(listed) = link.get_held::<Listed>(path, wait_ms).await else {
         return Vec::new();
     };
@@ -64,7 +64,7 @@ async fn block(link: &OwnerLink, op_id: &str, a: &ArtifactSeen) -> ContentBlock 
             ))
         }
     }
-    let path = format!("/v1/sends/{}/artifacts/{}", segment(op_id), a.n);
+    let path = paths::artifact(op_id, a.n);
     let (mime, bytes) = match link.get_bytes(path).await {
         Ok(got) => got,
         Err(e) => {

@@ -28,8 +28,6 @@ pub enum Status {
     Rejected,
     /// A person pressed Stop, or withdrew this send, before it was sent.
     Stopped,
-    /// ChatGPT's usage limit holds it: it waits until the limit resets or a person resumes.
-    Limited,
     /// ChatGPT received it and answered with an error (a usage limit, "Something went
     /// wrong", a blocked message): it was sent once; the page said no.
     #[serde(rename = "page_error")]
@@ -56,7 +54,7 @@ pub struct TimelineEntry {
 /// The structured result of `send_message` and `get_send`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct SendOutcome {
-    /// completed, pending, uncertain, rejected, stopped, limited or page_error.
+    /// completed, pending, uncertain, rejected, stopped or page_error.
     pub status: Status,
     /// The send's id in sendledger: pass it to `get_send`.
     pub send_id: String,
@@ -133,15 +131,13 @@ pub fn classify(state: &str, answer_given_up: bool, why: Option<&str>) -> (Statu
 /// go where the send was meant to go (or an `attachment_mismatch: …` note, if it did not
 /// carry the send's files).
 pub fn mismatch_in(timeline: &[EventSeen]) -> Option<String> {
-    timeline.iter().find_map(|e| {
-        e.evidence
-            .as_deref()
-            .filter(|w| {
-                w.starts_with(crate::destination::MISMATCH_NOTE)
-                    || w.starts_with(crate::attachments::MISMATCH_NOTE)
-            })
-            .map(str::to_string)
-    })
+    timeline
+        .iter()
+        .filter(|e| {
+            e.note_kind
+                .is_some_and(crate::note_kind::NoteKind::is_mismatch)
+        })
+        .find_map(|e| e.evidence.clone())
 }
 
 /// Adds, to a `page_error` outcome whose send the page refused with the account's usage

@@ -62,6 +62,9 @@ pub struct EventSeen {
     pub actor: String,
     /// What it rests on.
     pub evidence: Option<String>,
+    /// What a note says, as data (absent from an owner before migration 0024).
+    #[serde(default)]
+    pub note_kind: Option<crate::note_kind::NoteKind>,
 }
 
 /// `GET /v1/sends/{op_id}` and its wait: the send and its timeline.

@@ -8,7 +8,7 @@ use super::progress::Progress;
 use super::reports::{self, StopOutcome, UncertainSends};
 use super::seen::{ListedSeen, Looked, QueuedSeen, StoppedSeen};
 use super::{refusal, wait};
-use crate::client::routes::segment;
+use crate::client::routes::paths;
 use crate::client::{ClientError, OwnerLink};
 use rmcp::handler::server::tool::schema_for_output;
 use rmcp::model::{CallToolResult, JsonObject};
@@ -39,7 +39,7 @@ impl Tools {
     #[tool(
         name = "send_message",
         title = "Send a message into the user's ChatGPT tab",
-        description = "Types a message into the user's own ChatGPT tab and sends it, at most once, then waits up to wait_seconds for ChatGPT's answer. Always pass an idempotency_key: calling again with the same key and text returns the same send and never sends twice. Read `status` in the result: completed (the answer is in `answer`), pending (still running: call get_send with send_id; never send again), uncertain (it may or may not have been sent: do NOT send again, ask the user to confirm or abandon it in sendledger), rejected (never reached the chat), stopped (a person pressed Stop or withdrew it: do not retry), limited (ChatGPT's usage limit). Send again only when retry_safe is true, and then with a new idempotency_key.",
+        description = "Types a message into the user's own ChatGPT tab (or, with site \"claude\", their claude.ai tab) and sends it, at most once, then waits up to wait_seconds for the answer. Always pass an idempotency_key: calling again with the same key and text returns the same send and never sends twice. Read `status` in the result: completed (the answer is in `answer`), pending (still running: call get_send with send_id; never send again), uncertain (it may or may not have been sent: do NOT send again, ask the user to confirm or abandon it in sendledger), rejected (never reached the chat), stopped (a person pressed Stop or withdrew it: do not retry), page_error (ChatGPT received it and answered with an error: it was sent once). Send again only when retry_safe is true, and then with a new idempotency_key.",
         input_schema = args::schema::<SendMessageArgs>(),
         output_schema = schema_for_output::<SendOutcome>(),
         annotations(
@@ -55,8 +55,10 @@ impl Tools {
             Ok(a) => a,
             Err(e) => return Ok(refusal::bad_input(&e)),
         };
-        let checked = args::wait(a.wait_seconds, args::DEFAULT_SEND_WAIT_SECONDS)
-            .and_then(|w| Ok((w, args::operation_id(a.idempotency_key.as_deref())?)));
+        let checked = args::wait(a.wait_seconds, args::DEFAULT_SEND_WAIT_SECONDS).and_then(|w| {
+            args::site(a.site.as_deref())?;
+            Ok((w, args::operation_id(a.idempotency_key.as_deref())?))
+        });
         let (wait_for, op_id) = match checked {
             Ok(c) => c,
             Err(e) => return Ok(refusal::bad_input(&e)),
@@ -70,11 +72,11 @@ impl Tools {
             Err(e) => return Ok(refusal::send_refused(&e)),
         };
         let body = json!({
-            "op_id": op_id, "text": a.text, "conversation_id": a.conversation_id,
+            "op_id": op_id, "text": a.text, "site": a.site, "conversation_id": a.conversation_id,
             "project_id": a.project_id, "new_chat": a.new_chat, "model": a.model, "effort": a.effort,
             "attachments": shas,
         });
-        let queued: QueuedSeen = match self.link.post("/v1/sends".into(), &body).await {
+        let queued: QueuedSeen = match self.link.post(paths::SENDS.into(), &body).await {
             Ok(v) => v,
             Err(ClientError::Lost(detail)) => {
                 return Ok(self.after_lost_queue(&op_id, &detail).await)
@@ -153,7 +155,7 @@ impl Tools {
         if let Err(e) = args::parse::<NoArgs>(raw) {
             return Ok(refusal::bad_input(&e));
         }
-        let path = "/v1/sends?state=uncertain&limit=100".to_string();
+        let path = paths::sends_in("uncertain", 100);
         match self.link.get::<ListedSeen>(path).await {
             Ok(v) => Ok(structured(&reports::uncertain(&v))),
             Err(e) => Ok(refusal::lookup_failed(&e)),
@@ -180,7 +182,7 @@ impl Tools {
         }
         match self
             .link
-            .post::<StoppedSeen>("/v1/stop".into(), &json!({ "by": "mcp" }))
+            .post::<StoppedSeen>(paths::STOP.into(), &json!({ "by": "mcp" }))
             .await
         {
             Ok(v) => Ok(structured(&reports::stopped(&v))),
@@ -199,10 +201,6 @@ impl Tools {
 }
 
 impl Tools {
-    /// The owner took the queue request but its answer was lost: ask again by id (the
-    /// operation id was made before sending, so the answer cannot be a second send). An
-    /// owner that does not know the id yet may still be about to read the request: that
-    /// is no proof that nothing was sent, so it answers `pending` with the id too.
     /// A completed send's generated files added to its result's content (`super::artifacts`).
     async fn with_files(
         &self,
@@ -217,8 +215,12 @@ impl Tools {
         result
     }
 
+    /// The owner took the queue request but its answer was lost: ask again by id (the
+    /// operation id was made before sending, so the answer cannot be a second send). An
+    /// owner that does not know the id yet may still be about to read the request: that
+    /// is no proof that nothing was sent, so it answers `pending` with the id too.
     async fn after_lost_queue(&self, op_id: &str, detail: &str) -> CallToolResult {
-        let path = format!("/v1/sends/{}", segment(op_id));
+        let path = paths::send(op_id);
         match self.link.get::<Looked>(path).await {
             Ok(v) => structured(
                 &wait::Settled {

@@ -5,7 +5,7 @@
 use super::outcome::{self, SendOutcome};
 use super::progress::Progress;
 use super::seen::{EventSeen, Looked, SendSeen};
-use crate::client::routes::segment;
+use crate::client::routes::paths;
 use crate::client::{ClientError, OwnerLink};
 use std::time::{Duration, Instant};
 
@@ -17,7 +17,7 @@ pub const MAX_WAIT_SECONDS: u64 = 600;
 
 /// `GET /v1/sends/{op_id}`: the send and its timeline as they are now.
 pub async fn look_up(link: &OwnerLink, op_id: &str) -> Result<Looked, ClientError> {
-    link.get(format!("/v1/sends/{}", segment(op_id))).await
+    link.get(paths::send(op_id)).await
 }
 
 /// A send as the last answer showed it, and why the wait ended early, if it did.
@@ -77,11 +77,7 @@ pub async fn settle(
             return last;
         }
         let slice = progress.slice_ms((deadline - now).as_millis().min(SLICE_MS as u128) as u64);
-        let path = format!(
-            "/v1/sends/{}/wait?from={}&timeout_ms={slice}",
-            segment(&last.send.op_id),
-            last.send.state
-        );
+        let path = paths::wait(&last.send.op_id, &last.send.state, slice);
         match link.get_held::<Looked>(path, slice).await {
             Ok(v) => {
                 last.send = v.send;

@@ -7,14 +7,14 @@
 //! ([`outside`]).
 
 pub mod attachment_upkeep;
-pub mod outside;
+pub mod folder_watch;
 pub mod sweep;
 
 use crate::bridge::{self, pairing::PairingCode, BridgeState};
 use crate::clock::Clock;
 use crate::ledger::{Bounds, Event, Ledger, LedgerError, RecoveryReport, Writer};
 use crate::profile::Profile;
-use crate::profile::{discovery, in_flight_cap};
+use crate::profile::{discovery, Config};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::sync::{broadcast, watch};
@@ -73,23 +73,26 @@ pub struct Owner {
     profile: Profile,
 }
 
-/// Reads `max_in_flight` (a bad value refuses the start before anything is written, the
+/// Reads `config.json` (a bad value refuses the start before anything is written, the
 /// ledger included), pins a new profile's port when `pin_port`, then takes the profile,
-/// opens and recovers the ledger and writes the cap into it; the grant takes `bounds`.
+/// opens and recovers the ledger and copies the settings into it, read again now that the
+/// owner lock is held ([`crate::api::settings::copy_into_ledger`]: a change made offline
+/// just before is not missed); the grant takes `bounds`.
 async fn open_ledger(
     profile: &Profile,
     clock: Arc<dyn Clock>,
     pin_port: bool,
     bounds: Bounds,
 ) -> Result<(Ledger, RecoveryReport), OwnerError> {
-    let max_in_flight = in_flight_cap::read(profile).map_err(OwnerError::Config)?;
+    Config::load(profile).map_err(OwnerError::Config)?;
     if pin_port {
         discovery::pin_new_profile_port(profile).map_err(OwnerError::Config)?;
     }
     let profile = profile.clone();
     Ok(tokio::task::spawn_blocking(move || {
         let (mut ledger, recovered) = Ledger::open_for_owner(&profile, clock)?;
-        ledger.set_max_in_flight(max_in_flight)?;
+        let config = Config::load(&profile).map_err(LedgerError::Invalid)?;
+        crate::api::settings::copy_into_ledger(&mut ledger, &config)?;
         // The grant refuses a claim past the bound the sweep applies, on the same clock.
         ledger.set_bounds(bounds);
         Ok::<_, LedgerError>((ledger, recovered))
@@ -146,7 +149,7 @@ impl Owner {
         let (stop_tx, stop_rx) = watch::channel(false);
         let cap = bridge::connections::connection_cap(open_files);
         let server = tokio::spawn(bridge::serve(listener, state.clone(), cap, stop_rx.clone()));
-        let watcher = tokio::spawn(outside::run(
+        let watcher = tokio::spawn(folder_watch::run(
             profile.clone(),
             ledger.clone(),
             stop_rx.clone(),

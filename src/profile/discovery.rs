@@ -1,6 +1,8 @@
 //! How clients find the live owner: `bridge.json` (address, pid, start time) and
-//! `client.token` in the profile, both 0600; the port setting in `config.json`.
+//! `client.token` in the profile, both 0600; the port setting in `config.json`
+//! ([`super::config`]).
 
+use super::config::Config;
 use crate::clock::Millis;
 use crate::profile::{Profile, ProfileError};
 use serde::{Deserialize, Serialize};
@@ -10,9 +12,7 @@ use std::net::SocketAddr;
 pub const BRIDGE_FILE: &str = "bridge.json";
 /// The client-scope bearer token.
 pub const CLIENT_TOKEN_FILE: &str = "client.token";
-/// Profile settings: `{"port": 27615, "default_destination": {"new_chat": true},
-/// "max_in_flight": 1}`.
-pub const CONFIG_FILE: &str = "config.json";
+pub use super::config::CONFIG_FILE;
 
 /// Default bridge port of a profile made by this version: below Linux's range for
 /// outgoing connections (32768–60999) and Windows' (49152–65535), so no outgoing
@@ -34,35 +34,10 @@ pub struct BridgeInfo {
     pub started_at: Millis,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Config {
-    port: Option<u16>,
-    /// Read by the ledger at queue time (`crate::destination::read_default`).
-    #[serde(default, rename = "default_destination")]
-    _default_destination: Option<serde_json::Value>,
-    /// Read by the owner at start (`super::in_flight_cap::read`).
-    #[serde(default, rename = "max_in_flight")]
-    _max_in_flight: Option<serde_json::Value>,
-}
-
-/// The port set in `config.json`: `Ok(None)` when the file or the key is absent; an error
-/// sentence when the file is there but unreadable or not `{"port": 1-65535}`.
+/// The port set in `config.json`: `Ok(None)` when the file or the key is absent. Errors:
+/// the file unreadable or not valid ([`Config::load`]).
 pub fn configured_port(profile: &Profile) -> Result<Option<u16>, String> {
-    let path = profile.file(CONFIG_FILE).map_err(|e| e.to_string())?;
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
-    serde_json::from_str::<Config>(&text)
-        .map(|c| c.port)
-        .map_err(|e| {
-            format!(
-                "{} is not valid ({e}): write {{\"port\": 27615}} or remove the file",
-                path.display()
-            )
-        })
+    Ok(Config::load(profile)?.port)
 }
 
 /// The port an owner of `profile` binds when asked for none: `config.json`'s; else, for
@@ -92,13 +67,10 @@ pub(crate) fn pin_new_profile_port(profile: &Profile) -> Result<(), String> {
     if path.exists() {
         return Ok(()); // `{}`: a person's file, left as it is
     }
-    profile
-        .write_private(
-            CONFIG_FILE,
-            format!("{{\"port\": {DEFAULT_PORT}}}\n").as_bytes(),
-        )
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    Config::update(profile, |c| {
+        c.port = Some(DEFAULT_PORT);
+        Ok(())
+    })
 }
 
 pub(crate) fn write_bridge_json(

@@ -4,14 +4,15 @@
 //! inside the directory after canonicalisation, so a symlinked ledger cannot send the
 //! custody record somewhere else.
 
+pub mod config;
 pub mod default_destination;
 pub mod discovery;
 mod identity;
-pub mod in_flight_cap;
 mod owner_lock;
 mod reserve;
 pub mod settings;
 
+pub use config::Config;
 pub use identity::FileIdentity;
 pub use owner_lock::{OwnerInfo, OwnerLock};
 pub use reserve::{Reserve, RESERVE_BYTES, RESERVE_FILE};
@@ -213,6 +214,11 @@ impl Profile {
             .collect();
         found.sort();
         found
+    }
+
+    /// Whether a live process holds the profile now (probes the lock; takes none).
+    pub fn is_owned(&self) -> bool {
+        OwnerLock::is_held(self)
     }
 
     /// Who owns the profile now, if anyone (reads the lock file; takes no lock).

@@ -132,6 +132,23 @@ impl OwnerLock {
         self.identity.is_at(&self.path)
     }
 
+    /// Whether a live process holds the owner lock now (its name read or not).
+    pub(super) fn is_held(profile: &Profile) -> bool {
+        let Ok(path) = profile.file(LOCK_FILE) else {
+            return false;
+        };
+        let Ok(file) = File::open(path) else {
+            return false;
+        };
+        match file.try_lock_shared() {
+            Ok(()) => {
+                let _ = file.unlock();
+                false
+            }
+            Err(_) => true,
+        }
+    }
+
     pub(super) fn holder(profile: &Profile) -> Option<OwnerInfo> {
         let path = profile.file(LOCK_FILE).ok()?;
         let mut file = File::open(path).ok()?;

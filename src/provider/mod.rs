@@ -3,3 +3,5 @@
 
 pub mod chatgpt;
 pub mod claude;
+pub mod ids;
+pub mod sse;

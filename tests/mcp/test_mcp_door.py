@@ -15,7 +15,7 @@ from mcp import Client, StdioServerParameters
 from mcp_harness import BIN, Player, Serve, in_background, mcp_client
 
 TOOLS = {"send_message", "get_send", "list_uncertain", "stop"}
-STATUSES = {"completed", "pending", "uncertain", "rejected", "stopped", "limited", "page_error"}
+STATUSES = {"completed", "pending", "uncertain", "rejected", "stopped", "page_error"}
 NO_OWNER = "start the sendledger app or `sendledger serve`"
 
 
@@ -460,6 +460,27 @@ def test_send_message_arguments_name_the_destination_and_two_places_are_refused(
     run(body)
     assert sorted(s["op_id"] for s in serve.sends()) == ["mcp-dest-1", "mcp-dest-2"], \
         "the refused one wrote nothing"
+
+
+def test_send_message_takes_a_site_and_an_unknown_site_is_refused_naming_the_known_ones(serve):
+    conv = "7b2e4d10-55aa-4c3e-9f01-2d6c8e7a9b34"
+
+    async def body():
+        async with mcp_client(serve.profile) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert "site" in tools["send_message"].input_schema["properties"], "the schema offers site"
+            assert "claude" in tools["send_message"].description, "the description says how to pick Claude"
+            r = ok(await call(client, "send_message", text="Into a Claude chat.",
+                              idempotency_key="site-1", wait_seconds=0, site="claude",
+                              conversation_id=f"https://claude.ai/chat/{conv}"))
+            assert r["status"] == "pending", r
+            d = serve.show(r["send_id"])["destination"]
+            assert (d["site"], d["conversation_id"]) == ("claude", conv), d
+            said = error_text(await call(client, "send_message", text="Nowhere.",
+                                         idempotency_key="site-2", wait_seconds=0, site="gemini"))
+            assert said.startswith("Nothing was sent") and "chatgpt, claude" in said, said
+    run(body)
+    assert [s["op_id"] for s in serve.sends()] == ["mcp-site-1"], "the refused one wrote nothing"
 
 
 def test_a_page_that_answered_with_another_model_is_said_in_words_and_never_sent_again(serve, player):

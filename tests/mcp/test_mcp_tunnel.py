@@ -151,8 +151,8 @@ def test_a_send_scoped_key_through_the_tunnel_is_refused_stop_decisions_and_sett
         (["resolve", "op-ci", "--abandoned", "--by", "ci"], "scope send"),
         (["withdraw", "op-ci"], "scope send"),
         (["keys", "create", "more", "--scope", "all"], "scope send"),
-        (["max-in-flight", "2"], "needs the local profile"),
-        (["destination", "set", "new-chat"], "needs the local profile"),
+        (["max-in-flight", "2"], "scope send"),
+        (["destination", "set", "new-chat"], "scope send"),
         (["status"], "needs the local profile"),
     ]:
         code, refused = there.cli(*args)

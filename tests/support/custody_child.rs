@@ -68,6 +68,12 @@ fn run(
         Step::ToolSettle(call) => {
             l.tool_settle(call, "done")?;
         }
+        Step::Prune(batch) => {
+            let mut out = std::io::stdout();
+            writeln!(out, "pruning").expect("stdout is open");
+            out.flush().expect("stdout is open");
+            while l.prune_retention(*batch)?.more {}
+        }
         Step::Race(n) => {
             let lease = l.lease(&binding_for("race"))?.lease_id;
             let mut out = std::io::stdout();

@@ -6,7 +6,7 @@
 
 #![allow(dead_code)]
 
-use crate::harness::{Answer, Extension};
+use super::harness::{Answer, Extension};
 use serde_json::{json, Value};
 
 pub const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chatgpt");
@@ -42,7 +42,7 @@ pub const HANDOFF_USER: &str = "7f6e5d4c-3b2a-4918-a7f6-e5d4c3b2a190";
 /// `tab-1`; returns the lease and the page's request for it (the follow-up fixture
 /// carrying that text and user message id).
 pub fn handoff_dispatched(
-    serve: &crate::harness::Serve,
+    serve: &super::harness::Serve,
     ext: &Extension,
     op: &str,
 ) -> (String, String) {

@@ -36,6 +36,9 @@ pub enum Step {
     /// accept and complete, printing `claimed race-<i>` and `dispatched race-<i>` after
     /// those commits.
     Race(u32),
+    /// Print `pruning`, then run retention's prune passes of `n` sends each until one
+    /// finds less than a full batch (issue 39).
+    Prune(u32),
 }
 
 impl Step {
@@ -65,6 +68,11 @@ impl Step {
                     .parse()
                     .map_err(|e| format!("race needs a count: {e}"))?,
             ),
+            "prune" => Step::Prune(
+                need(arg)?
+                    .parse()
+                    .map_err(|e| format!("prune needs a batch: {e}"))?,
+            ),
             other => return Err(format!("unknown step {other:?}")),
         })
     }
@@ -91,5 +99,6 @@ pub fn binding_for(tab: &str) -> TabBinding {
         conversation_id: Some("conv-kill".into()),
         thread_id: None,
         workspace_id: None,
+        site: Default::default(),
     }
 }

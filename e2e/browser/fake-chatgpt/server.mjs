@@ -8,7 +8,9 @@
 //
 //   GET  /__test/state    → {clicks, enter_submits, posts, stop_clicks, stop_requests, retry_clicks, disabled_clicks, held,
 //                            requests: [{text, message_id, conversation_id, turn_exchange_id, assistant_id, format, concurrent}]}
-//        (`concurrent`: answers still being written when that POST arrived)
+//        (`concurrent`: answers still being written when that POST arrived; `at`, `head_at`,
+//        `end_at`: when the POST arrived, its answer's first words were written, its end
+//        written — ms since the epoch, the fake's clock)
 //   POST /__test/config   {format?: "delta"|"legacy"|"handoff", layout?: "standard"|"no-send-button"|"no-composer",
 //                          hold?: false|"answer"|"response", error?: false|"stream"|"limit"|"dom",
 //                          frames?: "single"|"array"|"mixed"} → config
@@ -17,6 +19,7 @@
 //        cut without an answer and only the page renders its error. frames "array": the
 //        hand-off's WebSocket frames are JSON arrays of envelopes; "mixed": arrays that also
 //        carry another conversation's turn (its completion first).
+//        answer_ms N: every delta answer takes N ms between its first words and its end.
 //        hold "answer": the stream opens (ids, the user message echo, the answer's first
 //        words) and waits; hold "response": the POST gets no response at all until released.
 //        picker "top"|"advanced"|"none"|"slider"|"unknown" (every model in the menu; thinking
@@ -73,6 +76,7 @@
 //
 // Run alone: node server.mjs --port 8443 --cert cert.pem --key key.pem
 
+import http2 from 'node:http2';
 import https from 'node:https';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -85,7 +89,7 @@ import { artifactStore } from './artifacts.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const nodeModules = path.join(here, '..', 'node_modules');
-const VENDOR = new Set([
+export const VENDOR = new Set([
   'prosemirror-model',
   'prosemirror-state',
   'prosemirror-view',
@@ -96,7 +100,7 @@ const VENDOR = new Set([
 ]);
 /** The name part of a Project's address (`/g/g-p-<id>-<name>/…`), the project's own words. */
 const PROJECT_NAME = 'custody-notes';
-const IMPORTS = {
+export const IMPORTS = {
   'prosemirror-model': '/__fake/vendor/prosemirror-model/dist/index.js',
   'prosemirror-state': '/__fake/vendor/prosemirror-state/dist/index.js',
   'prosemirror-view': '/__fake/vendor/prosemirror-view/dist/index.js',
@@ -196,7 +200,7 @@ function page(config, surface = config.surface) {
 
 /** Starts the fake. Returns `{port, blobPort, blobHost, close()}` (`blobPort`: the blob store's). */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, markers: 'standard', send_route: 'chat', hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, file_inputs: 1, upload_on_send: false, chips: 'standard', request_files: 'all', surface_switch: 'known', pro: false, slider_skew: false, answer_images: false, download_refuse: false, download_busy: false, download_hold: false, long_answer: 0 };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, markers: 'standard', send_route: 'chat', hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, file_inputs: 1, upload_on_send: false, chips: 'standard', request_files: 'all', surface_switch: 'known', pro: false, slider_skew: false, answer_images: false, download_refuse: false, download_busy: false, download_hold: false, long_answer: 0, answer_ms: 0 };
   const config = { ...DEFAULTS };
   const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, elsewhere_posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, stalled_uploads: 0, work_posts: 0, requests: [] });
   let state = counts();
@@ -221,6 +225,16 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       holds.push(() => resolve('released'));
     });
 
+  /** An answer written for `ms` (config answer_ms) before its end; a stop ends it sooner. */
+  const writing = (turn, ms) =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => resolve('released'), ms);
+      turn.stop = () => {
+        clearTimeout(timer);
+        resolve('stopped');
+      };
+    });
+
   const readBody = (req) =>
     new Promise((resolve, reject) => {
       const chunks = [];
@@ -243,6 +257,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     turn.longAnswer = Number(config.long_answer) || 0;
     const concurrent = active.size;
     state.requests.push({
+      at: Date.now(),
       text: turn.text,
       message_id: turn.user.id,
       conversation_id: turn.conversationId,
@@ -254,6 +269,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       attachments: turn.attachments.attachments,
       pointers: turn.attachments.pointers,
     });
+    const record = state.requests[state.requests.length - 1]; // this POST's (others arrive meanwhile)
     const refused = states.refusedAnswer(config);
     if (refused) {
       res.writeHead(refused.status, refused.headers);
@@ -305,13 +321,16 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       if (config.markers === 'renamed') for (const part of ['head', 'tail']) s[part] = s[part].map(formats.renameMarkers);
       state.requests[state.requests.length - 1].answer = answer;
       for (const e of s.head) res.write(e);
-      if ((await gate(turn, 'answer')) === 'stopped') {
+      record.head_at = Date.now();
+      const answered = config.answer_ms ? await writing(turn, Number(config.answer_ms)) : await gate(turn, 'answer');
+      if (answered === 'stopped') {
         conv.messages.push(...formats.turnMessages(turn, answer).slice(0, -1));
         res.end(); // a stopped answer simply closes, without the completion tail
         return;
       }
       for (const e of s.tail) res.write(e);
       res.end();
+      record.end_at = Date.now();
       conv.messages.push(...formats.turnMessages(turn, answer));
     } finally {
       if (format !== 'handoff') active.delete(turn);
@@ -470,7 +489,10 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
     return json(res, 404, { detail: 'Not Found' });
   }
 
-  const server = https.createServer({ cert, key }, (req, res) => {
+  // chatgpt.com speaks HTTP/2: a browser holds many of its answers' streams at once on one
+  // connection (over HTTP/1.1 it would keep at most six, and a seventh tab's POST would wait
+  // for an answer to end). HTTP/1.1 stays for the test routes' client and the WebSocket.
+  const server = http2.createSecureServer({ cert, key, allowHTTP1: true }, (req, res) => {
     route(req, res).catch((e) => {
       if (!res.headersSent) json(res, 500, { detail: String(e.message) });
       else res.end();
@@ -501,8 +523,14 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
   await new Promise((resolve) => server.listen(port, host, resolve));
   await new Promise((resolve) => blobServer.listen(0, host, resolve));
   const blobPort = blobServer.address().port;
+  const open = new Set(); // the main server's connections (an HTTP/2 server has no closeAllConnections)
+  server.on('secureConnection', (socket) => {
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+  });
   const closeServer = (srv) => new Promise((resolve) => {
-    srv.closeAllConnections();
+    if (srv.closeAllConnections) srv.closeAllConnections();
+    else for (const socket of open) socket.destroy();
     srv.close(resolve);
   });
   return {

@@ -1,4 +1,4 @@
-// A self-signed certificate for chatgpt.com and the fake's blob store host, made at test time with openssl (nothing is
+// A self-signed certificate for chatgpt.com, the fake's blob store host and claude.ai, made at test time with openssl (nothing is
 // downloaded or committed). Chromium is started with --ignore-certificate-errors.
 
 import { execFileSync } from 'node:child_process';
@@ -14,7 +14,7 @@ export function selfSignedCert(dir) {
     execFileSync(
       'openssl',
       ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=chatgpt.com',
-       '-addext', 'subjectAltName=DNS:chatgpt.com,DNS:files.blob.fake-chatgpt.test', '-keyout', keyPath, '-out', certPath],
+       '-addext', 'subjectAltName=DNS:chatgpt.com,DNS:files.blob.fake-chatgpt.test,DNS:claude.ai', '-keyout', keyPath, '-out', certPath],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
   }

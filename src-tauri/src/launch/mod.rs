@@ -1,9 +1,10 @@
 //! The window's launch: how a start of `sendledger-app` becomes the profile's one window,
-//! hands itself to the window already running, or says why not. One concept, five files:
+//! hands itself to the window already running, or says why not. One concept, six files:
 //! [`launcher`] makes sure the profile's tray (the owner) runs; [`desktop`] is the seam that
 //! passes a launch to the running window (`desktop::pass`) and starts programs anew;
 //! [`handover`] starts a dropped launch again (bounded tries); [`window`] holds the one
-//! window's state; [`prepared`] is a window built hidden while the tray's menu is open.
+//! window's state; [`prepared`] is a window built hidden while the tray's menu is open;
+//! [`lean`] sets its web view up for one small document (WebKit's caches).
 //!
 //! **Who holds the name.** One single-instance name per profile
 //! (`Profile::window_bus_id`, D-Bus on Linux): the process whose window runs holds it,
@@ -37,5 +38,6 @@
 pub mod desktop;
 pub mod handover;
 pub mod launcher;
+pub mod lean;
 pub mod prepared;
 pub mod window;

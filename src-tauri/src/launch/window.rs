@@ -79,6 +79,9 @@ fn build<R: Runtime>(app: &AppHandle<R>, visible: bool) {
         .visible(visible)
         .focused(visible)
         .build();
+    if let Ok(w) = &built {
+        super::lean::lean(w);
+    }
     match built {
         // Asked for while it was being built hidden ([`open`] set SHOWN, found no window
         // yet and left): shown now. One of the two always sees the other.

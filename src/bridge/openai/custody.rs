@@ -12,7 +12,6 @@
 
 use super::auth::Caller;
 use super::error::OpenAiError;
-use super::request::Place;
 use crate::bridge::error::ApiError;
 use crate::bridge::BridgeState;
 use crate::ledger::{DoorQueue, LedgerError, QueueRequest};
@@ -111,6 +110,7 @@ pub(crate) async fn admit(
                     .unwrap_or_else(|| format!("oai-{}", uuid::Uuid::new_v4())),
             ),
             text: req.text.clone(),
+            site: req.place.site,
             conversation_id: req.conversation_id.clone(),
             project_id: req.place.project_id.clone(),
             new_chat: req.place.new_chat,
@@ -159,4 +159,21 @@ fn queue_refusal(e: LedgerError) -> OpenAiError {
         LedgerError::Invalid(m) => OpenAiError::invalid("invalid_value", None, m.clone()),
         _ => ApiError::from(e).into(),
     }
+}
+
+/// Where a request asks its send to go, besides the conversation (`request::conversation`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// `metadata.project_id`: a new chat inside this ChatGPT Project (`g-p-…` or its URL).
+    pub project_id: Option<String>,
+    /// `metadata.new_chat` `"true"`: a new chat.
+    pub new_chat: bool,
+    /// `model` unless it is `MODEL_ID` or `CLAUDE_MODEL_ID`: the page's model slug the
+    /// tab must confirm (after `claude:` for claude.ai).
+    pub model: Option<String>,
+    /// `metadata.effort`: the thinking effort the page must show.
+    pub effort: Option<String>,
+    /// The site `model` names: claude.ai for `CLAUDE_MODEL_ID` or a `claude:` name;
+    /// `None` (chatgpt.com, or the site a conversation URL names) otherwise.
+    pub site: Option<crate::site::Site>,
 }

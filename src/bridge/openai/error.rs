@@ -134,3 +134,11 @@ impl From<ApiError> for OpenAiError {
         }
     }
 }
+
+pub(crate) fn bad(
+    code: &'static str,
+    param: &'static str,
+    message: impl Into<String>,
+) -> OpenAiError {
+    OpenAiError::invalid(code, Some(param), message)
+}

@@ -7,8 +7,8 @@
 //! sentence: an http(s) image URL (nothing is downloaded), an uploaded-file id (the tab
 //! has only what the request carries), a file over 32 MiB, more than 10 files.
 
+use super::error::bad;
 use super::error::OpenAiError;
-use super::request::bad;
 use crate::attachments::{self as files, Attachment, Store};
 use crate::bridge::BridgeState;
 use base64::Engine;

@@ -7,12 +7,12 @@
 //! refusals are OpenAI error objects ([`error`]). Auth: the client token or a named key
 //! ([`auth`]).
 
+pub(crate) mod answer_feed;
 pub(crate) mod auth;
 mod completion;
 mod custody;
 pub(crate) mod error;
 mod files;
-pub(crate) mod live;
 mod outcome;
 mod request;
 mod responses;
@@ -71,17 +71,20 @@ async fn method_not_allowed() -> OpenAiError {
     }
 }
 
-fn model_object() -> Value {
-    json!({ "id": request::MODEL_ID, "object": "model", "created": 0, "owned_by": "sendledger" })
+fn model_object(id: &str) -> Value {
+    json!({ "id": id, "object": "model", "created": 0, "owned_by": "sendledger" })
 }
 
+/// The models listed: one per site (`chatgpt-tab`, `claude-tab`), each the page's own
+/// model; `claude:<name>` names a claude.ai page model (docs/openai.md).
 async fn models() -> Json<Value> {
-    Json(json!({ "object": "list", "data": [model_object()] }))
+    let data = [request::MODEL_ID, request::CLAUDE_MODEL_ID].map(model_object);
+    Json(json!({ "object": "list", "data": data }))
 }
 
 async fn model(Path(id): Path<String>) -> Response {
-    if id == request::MODEL_ID {
-        return Json(model_object()).into_response();
+    if id == request::MODEL_ID || id == request::CLAUDE_MODEL_ID {
+        return Json(model_object(&id)).into_response();
     }
     OpenAiError {
         status: StatusCode::NOT_FOUND,
@@ -89,8 +92,9 @@ async fn model(Path(id): Path<String>) -> Response {
         code: "model_not_found",
         param: Some("model"),
         message: format!(
-            "the only model is {}: the tab answers with whatever model its page has selected",
-            request::MODEL_ID
+            "the models are {} (a chatgpt.com tab) and {} (a claude.ai tab): the tab answers with whatever model its page has selected",
+            request::MODEL_ID,
+            request::CLAUDE_MODEL_ID
         ),
         retry: Some(false),
         op_id: None,

@@ -7,7 +7,8 @@
 //! (any name but [`MODEL_ID`] is the page's slug, which the tab must confirm).
 //! Earlier messages are not typed again: the tab holds its own context.
 
-use super::custody::Ask;
+use super::custody::{Ask, Place};
+pub(crate) use super::error::bad;
 use super::error::OpenAiError;
 use super::files::InlineFile;
 use axum::http::HeaderMap;
@@ -65,14 +66,6 @@ pub(crate) fn json_object(bytes: &[u8]) -> Result<Value, OpenAiError> {
         ));
     }
     Ok(value)
-}
-
-pub(crate) fn bad(
-    code: &'static str,
-    param: &'static str,
-    message: impl Into<String>,
-) -> OpenAiError {
-    OpenAiError::invalid(code, Some(param), message)
 }
 
 /// Fields the tab cannot honour, read and named as ignored.
@@ -364,17 +357,25 @@ pub(crate) fn conversation(
     }
 }
 
-/// Where a request asks its send to go, besides the conversation ([`conversation`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Place {
-    /// `metadata.project_id`: a new chat inside this ChatGPT Project (`g-p-…` or its URL).
-    pub project_id: Option<String>,
-    /// `metadata.new_chat` `"true"`: a new chat.
-    pub new_chat: bool,
-    /// `model` unless it is [`MODEL_ID`]: the page's model slug the tab must confirm.
-    pub model: Option<String>,
-    /// `metadata.effort`: the thinking effort the page must show.
-    pub effort: Option<String>,
+/// The model id that sends into a leased claude.ai tab with the page's own model.
+pub(crate) const CLAUDE_MODEL_ID: &str = "claude-tab";
+/// The prefix of a model id naming a claude.ai page model (`claude:claude-sonnet-4-5`).
+pub(crate) const CLAUDE_MODEL_PREFIX: &str = "claude:";
+
+/// The site and the page's model a request's `model` names: `chatgpt-tab` → chatgpt.com,
+/// the page's own model; `claude-tab` → claude.ai, the page's own model;
+/// `claude:<name>` → claude.ai, model `<name>`; any other → chatgpt.com, that slug.
+pub(crate) fn model_site(model: &str) -> (Option<crate::site::Site>, Option<String>) {
+    use crate::site::Site;
+    if model == MODEL_ID {
+        (None, None)
+    } else if model == CLAUDE_MODEL_ID {
+        (Some(Site::Claude), None)
+    } else if let Some(name) = model.strip_prefix(CLAUDE_MODEL_PREFIX) {
+        (Some(Site::Claude), Some(name.to_string()))
+    } else {
+        (None, Some(model.to_string()))
+    }
 }
 
 /// A string in `metadata` (OpenAI's metadata values are strings). Errors: 400
@@ -445,10 +446,9 @@ pub(crate) fn place(body: &Map<String, Value>) -> Result<Place, OpenAiError> {
             ))
         }
     };
-    let model = match body.get("model") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(m)) if m == MODEL_ID => None,
-        Some(Value::String(m)) => Some(m.clone()),
+    let (site, model) = match body.get("model") {
+        None | Some(Value::Null) => (None, None),
+        Some(Value::String(m)) => model_site(m),
         Some(_) => return Err(bad("invalid_type", "model", "model must be a string")),
     };
     Ok(Place {
@@ -456,5 +456,6 @@ pub(crate) fn place(body: &Map<String, Value>) -> Result<Place, OpenAiError> {
         new_chat,
         model,
         effort: metadata_str(body, "effort")?,
+        site,
     })
 }

@@ -6,8 +6,8 @@
 //! wake on notes within one (an accepted send whose answer is no longer awaited stays
 //! `accepted`) and on the live feed; the audit-event broadcast carries both kinds.
 
+use super::answer_feed::Live;
 use super::error::OpenAiError;
-use super::live::Live;
 use super::outcome::{self, Outcome};
 use crate::bridge::BridgeState;
 use crate::ledger::LedgerRead;

@@ -4,8 +4,8 @@
 //! `request_old_top_level_role.json`).
 
 use super::error::ParseError;
-use super::ids::looks_like_id;
 use super::message::text_of;
+use crate::provider::ids::looks_like_id;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

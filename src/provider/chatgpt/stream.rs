@@ -24,8 +24,8 @@
 
 use super::delta::{self, Carry};
 use super::message::ObservedMessage;
-use super::sse::{SseEvent, SseFramer};
 use crate::json_depth;
+use crate::provider::sse::{SseEvent, SseFramer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};

@@ -1,10 +1,10 @@
 //! From a [`TurnObservation`] to the two facts the ledger acts on: the native receipt
 //! of a send and the answer that completes it.
 
-use super::ids::looks_like_id;
 use super::message::ObservedMessage;
 use super::request::{Action, ConversationRequest};
 use super::stream::{StreamEnd, TurnObservation};
+use crate::provider::ids::looks_like_id;
 use crate::send_text::normalise;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};

@@ -9,7 +9,7 @@
 use super::create::error_summary;
 use super::error::ParseError;
 use super::request::opt_id;
-use crate::provider::chatgpt::ids::looks_like_id;
+use crate::provider::ids::looks_like_id;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

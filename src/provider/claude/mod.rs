@@ -1,7 +1,7 @@
 //! The Claude.ai provider: pure parsers (no I/O) that turn what the extension observes
-//! in the claude.ai page into facts the ledger can act on. **Not yet wired**: the owner,
-//! the bridge and the extension do not call it yet (the site plumbing comes after the
-//! page contract, issue 35); its formats are pinned by `tests/claude_*.rs`.
+//! in the claude.ai page into facts the ledger can act on. The owner reads a claude.ai
+//! tab's traffic through it (`bridge::sites::claude`, picked by the lease's site); its
+//! formats are pinned by `tests/claude_*.rs`.
 //!
 //! - [`route`]: which call a request is (the completion, the fenced retry, the create
 //!   call, the conversation read);

@@ -9,7 +9,7 @@
 
 use super::error::ParseError;
 use crate::attachments::PageFile;
-use crate::provider::chatgpt::ids::looks_like_id;
+use crate::provider::ids::looks_like_id;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -13,7 +13,7 @@
 //! A full URL or a path is accepted; the query and fragment are passed over. Anything
 //! else is `None`: not one of the calls the provider reads.
 
-use crate::provider::chatgpt::ids::looks_like_id;
+use crate::provider::ids::looks_like_id;
 use serde::{Deserialize, Serialize};
 
 /// Longest URL read, in bytes.

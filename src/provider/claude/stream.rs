@@ -23,8 +23,8 @@
 
 use super::limit::{parse_limit, MessageLimit};
 use crate::json_depth;
-use crate::provider::chatgpt::ids::looks_like_id;
-use crate::provider::chatgpt::sse::{SseEvent, SseFramer};
+use crate::provider::ids::looks_like_id;
+use crate::provider::sse::{SseEvent, SseFramer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -9,7 +9,7 @@
 //! says so in the response's `metadata` ([`PENDING_METADATA`]).
 
 use crate::attachments::Store;
-use crate::bridge::extension_routes::long_poll;
+use crate::bridge::hand_out::long_poll;
 use crate::bridge::BridgeState;
 use crate::ledger::{Artifact, ArtifactState, LedgerRead, Send};
 use base64::Engine;

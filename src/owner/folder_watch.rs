@@ -13,20 +13,16 @@
 //! ([`Ledger::check_in_place`]), and a displaced owner says so at once — in its log, in
 //! `ledger.displaced.json` for `doctor` and the next start — before any request comes.
 //!
-//! It also follows `config.json`: a changed `max_in_flight` (the window's setting, or
-//! `sendledger max-in-flight set N`) is written into the ledger when it lands and wakes
-//! the tabs' long-polls; a bad value there is logged and the cap in force kept (the next
-//! start refuses it).
+//! Settings do not come this way: they are acts (`crate::api::settings`), applied by the
+//! owner's writer; a hand edit of `config.json` takes effect at the next start.
 //!
 //! [`Ledger::stop_from_outside`]: crate::ledger::Ledger::stop_from_outside
 //! [`Ledger::check_in_place`]: crate::ledger::Ledger::check_in_place
 
 use crate::ledger::Writer;
-use crate::profile::discovery::CONFIG_FILE;
-use crate::profile::{in_flight_cap, Profile, LEDGER_FILE, LOCK_FILE};
+use crate::profile::{Profile, LEDGER_FILE, LOCK_FILE};
 use notify::event::{AccessKind, AccessMode, EventKind};
 use notify::{RecursiveMode, Watcher};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{watch, Notify};
@@ -52,59 +48,15 @@ fn touches_custody_files(event: &notify::Event) -> bool {
         })
 }
 
-/// Whether `event` wrote, created or renamed `config.json` (written atomically: a rename).
-fn touches_config(event: &notify::Event) -> bool {
-    !matches!(event.kind, EventKind::Access(_))
-        && event
-            .paths
-            .iter()
-            .any(|p| p.file_name().and_then(|n| n.to_str()) == Some(CONFIG_FILE))
-}
-
-/// Writes `config.json`'s `max_in_flight` into the ledger when it changed; a bad value is
-/// logged and the cap in force kept.
-async fn follow_cap(profile: &Profile, ledger: &Writer) {
-    let wanted = match in_flight_cap::read(profile) {
-        Ok(n) => n,
-        Err(e) => {
-            tracing::warn!(error = %e, "config.json's max_in_flight is not valid: the cap in force is kept");
-            return;
-        }
-    };
-    let changed = ledger
-        .call(move |l| {
-            let now = l.max_in_flight()?;
-            (now != wanted)
-                .then(|| l.set_max_in_flight(wanted))
-                .transpose()
-        })
-        .await;
-    match changed {
-        Ok(Some(())) => {
-            tracing::info!(
-                max_in_flight = wanted,
-                "max_in_flight changed in config.json"
-            );
-            ledger.poke();
-        }
-        Ok(None) => {}
-        Err(e) => tracing::warn!(error = %e, "max_in_flight from config.json was not written"),
-    }
-}
-
 /// Watches the profile folder until `stop` turns true. When the folder cannot be watched
 /// (no inotify left), says so: outside commits are then noticed at the owner's next call.
 pub(super) async fn run(profile: Profile, ledger: Writer, mut stop: watch::Receiver<bool>) {
     let poke = Arc::new(Notify::new());
-    let config = Arc::new(AtomicBool::new(false));
     let on_event = {
-        let (poke, config) = (poke.clone(), config.clone());
+        let poke = poke.clone();
         move |e: notify::Result<notify::Event>| {
             let Ok(e) = e else { return };
-            if touches_config(&e) {
-                config.store(true, Ordering::SeqCst);
-                poke.notify_one();
-            } else if touches_custody_files(&e) {
+            if touches_custody_files(&e) {
                 poke.notify_one();
             }
         }
@@ -127,9 +79,6 @@ pub(super) async fn run(profile: Profile, ledger: Writer, mut stop: watch::Recei
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_millis(SETTLE_MS)) => {}
             _ = stop.changed() => return,
-        }
-        if config.swap(false, Ordering::SeqCst) {
-            follow_cap(&profile, &ledger).await;
         }
         let newly_displaced = ledger
             .call(|l| {

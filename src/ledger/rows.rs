@@ -103,6 +103,9 @@ pub struct ListFilter {
     /// At most this many, newest first (`None`: 1,000).
     #[serde(default)]
     pub limit: Option<u32>,
+    /// Only this site's sends (`None`: every site's).
+    #[serde(default)]
+    pub site: Option<crate::site::Site>,
 }
 
 pub(crate) fn list(conn: &Connection, filter: &ListFilter) -> rusqlite::Result<Vec<Send>> {
@@ -116,9 +119,15 @@ pub(crate) fn list(conn: &Connection, filter: &ListFilter) -> rusqlite::Result<V
             .collect();
         sql.push_str(&format!(" WHERE s.state IN ({})", names.join(",")));
     }
+    let glue = if filter.states.is_empty() {
+        "WHERE"
+    } else {
+        "AND"
+    };
+    sql.push_str(&format!(" {glue} (?1 IS NULL OR s.site = ?1)"));
     sql.push_str(&format!(" ORDER BY s.seq DESC LIMIT {limit}"));
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([], send_from_row)?;
+    let rows = stmt.query_map([filter.site], send_from_row)?;
     rows.collect()
 }
 
@@ -145,11 +154,15 @@ fn event_from_row(row: &Row) -> rusqlite::Result<Event> {
             .get::<_, Option<String>>(8)?
             .as_deref()
             .and_then(EvidenceKind::parse),
+        note_kind: row
+            .get::<_, Option<String>>(9)?
+            .as_deref()
+            .and_then(super::record::NoteKind::parse),
     })
 }
 
 const EVENT_COLUMNS: &str =
-    "id, op_id, kind, from_state, to_state, at, actor, evidence, evidence_kind";
+    "id, op_id, kind, from_state, to_state, at, actor, evidence, evidence_kind, note_kind";
 
 pub(crate) fn timeline(conn: &Connection, op_id: &str) -> rusqlite::Result<Vec<Event>> {
     let mut stmt = conn.prepare_cached(&format!(
