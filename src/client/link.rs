@@ -10,7 +10,6 @@
 use super::{BridgeClient, ClientError};
 use crate::profile::Profile;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
 use serde_json::Value;
 
 /// Bound on an ordinary call to the owner, in ms (a wait adds its own `timeout_ms`).
@@ -101,17 +100,15 @@ impl OwnerLink {
         super::http::typed(v)
     }
 
-    /// `POST path` with `body` as JSON, bounded by the call timeout; the answer read as `T`.
-    pub async fn post<T: DeserializeOwned>(
+    /// An act's `route` ([`super::routes`]), bounded by the call timeout; the answer read
+    /// as `T`.
+    pub async fn send_route<T: DeserializeOwned>(
         &self,
-        path: String,
-        body: &impl Serialize,
+        route: super::routes::Route,
     ) -> Result<T, ClientError> {
-        let body = serde_json::to_value(body).map_err(|e| {
-            ClientError::Lost(format!("the request could not be written as JSON ({e})"))
-        })?;
+        let (method, path, body) = route;
         let v = self
-            .run(self.timeout_ms, move |c| c.call("POST", &path, &body))
+            .run(self.timeout_ms, move |c| c.call(method, &path, &body))
             .await?;
         super::http::typed(v)
     }

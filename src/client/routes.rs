@@ -19,8 +19,30 @@ pub fn segment(id: &str) -> String {
     utf8_percent_encode(id, SEGMENT).to_string()
 }
 
+/// A route: (HTTP method, path and query already encoded, JSON body).
+pub type Route = (&'static str, String, Value);
+
+/// The body of `POST /v1/sends` as every client writes it: the ledger's own request type,
+/// so a field a client can name is one the owner takes (the MCP server, which links no
+/// `api` or `ledger`, builds its sends with it).
+pub use crate::ledger::QueueRequest as SendBody;
+
+/// `POST /v1/sends` queuing `send` (the route of `Request::Queue`; the owner records the
+/// caller's key as the actor).
+pub fn queue(send: SendBody) -> Route {
+    route(&Request::Queue {
+        send,
+        actor: String::new(),
+    })
+}
+
+/// `POST /v1/stop` by `by` (the route of `Request::Stop`).
+pub fn stop(by: &str) -> Route {
+    route(&Request::Stop { by: by.to_string() })
+}
+
 /// The route serving `req`: (method, path, JSON body).
-pub fn route(req: &Request) -> (&'static str, String, Value) {
+pub fn route(req: &Request) -> Route {
     match req {
         Request::Queue { send, .. } => ("POST", "/v1/sends".into(), json!(send)),
         Request::Resolve { op_id, resolution } => (
@@ -73,7 +95,7 @@ pub fn route(req: &Request) -> (&'static str, String, Value) {
 }
 
 /// The route of a tool receipt (`POST /v1/tools/{call_id}/…`).
-fn tool_route(req: &Request) -> (&'static str, String, Value) {
+fn tool_route(req: &Request) -> Route {
     match req {
         Request::ToolAdmit { call_id } => (
             "POST",
@@ -100,7 +122,7 @@ fn tool_route(req: &Request) -> (&'static str, String, Value) {
 }
 
 /// The route of a setting (`PUT /v1/settings/…`; retention `POST /v1/retention`).
-fn setting_route(req: &Request) -> (&'static str, String, Value) {
+fn setting_route(req: &Request) -> Route {
     match req {
         Request::SetRetention { days, by } => (
             "POST",
@@ -121,15 +143,10 @@ fn setting_route(req: &Request) -> (&'static str, String, Value) {
     }
 }
 
-/// The read routes and the two acts the MCP server sends without a typed `Request` (it
-/// links no `api`): every path a client of this crate sends is built in this file.
+/// The read routes (the acts are [`route`]'s): every path a client of this crate sends is
+/// built in this file.
 pub mod paths {
     use super::segment;
-
-    /// `POST` here queues a send (the body of `Request::Queue`'s send).
-    pub const SENDS: &str = "/v1/sends";
-    /// `POST` here is Stop (`{"by": …}`, `Request::Stop`).
-    pub const STOP: &str = "/v1/stop";
 
     /// One send with its timeline.
     pub fn send(op_id: &str) -> String {

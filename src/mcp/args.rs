@@ -118,8 +118,8 @@ pub fn wait(seconds: Option<u64>, default: u64) -> Result<Duration, String> {
 
 /// `site` checked against the registry before anything is uploaded or queued (`None`:
 /// the owner's default, chatgpt). Errors: the registry's sentence naming the known sites.
-pub fn site(name: Option<&str>) -> Result<(), String> {
-    name.map_or(Ok(()), |n| crate::site::Site::parse(n).map(|_| ()))
+pub fn site(name: Option<&str>) -> Result<Option<crate::site::Site>, String> {
+    name.map(crate::site::Site::parse).transpose()
 }
 
 /// The operation id of a send: `mcp-<key>` for an idempotency key (the same key is the

@@ -8,14 +8,13 @@ use super::progress::Progress;
 use super::reports::{self, StopOutcome, UncertainSends};
 use super::seen::{ListedSeen, Looked, QueuedSeen, StoppedSeen};
 use super::{refusal, wait};
-use crate::client::routes::paths;
+use crate::client::routes::{self, paths, SendBody};
 use crate::client::{ClientError, OwnerLink};
 use rmcp::handler::server::tool::schema_for_output;
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer};
 use serde::Serialize;
-use serde_json::json;
 
 /// The MCP server: a client of the profile's running owner.
 #[derive(Debug, Clone)]
@@ -56,10 +55,10 @@ impl Tools {
             Err(e) => return Ok(refusal::bad_input(&e)),
         };
         let checked = args::wait(a.wait_seconds, args::DEFAULT_SEND_WAIT_SECONDS).and_then(|w| {
-            args::site(a.site.as_deref())?;
-            Ok((w, args::operation_id(a.idempotency_key.as_deref())?))
+            let site = args::site(a.site.as_deref())?;
+            Ok((w, site, args::operation_id(a.idempotency_key.as_deref())?))
         });
-        let (wait_for, op_id) = match checked {
+        let (wait_for, site, op_id) = match checked {
             Ok(c) => c,
             Err(e) => return Ok(refusal::bad_input(&e)),
         };
@@ -71,12 +70,18 @@ impl Tools {
             Ok(s) => s,
             Err(e) => return Ok(refusal::send_refused(&e)),
         };
-        let body = json!({
-            "op_id": op_id, "text": a.text, "site": a.site, "conversation_id": a.conversation_id,
-            "project_id": a.project_id, "new_chat": a.new_chat, "model": a.model, "effort": a.effort,
-            "attachments": shas,
+        let queue = routes::queue(SendBody {
+            op_id: Some(op_id.clone()),
+            site,
+            text: a.text,
+            conversation_id: a.conversation_id,
+            project_id: a.project_id,
+            new_chat: a.new_chat,
+            model: a.model,
+            effort: a.effort,
+            attachments: shas,
         });
-        let queued: QueuedSeen = match self.link.post(paths::SENDS.into(), &body).await {
+        let queued: QueuedSeen = match self.link.send_route(queue).await {
             Ok(v) => v,
             Err(ClientError::Lost(detail)) => {
                 return Ok(self.after_lost_queue(&op_id, &detail).await)
@@ -182,7 +187,7 @@ impl Tools {
         }
         match self
             .link
-            .post::<StoppedSeen>(paths::STOP.into(), &json!({ "by": "mcp" }))
+            .send_route::<StoppedSeen>(routes::stop("mcp"))
             .await
         {
             Ok(v) => Ok(structured(&reports::stopped(&v))),

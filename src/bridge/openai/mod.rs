@@ -11,6 +11,7 @@ pub(crate) mod answer_feed;
 pub(crate) mod auth;
 mod completion;
 mod custody;
+mod door_reply;
 pub(crate) mod error;
 mod files;
 mod outcome;

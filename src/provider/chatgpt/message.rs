@@ -44,7 +44,7 @@ pub struct ObservedMessage {
     #[serde(default)]
     pub model_slug: Option<String>,
     /// The asset-pointer parts of `content.parts` (generated images, files), in order, at
-    /// most [`super::artifacts::MAX_READ`] (issue 29's "files out").
+    /// most [`super::asset_parts::MAX_READ`] (issue 29's "files out").
     #[serde(default)]
     pub assets: Vec<crate::attachments::AnswerArtifact>,
 }
@@ -115,7 +115,7 @@ impl ObservedMessage {
             model_slug: meta_str("model_slug"),
             assets: m
                 .get("content")
-                .map(super::artifacts::assets_of)
+                .map(super::asset_parts::assets_of)
                 .unwrap_or_default(),
         })
     }

@@ -22,6 +22,7 @@
 //! pinning each, are in `docs/chatgpt-provider.md`.
 
 pub mod artifacts;
+mod asset_parts;
 pub mod attachments;
 pub mod conversation;
 pub mod delta;

@@ -13,9 +13,8 @@ mod request;
 mod stream;
 
 use super::auth::Caller;
-use super::completion::{
-    answered, door_headers, mismatch_header, mismatch_of, model_of, settled_failure, too_large,
-};
+use super::completion::{answered, settled_failure, too_large};
+use super::door_reply::{door_headers, mismatch_header, mismatch_of, model_of};
 use super::custody::{self, Admitted};
 use super::error::OpenAiError;
 use super::outcome::{self, Outcome};

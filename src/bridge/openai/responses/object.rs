@@ -62,7 +62,7 @@ pub(crate) fn output_text(text: &str) -> Value {
 /// where the send was meant to go.
 pub(crate) fn with_mismatch(mut object: Value, mismatch: Option<&str>) -> Value {
     if let Some(m) = mismatch {
-        object["metadata"] = json!({ super::super::completion::MISMATCH_METADATA: m });
+        object["metadata"] = json!({ super::super::door_reply::MISMATCH_METADATA: m });
     }
     object
 }
