@@ -97,7 +97,9 @@ fn settings_changed_at_once_with_no_owner_are_both_kept() {
 
 /// Invariant: two settings changed at once are both kept, through a running owner: the
 /// window's path (its bridge client sending the act) and the CLI's
-/// (`sendledger max-in-flight N`, a process of its own) at the same instant.
+/// (`sendledger max-in-flight N`, a process of its own) at the same instant. The owner
+/// applies acts one at a time, so this stays green even without `config.lock`; the lock's
+/// own test is the one with no owner above (seen red without the lock).
 #[test]
 fn settings_changed_at_once_by_the_window_and_the_cli_are_both_kept() {
     let (_tmp, dir) = profile_dir();
@@ -138,7 +140,9 @@ fn settings_changed_at_once_by_the_window_and_the_cli_are_both_kept() {
 }
 
 /// A setting out of bounds, an unknown key in the file, or a place that is not one, is
-/// refused with a sentence and changes nothing.
+/// refused with a sentence and changes nothing. Two rules hold it, each enough alone (a
+/// setter checks before it assigns; `Config::update` writes nothing after a refused
+/// change): seen red with both taken out, green with either.
 #[test]
 fn a_setting_refused_changes_nothing() {
     let (_tmp, dir) = profile_dir();
