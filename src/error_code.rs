@@ -90,8 +90,6 @@ pub enum ErrorCode {
     EpochStopped,
     /// The send's state does not allow the act.
     WrongState,
-    /// One browser send at a time.
-    SendInFlight,
     /// The dispatch grant is refused: do not click.
     NotGranted,
     /// The tab did not confirm the send's destination: the send is rejected.
@@ -183,7 +181,6 @@ impl ErrorCode {
         Self::PayloadChanged,
         Self::EpochStopped,
         Self::WrongState,
-        Self::SendInFlight,
         Self::NotGranted,
         Self::DestinationNotConfirmed,
         Self::ReceiptBeforeDispatch,
@@ -252,7 +249,6 @@ impl ErrorCode {
             Self::PayloadChanged => "payload_changed",
             Self::EpochStopped => "epoch_stopped",
             Self::WrongState => "wrong_state",
-            Self::SendInFlight => "send_in_flight",
             Self::NotGranted => "not_granted",
             Self::DestinationNotConfirmed => "destination_not_confirmed",
             Self::AttachmentTooLarge => "attachment_too_large",

@@ -50,7 +50,6 @@ impl ErrorClass {
             | C::PayloadChanged
             | C::EpochStopped
             | C::WrongState
-            | C::SendInFlight
             | C::NotGranted
             | C::DestinationNotConfirmed
             | C::AttachmentMismatch
