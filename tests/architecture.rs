@@ -161,6 +161,15 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     ),
     // The MCP door is a client of the owner's bridge: it never opens the ledger.
     ("mcp", &["ledger", "owner", "cli", "api"]),
+    // Stored files know their bounds and the disk, nothing of custody or its doors.
+    (
+        "attachments",
+        &[
+            "api", "bridge", "owner", "cli", "ledger", "provider", "mcp", "client", "profile",
+        ],
+    ),
+    // The clients' way to an owner: requests and their routes, never the owner's inside.
+    ("client", &["bridge", "owner", "cli", "mcp"]),
 ];
 
 fn upward_imports(src: &Path) -> Vec<String> {

@@ -5,8 +5,8 @@
 //! (`data: {"error": {...}}`, which the SDKs raise) and no `[DONE]`. A comment line every
 //! 15 s keeps idle connections open (clients and proxies with read timeouts).
 
-use super::door_reply::{completion_id, door_headers, model_of};
 use super::custody::Admitted;
+use super::door_reply::{completion_id, door_headers, model_of};
 use super::outcome::Outcome;
 use super::request::ChatRequest;
 use super::wait::{Step, Waiter};

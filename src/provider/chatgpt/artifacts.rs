@@ -7,9 +7,9 @@
 //! conversation read. Fixtures: `stream_delta_image.sse`, `stream_legacy_image.sse`,
 //! `listing_image_answered.json`, `stream_delta_eleven_images.sse`. Pure.
 
+pub use super::asset_parts::MAX_READ;
 use super::stream::TurnObservation;
 use super::turn::turn_messages;
-pub use super::asset_parts::MAX_READ;
 use crate::attachments::AnswerArtifact;
 
 /// The artifacts of the turn started by the user message `user_message_id`: the asset

@@ -14,8 +14,8 @@ mod stream;
 
 use super::auth::Caller;
 use super::completion::{answered, settled_failure, too_large};
-use super::door_reply::{door_headers, mismatch_header, mismatch_of, model_of};
 use super::custody::{self, Admitted};
+use super::door_reply::{door_headers, mismatch_header, mismatch_of, model_of};
 use super::error::OpenAiError;
 use super::outcome::{self, Outcome};
 use crate::bridge::BridgeState;

@@ -10,8 +10,8 @@
 //! an `error` event whose `error` object the SDKs raise. A comment line every 15 s keeps
 //! idle connections open.
 
-use super::super::door_reply::{door_headers, mismatch_of, model_of};
 use super::super::custody::Admitted;
+use super::super::door_reply::{door_headers, mismatch_of, model_of};
 use super::super::error::OpenAiError;
 use super::super::outcome::Outcome;
 use super::super::wait::{Step, Waiter};
