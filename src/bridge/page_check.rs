@@ -343,7 +343,7 @@ async fn ask(State(st): State<BridgeState>, Body(b): Body<AskBody>) -> Answer {
         return Err(ApiError::new(
             StatusCode::GATEWAY_TIMEOUT,
             ErrorCode::TabSilent,
-            format!("tab {tab_id} {why} within {} s: nothing was changed; reload the chatgpt.com tab and ask again", wait.as_millis() / 1000),
+            format!("tab {tab_id} {why} within {} s: nothing was changed; reload that tab and ask again", wait.as_millis() / 1000),
         ));
     };
     Ok(Json(
