@@ -111,7 +111,7 @@ impl Waiting {
                     .into()
             }
             Waiting::PageChanged { fact_id, tab_id } => format!(
-                "the page changed: {} did not recognise page fact {fact_id}, which every send needs, so nothing is sent and nothing is typed; update the extension, or reload that tab and run Check this page, then resume (Resume in the window or tray, or `sendledger resume --by WHO`)",
+                "the page changed: {} did not recognise page fact {fact_id}, which every send needs, so nothing is sent and nothing is typed; update the extension, or reload the tab and run Check this page, then resume (Resume in the window or tray, or `sendledger resume --by WHO`)",
                 tab_id.as_deref().map_or_else(|| "the owner".to_string(), |t| format!("tab {t}"))
             ),
             Waiting::UsageLimit { site, until_ms: Some(t), .. } => format!(
