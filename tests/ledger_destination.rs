@@ -619,3 +619,27 @@ fn notes_written_before_note_kinds_are_carried_over_by_the_migration() {
         ]
     );
 }
+
+/// A send carries its site wherever it is read — the queue's answer, a later read, the
+/// send's JSON a client decodes — so every door can speak of it as that site's (issue 36).
+#[test]
+fn a_send_read_back_names_its_site() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let queued = ledger
+        .queue(
+            &QueueRequest {
+                site: Some(sendledger::site::Site::Claude),
+                ..to("op-claude", None, None)
+            },
+            "test",
+        )
+        .unwrap();
+    let chatgpt = ledger.queue(&to("op-chatgpt", None, None), "test").unwrap();
+    assert_eq!(queued.0.site, sendledger::site::Site::Claude);
+    assert_eq!(chatgpt.0.site, sendledger::site::Site::Chatgpt);
+    let read = ledger.get("op-claude").unwrap().expect("the send");
+    assert_eq!(read.site, sendledger::site::Site::Claude);
+    let json = serde_json::to_value(&read).unwrap();
+    assert_eq!(json["site"], "claude", "{json}");
+}

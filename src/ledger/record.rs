@@ -32,6 +32,10 @@ pub struct Answer {
 pub struct Send {
     /// The operation id: the send's identity and idempotency key.
     pub op_id: String,
+    /// The chat site it goes to (part of its identity; absent from owners before sites:
+    /// chatgpt).
+    #[serde(default)]
+    pub site: crate::site::Site,
     /// The text, after [`crate::send_text::normalise`].
     pub text: String,
     /// The conversation it is meant for; `None`: whichever tab is leased.

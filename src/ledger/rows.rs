@@ -9,13 +9,20 @@ use serde::{Deserialize, Serialize};
 pub(crate) const SEND_COLUMNS: &str = "s.op_id, s.text, s.conversation_id, s.epoch, s.resend_of, \
     s.created_at, s.state, s.updated_at, s.actor, s.evidence, s.lease_id, s.claimed_at, \
     s.dispatched_at, r.conversation_id, r.user_message_id, r.turn_id, s.answer_message_id, \
-    s.answer_text, s.answered_at, s.answer_not_observed_at, s.notified_at";
+    s.answer_text, s.answered_at, s.answer_not_observed_at, s.notified_at, s.site";
 
 pub(crate) const SEND_FROM: &str = "sends s LEFT JOIN receipts r ON r.op_id = s.op_id";
 
 pub(crate) fn state_of(row: &Row, i: usize) -> rusqlite::Result<SendState> {
     let s: String = row.get(i)?;
     s.parse().map_err(|e: String| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
+    })
+}
+
+pub(crate) fn site_of(row: &Row, i: usize) -> rusqlite::Result<crate::site::Site> {
+    let s: String = row.get(i)?;
+    crate::site::Site::parse(&s).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
     })
 }
@@ -63,6 +70,7 @@ pub(crate) fn send_from_row(row: &Row) -> rusqlite::Result<Send> {
         answer,
         answer_not_observed_at: row.get(19)?,
         notified_at: row.get(20)?,
+        site: site_of(row, 21)?,
     })
 }
 

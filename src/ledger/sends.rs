@@ -209,7 +209,7 @@ macro_rules! returning_send {
              (SELECT r.conversation_id FROM receipts r WHERE r.op_id = sends.op_id), \
              (SELECT r.user_message_id FROM receipts r WHERE r.op_id = sends.op_id), \
              (SELECT r.turn_id FROM receipts r WHERE r.op_id = sends.op_id), \
-             answer_message_id, answer_text, answered_at, answer_not_observed_at, notified_at"
+             answer_message_id, answer_text, answered_at, answer_not_observed_at, notified_at, site"
         )
     };
 }

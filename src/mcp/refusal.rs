@@ -41,7 +41,7 @@ pub fn send_refused(e: &ClientError) -> CallToolResult {
         "epoch_stopped" => "Sending is stopped: a person pressed Stop in sendledger, and nothing was queued. Do not retry: tell the user, who can resume sending in sendledger.".to_string(),
         "payload_changed" => "This idempotency_key already names a different message (other text or destination), so nothing new was sent. Use a new idempotency_key for a new message.".to_string(),
         "invalid" | "malformed" | "too_large" => format!("Nothing was sent: {message} Fix it and call again (that is safe: nothing was queued)."),
-        c if c.contains("limit") => format!("Nothing was queued: {message} ChatGPT's usage limit holds sending; do not retry until the limit resets or the user resumes sendledger."),
+        c if c.contains("limit") => format!("Nothing was queued: {message} The site's usage limit holds sending; do not retry until the limit resets or the user resumes sendledger."),
         _ => format!("sendledger refused the send ({code}): {message} Nothing was queued; the same call will be refused again."),
     })
 }

@@ -62,7 +62,7 @@ pub fn uncertain(listing: &ListedSeen) -> UncertainSends {
     let message = if sends.is_empty() {
         "No send waits for a person.".to_string()
     } else {
-        "Each of these may or may not have reached ChatGPT. Do not send any of them again: ask the user to look at the chat and confirm or abandon each one in sendledger.".to_string()
+        "Each of these may or may not have reached the chat. Do not send any of them again: ask the user to look at the chat and confirm or abandon each one in sendledger.".to_string()
     };
     UncertainSends {
         count: sends.len(),

@@ -12,6 +12,9 @@ use serde::Deserialize;
 pub struct SendSeen {
     /// The operation id.
     pub op_id: String,
+    /// The chat site it goes to (absent from owners before sites: chatgpt; a name this
+    /// server does not know reads as chatgpt's words, never as a refusal).
+    pub site: Option<String>,
     /// The ledger's state name.
     pub state: String,
     /// The message's text.
@@ -125,4 +128,14 @@ pub struct StopSeen {
     pub stopped: Vec<String>,
     /// Sends already clicked, with a remote stop asked.
     pub remote_stops: Vec<String>,
+}
+
+impl SendSeen {
+    /// Its site, for the words said about it ([`SendSeen::site`]).
+    pub fn site(&self) -> crate::site::Site {
+        self.site
+            .as_deref()
+            .and_then(|s| crate::site::Site::parse(s).ok())
+            .unwrap_or_default()
+    }
 }
