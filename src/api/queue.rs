@@ -179,6 +179,10 @@ pub struct QueueStatus {
     pub gate_closed: bool,
     /// Sends in the Pending section.
     pub pending: i64,
+    /// The same per site (`{"chatgpt": 2, "claude": 1}`; sites with none left out; empty
+    /// from an owner before sites were counted): the tray says them when both have some.
+    #[serde(default)]
+    pub pending_by_site: std::collections::BTreeMap<crate::site::Site, i64>,
     /// Sends waiting for a person's decision.
     pub uncertain: i64,
     /// Stopped or rejected sends not yet queued again: all of them, however many (counted
@@ -188,9 +192,13 @@ pub struct QueueStatus {
     /// view holds the newest [`STOPPED_ROWS`]; older ones are paged).
     #[serde(default)]
     pub stopped_total: i64,
-    /// Why nothing goes out, as a sentence (usage limit, no usable tab), if anything.
+    /// What holds sends back, as a sentence, if anything: Stop, the page changed, or a
+    /// site's own usage limit or missing tab, naming that site and the sites that go on
+    /// when more than ChatGPT is in play ("Claude usage limit until 14:05 (…); ChatGPT
+    /// sends go on"; `ledger::Holds`).
     pub waiting: Option<String>,
-    /// The same in a few words ("no tab", "usage limit"), for narrow places (the tray).
+    /// The same in a few words ("no tab", "usage limit", "Claude limit", "no Claude tab"),
+    /// for narrow places (the tray).
     #[serde(default)]
     pub waiting_words: Option<String>,
     /// Whether a chatgpt.com tab is leased (else the window shows the first-run guide).
@@ -384,6 +392,7 @@ fn status_of(
     QueueStatus {
         gate_closed: glance.gate_closed,
         pending,
+        pending_by_site: glance.pending_by_site.clone(),
         uncertain,
         stopped,
         stopped_total,

@@ -251,15 +251,29 @@ fn destination_lines(view: &SendView) -> String {
     out
 }
 
-fn describe(view: &SendView) -> String {
-    let (s, timeline, waiting) = (&view.send, &view.timeline, view.waiting.as_deref());
-    let mut out = format!(
-        "operation {}\nstate      {}\nconversation {}\ntext       {}\n",
+/// The send's first lines: its id, state, site, conversation and text.
+fn head_lines(view: &SendView) -> String {
+    let s = &view.send;
+    // A send admitted before destinations were recorded went to chatgpt.com, the only site.
+    let site = view
+        .destination
+        .as_ref()
+        .map(|d| d.site)
+        .unwrap_or_default();
+    format!(
+        "operation {}\nstate      {}\nsite       {} ({})\nconversation {}\ntext       {}\n",
         s.op_id,
         s.state,
+        site.title(),
+        site.host(),
         s.conversation_id.as_deref().unwrap_or("(none named)"),
         s.text.replace('\n', "\n           ")
-    );
+    )
+}
+
+fn describe(view: &SendView) -> String {
+    let (s, timeline, waiting) = (&view.send, &view.timeline, view.waiting.as_deref());
+    let mut out = head_lines(view);
     out.push_str(&destination_lines(view));
     out.push_str(&attachment_lines(view));
     out.push_str(&format!("means      {}\n", meaning(s)));

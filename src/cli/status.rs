@@ -56,6 +56,7 @@ pub(crate) fn status(profile: Option<&Path>, json: bool) -> Result<(), CliError>
                 .unwrap_or_else(|| "none running".into()),
             profile.dir().display()
         );
+        out.push_str(&pending_line(&status));
         out.push_str(&format!("\ndefault destination  {default_words}"));
         if owner.is_none() && counts.iter().any(|c| c.starts_with("queued")) {
             // Nothing goes out without an owner, whatever the tabs show; its start rejects
@@ -73,6 +74,20 @@ pub(crate) fn status(profile: Option<&Path>, json: bool) -> Result<(), CliError>
         out
     });
     Ok(())
+}
+
+/// `status`'s `pending` line, each site's count ("\npending    chatgpt 2, claude 1"); empty
+/// when nothing is pending.
+fn pending_line(status: &crate::ledger::Status) -> String {
+    if status.pending_by_site.is_empty() {
+        return String::new();
+    }
+    let sites: Vec<String> = status
+        .pending_by_site
+        .iter()
+        .map(|(site, n)| format!("{site} {n}"))
+        .collect();
+    format!("\npending    {}", sites.join(", "))
 }
 
 /// `doctor`'s arguments.

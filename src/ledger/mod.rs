@@ -9,7 +9,7 @@
 //! | Handles | `handle` ([`Ledger`]: the owner's, the only writer), `reads` ([`LedgerRead`], the one read API; [`LedgerReader`], read-only beside an owner) |
 //! | The owner's acts | `acts` (sends and leases), `artifact_acts` (an answer's artifacts), `stop_resume` (Stop, Resume), `upkeep` (expiry, notifications, remote stops, tool calls), `rebuild` (salvage) |
 //! | Custody rules | `sends`, `leases`, `epochs`, `fence`, `limit_gate`, `page_gate`, `remote_stop`, `expiry`, `recovery`, `deadlines`, `door`, `tool_calls`, `tab_reports`, `page_checks`, `destinations`, `page_destination`, `attachments`, `page_attachments`, `artifacts`, `titles` |
-//! | Reading | `rows` (row queries), `overview` ([`Status`], [`Glance`]), `sections` (shelves), `waiting`, `notifications`, `local_time` |
+//! | Reading | `rows` (row queries), `overview` ([`Status`], [`Glance`]), `sections` (shelves), `waiting`, `holds` (each site's hold, [`Holds`]), `notifications`, `local_time` |
 //! | The file | `store`, `migrations`, `trigger` (trigger messages, parsed here only), `error`, `placement`, `displacement`, `salvage`, `traces` |
 //! | Values | `record`, `state` |
 //! | Live | `writer` (the owner's serialised writer and change feed) |
@@ -28,6 +28,7 @@ mod error;
 mod expiry;
 mod fence;
 mod handle;
+mod holds;
 mod in_flight;
 mod leases;
 mod limit_gate;
@@ -77,6 +78,7 @@ pub use error::{LedgerError, Result};
 pub use expiry::{Bounds, Expired};
 pub use fence::StopReport;
 pub use handle::{displacement_of, Ledger};
+pub use holds::Holds;
 pub use in_flight::MAX_IN_FLIGHT;
 pub use leases::RELEASED_BEFORE_GRANT;
 pub use limit_gate::{LimitGate, RetryAfter, UNKNOWN_RESET_S};
@@ -95,7 +97,9 @@ pub use rows::ListFilter;
 pub use salvage::{
     on_progress as on_salvage_progress, SalvageProgress, SalvageReport, TableSalvage, MAX_MISSES,
 };
-pub use sections::{sql as shelf_sql, Shelf, MAX_PAGE, STOPPED_AGAIN_SQL, STOPPED_COUNT_SQL};
+pub use sections::{
+    pending_by_site_sql, sql as shelf_sql, Shelf, MAX_PAGE, STOPPED_AGAIN_SQL, STOPPED_COUNT_SQL,
+};
 pub use sends::{
     prepare_text, Decision, FailStage, Grant, LimitHold, PageError, QueueRequest, Resolution,
     Resolved, MAX_NOTE_BYTES, MAX_OP_ID_BYTES,

@@ -2,13 +2,15 @@
 //! [`Glance`] (the queue's header), read alike by the owner and a read-only reader.
 
 use super::epochs;
+use super::holds::{self, Holds};
 use super::limit_gate::{self, LimitGate};
 use super::page_gate::{self, PageGate};
 use super::rows::{in_flight, state_of};
 use super::state::SendState;
 use super::tab_reports::{self, TabReport};
-use super::waiting::{self, Waiting};
+use super::waiting::Waiting;
 use crate::clock::Millis;
+use crate::site::Site;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -48,10 +50,19 @@ pub struct Status {
     /// The newest check of each tab's page, newest first (issue 35, Check this page).
     #[serde(default)]
     pub page_checks: Vec<super::PageCheck>,
-    /// Why nothing goes out, if something holds every send back.
+    /// What holds sends back: the first of [`Status::holds`] (Stop, the page changed, or a
+    /// site's own usage limit or missing tab), if anything does.
     pub waiting: Option<Waiting>,
-    /// [`Status::waiting`] as the sentence a person reads (local times).
+    /// Every hold, site by site, and the sites whose sends go on meanwhile; `None` when
+    /// nothing holds sends back.
+    #[serde(default)]
+    pub holds: Option<Holds>,
+    /// [`Status::holds`] as the sentence a person reads (local times), naming the held
+    /// site and the sites that go on when more than ChatGPT is in play.
     pub waiting_sentence: Option<String>,
+    /// Sends in the Pending section per site (sites with none left out).
+    #[serde(default)]
+    pub pending_by_site: BTreeMap<Site, i64>,
 }
 
 fn one() -> u32 {
@@ -70,7 +81,7 @@ pub(crate) fn status(conn: &Connection, now: Millis) -> rusqlite::Result<Status>
         let (s, n) = row?;
         counts.insert(s, n);
     }
-    let waiting = waiting::for_profile(conn, now)?;
+    let holds = holds::for_profile(conn, now)?;
     let mut stmt = conn.prepare_cached(
         "SELECT epoch FROM leases WHERE ended_at IS NULL ORDER BY created_at DESC, rowid DESC",
     )?;
@@ -100,8 +111,10 @@ pub(crate) fn status(conn: &Connection, now: Millis) -> rusqlite::Result<Status>
         page_gate: Some(page_gate::get(conn)?).filter(|g| g.closed),
         tab_reports: tab_reports::list(conn)?,
         page_checks: super::page_checks::latest_per_tab(conn)?,
-        waiting_sentence: waiting.as_ref().map(|w| w.sentence(now)),
-        waiting,
+        waiting_sentence: holds.as_ref().map(|h| h.sentence(now)),
+        waiting: holds.as_ref().map(|h| h.first().clone()),
+        holds,
+        pending_by_site: super::sections::pending_by_site(conn)?,
     })
 }
 
@@ -112,8 +125,11 @@ pub struct Glance {
     pub gate_closed: bool,
     /// Why nothing goes out, as the sentence a person reads (local times), if anything.
     pub waiting_sentence: Option<String>,
-    /// The same in a few words ([`super::Waiting::words`]).
+    /// The same in a few words ([`Holds::words`]: "usage limit", "Claude limit").
     pub waiting_words: Option<String>,
+    /// Sends in the Pending section per site (sites with none left out).
+    #[serde(default)]
+    pub pending_by_site: BTreeMap<Site, i64>,
     /// Whether a tab is leased.
     pub leased: bool,
     /// Who last stopped or resumed sends, and when (ms since the epoch); `None` before the
@@ -135,11 +151,12 @@ pub(crate) fn glance(conn: &Connection, now: Millis) -> rusqlite::Result<Glance>
         [],
         |r| r.get(0),
     )?;
-    let why = waiting::for_profile(conn, now)?;
+    let why = holds::for_profile(conn, now)?;
     Ok(Glance {
         gate_closed: closed == 1,
         waiting_sentence: why.as_ref().map(|w| w.sentence(now)),
-        waiting_words: why.as_ref().map(|w| w.words().to_string()),
+        waiting_words: why.as_ref().map(Holds::words),
+        pending_by_site: super::sections::pending_by_site(conn)?,
         leased,
         // The row made with the ledger (changed_at 0) is no one's Stop or Resume.
         gate_changed: (changed_at > 0).then_some((changed_by, changed_at)),

@@ -114,6 +114,24 @@ fn seq_of(conn: &Connection, op_id: &str) -> rusqlite::Result<Option<i64>> {
         .optional()
 }
 
+/// How many sends the Pending section holds, per site (sites with none left out): the
+/// tray's and `status`'s counts. Read through the section's own indexes.
+pub(crate) fn pending_by_site(
+    conn: &Connection,
+) -> rusqlite::Result<std::collections::BTreeMap<crate::site::Site, i64>> {
+    let mut stmt = conn.prepare_cached(&pending_by_site_sql())?;
+    let counts = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    counts.collect()
+}
+
+/// The SQL of [`pending_by_site`] (what the plan test explains).
+pub fn pending_by_site_sql() -> String {
+    format!(
+        "SELECT s.site, count(*) FROM sends AS s WHERE {} GROUP BY s.site",
+        condition(&Shelf::Pending)
+    )
+}
+
 /// How many sends the Stopped section holds: `(all, open)`, where `open` are those not yet
 /// queued again (issue 39: the true numbers however long the history). `all` is counted
 /// inside `sends_by_state` (no row of the sends table is read); the queued-again ones are

@@ -1,5 +1,6 @@
-//! Why nothing goes out: for the profile (`status`, the tray, the window's header) and
-//! for one queued send (`show`, the window's row) — from the first second, read from the
+//! Why a send waits: the holds of each site (read by `holds.rs` for the profile's
+//! `status`, the tray and the window's header) and why one queued send waits (`show`, the
+//! window's row) — from the first second, read from the
 //! ledger alone, so a read-only reader says the same as the owner.
 
 use super::in_flight;
@@ -103,6 +104,22 @@ impl Waiting {
         }
     }
 
+    /// The site whose own hold this is (its usage limit, its tabs); `None` for one that
+    /// holds every site (Stop, the page changed) or for the cap.
+    pub fn site(&self) -> Option<Site> {
+        match self {
+            Waiting::UsageLimit { site, .. }
+            | Waiting::TabsBusy { site, .. }
+            | Waiting::TabToTake { site, .. }
+            | Waiting::TabCannotTakeSends { site, .. }
+            | Waiting::NoTab { site } => Some(*site),
+            Waiting::Stopped
+            | Waiting::PageChanged { .. }
+            | Waiting::InFlight { .. }
+            | Waiting::AtCap { .. } => None,
+        }
+    }
+
     /// The sentence, with local times relative to `now`.
     pub fn sentence(&self, now: Millis) -> String {
         match self {
@@ -160,7 +177,7 @@ impl Waiting {
 }
 
 /// Whether a tab of `site` (any site when `None`) is leased.
-fn any_lease(conn: &Connection, site: Option<Site>) -> rusqlite::Result<bool> {
+pub(super) fn any_lease(conn: &Connection, site: Option<Site>) -> rusqlite::Result<bool> {
     cached_row(
         conn,
         "SELECT EXISTS (SELECT 1 FROM leases WHERE ended_at IS NULL AND (?1 IS NULL OR site = ?1))",
@@ -170,7 +187,7 @@ fn any_lease(conn: &Connection, site: Option<Site>) -> rusqlite::Result<bool> {
 }
 
 /// What holds every site's sends back: Stop, or the page gate.
-fn held_everywhere(conn: &Connection) -> rusqlite::Result<Option<Waiting>> {
+pub(super) fn held_everywhere(conn: &Connection) -> rusqlite::Result<Option<Waiting>> {
     let closed: i64 = conn.query_row("SELECT closed FROM gate WHERE id = 1", [], |r| r.get(0))?;
     if closed == 1 {
         return Ok(Some(Waiting::Stopped));
@@ -182,7 +199,7 @@ fn held_everywhere(conn: &Connection) -> rusqlite::Result<Option<Waiting>> {
     }))
 }
 
-fn usage_limit(gate: limit_gate::LimitGate) -> Waiting {
+pub(super) fn usage_limit(gate: limit_gate::LimitGate) -> Waiting {
     Waiting::UsageLimit {
         site: gate.site,
         until_ms: gate.until_ms,
@@ -191,7 +208,7 @@ fn usage_limit(gate: limit_gate::LimitGate) -> Waiting {
 }
 
 /// No tab of `site` is leased: what a tab said, if one did, else [`Waiting::NoTab`].
-fn no_tab(conn: &Connection, site: Site) -> rusqlite::Result<Waiting> {
+pub(super) fn no_tab(conn: &Connection, site: Site) -> rusqlite::Result<Waiting> {
     let report = tab_reports::list(conn)?.into_iter().next();
     Ok(match report {
         Some(r) => Waiting::TabCannotTakeSends {
@@ -201,22 +218,6 @@ fn no_tab(conn: &Connection, site: Site) -> rusqlite::Result<Waiting> {
         },
         None => Waiting::NoTab { site },
     })
-}
-
-/// Why nothing can go out for the whole profile at `now`, if anything holds it back (a
-/// closed limit gate is the latest one's site's; no tab is leased of any site).
-pub(crate) fn for_profile(conn: &Connection, now: Millis) -> rusqlite::Result<Option<Waiting>> {
-    if let Some(w) = held_everywhere(conn)? {
-        return Ok(Some(w));
-    }
-    let gate = limit_gate::get(conn)?;
-    if gate.holds_at(now) {
-        return Ok(Some(usage_limit(gate)));
-    }
-    if !any_lease(conn, None)? {
-        return Ok(Some(no_tab(conn, Site::default())?));
-    }
-    Ok(None)
 }
 
 /// Why nothing of `site` can go out at `now`: Stop, the page gate, `site`'s own limit

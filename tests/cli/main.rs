@@ -21,6 +21,8 @@ mod cli_output;
 mod cli_safety;
 #[path = "../cli_salvage.rs"]
 mod cli_salvage;
+#[path = "../cli_sites.rs"]
+mod cli_sites;
 #[cfg(not(windows))]
 #[path = "../cli_stop.rs"]
 mod cli_stop;

@@ -53,6 +53,8 @@ mod ledger_reserve;
 mod ledger_retention;
 #[path = "../ledger_sections.rs"]
 mod ledger_sections;
+#[path = "../ledger_site_holds.rs"]
+mod ledger_site_holds;
 #[path = "../ledger_stop.rs"]
 mod ledger_stop;
 #[path = "../ledger_titles.rs"]

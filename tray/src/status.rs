@@ -29,8 +29,10 @@ pub fn tray_state(s: &QueueStatus) -> TrayState {
 pub const SUMMARY_MAX_CHARS: usize = 48;
 
 /// A few words for the menu's first entry and the tooltip: what needs a person first, then
-/// why nothing goes out (in words, never the window's sentence), then what is pending —
-/// "1 needs you · stopped", "No tab · 3 pending", "All sent".
+/// what holds sends back (in words, never the window's sentence; a held site named), then
+/// what is pending, per site when both sites have some and the line still fits —
+/// "1 needs you · stopped", "No tab · 3 pending", "Claude limit · 2 ChatGPT · 1 Claude
+/// pending", "All sent".
 pub fn summary(s: &QueueStatus) -> String {
     let mut parts = Vec::new();
     match s.uncertain {
@@ -44,7 +46,12 @@ pub fn summary(s: &QueueStatus) -> String {
         parts.push(words.to_string());
     }
     if s.pending > 0 {
-        parts.push(format!("{} pending", s.pending));
+        let total = format!("{} pending", s.pending);
+        let per_site = pending_per_site(s).filter(|p| {
+            let line = [parts.join(" · "), p.clone()].join(" · ");
+            line.chars().count() <= SUMMARY_MAX_CHARS
+        });
+        parts.push(per_site.unwrap_or(total));
     }
     let line = if parts.is_empty() {
         "All sent".to_string()
@@ -55,6 +62,17 @@ pub fn summary(s: &QueueStatus) -> String {
     let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
     let line = first.unwrap_or_default() + chars.as_str();
     line.chars().take(SUMMARY_MAX_CHARS).collect()
+}
+
+/// "2 ChatGPT · 1 Claude pending" when more than one site has pending sends, else `None`.
+fn pending_per_site(s: &QueueStatus) -> Option<String> {
+    let sites: Vec<String> = s
+        .pending_by_site
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(site, n)| format!("{n} {}", site.title()))
+        .collect();
+    (sites.len() > 1).then(|| format!("{} pending", sites.join(" · ")))
 }
 
 #[cfg(test)]
@@ -99,5 +117,40 @@ mod tests {
             !line.contains('`') && !line.contains("sendledger"),
             "{line}"
         );
+    }
+
+    #[test]
+    fn the_tray_counts_pending_per_site_when_both_have_some() {
+        use sendledger::site::Site;
+        let mut s = QueueStatus {
+            pending: 3,
+            pending_by_site: [(Site::Chatgpt, 2), (Site::Claude, 1)].into(),
+            ..QueueStatus::default()
+        };
+        assert_eq!(summary(&s), "2 ChatGPT · 1 Claude pending");
+        s.waiting_words = Some("Claude limit".into());
+        assert_eq!(summary(&s), "Claude limit · 2 ChatGPT · 1 Claude pending");
+        s.pending_by_site = [(Site::Claude, 3)].into();
+        assert_eq!(
+            summary(&s),
+            "Claude limit · 3 pending",
+            "one site: as before"
+        );
+        s.pending_by_site = Default::default();
+        assert_eq!(summary(&s), "Claude limit · 3 pending", "an older owner");
+    }
+
+    /// The per-site form gives way to the total when the line would not fit.
+    #[test]
+    fn the_per_site_counts_give_way_to_the_total_when_the_line_is_full() {
+        use sendledger::site::Site;
+        let s = QueueStatus {
+            uncertain: 12,
+            pending: 2_000,
+            pending_by_site: [(Site::Chatgpt, 1_000), (Site::Claude, 1_000)].into(),
+            waiting_words: Some("Claude limit".into()),
+            ..QueueStatus::default()
+        };
+        assert_eq!(summary(&s), "12 need you · Claude limit · 2000 pending");
     }
 }
