@@ -20,7 +20,7 @@ import urllib.request
 import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "support"))
-from claude_page import ClaudeTurn  # noqa: E402
+from claude_page import MODEL as CLAUDE_MODEL, ClaudeTurn  # noqa: E402
 
 ORIGIN = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
 URL = "https://chatgpt.com/backend-api/f/conversation"
@@ -397,14 +397,17 @@ class Page:
 
 
 def main(argv):
-    """`player.py --page PORT PROFILE ANSWER DELAY_S` plays a `Page` (ANSWER `-`: grant
-    only) until killed, printing `{"ready": true}`, then `{"granted": op}` at each grant."""
+    """`player.py --page PORT PROFILE ANSWER DELAY_S [SITE]` plays a `Page` of a SITE tab
+    (chatgpt, the default, or claude; ANSWER `-`: grant only) until killed, printing
+    `{"ready": true}`, then `{"granted": op}` at each grant."""
     assert argv[1] == "--page", __doc__
     port, profile, answer, delay = int(argv[2]), argv[3], argv[4], float(argv[5])
+    site = argv[6] if len(argv) > 6 else "chatgpt"
     p = Player(port, open(f"{profile}/client.token").read().strip())
-    p.lease()
+    p.lease(site=site)
     said = lambda **k: print(json.dumps(k), flush=True)  # noqa: E731
-    page = Page(p, None if answer == "-" else answer, delay, pieces=5,
+    model = CLAUDE_MODEL if site == "claude" else "gpt-sl-test"
+    page = Page(p, None if answer == "-" else answer, delay, model=model, pieces=5,
                 on_grant=lambda send: said(granted=send["op_id"]))
     said(ready=True)
     page.thread.join()
