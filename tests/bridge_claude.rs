@@ -523,6 +523,7 @@ fn the_cli_and_the_native_api_name_the_site_and_a_retry_is_one_send() {
     assert_eq!(queue(&serve, body).status, 200, "a retry is one send");
     let rows = serve.client().get("/v1/queue");
     let pending = rows.body["pending"].as_array().expect("rows").clone();
+    assert_eq!(pending.len(), 2, "one row each: {pending:?}");
     assert!(
         pending.iter().all(|r| r["site"] == "claude"),
         "each queue row names its site: {pending:?}"
@@ -582,4 +583,117 @@ fn max_in_flight_counts_the_sends_of_both_sites() {
         ext.next(&chatgpt_tab, 300).is_none(),
         "max_in_flight 1: a claude send in flight holds the chatgpt one"
     );
+}
+
+/// The claude.ai tab `lease` takes the next send, is granted it (the page's one
+/// completion POST) and forwards the page's completion request — a new chat, the ids
+/// the page chose for the message and the answer — and its event stream
+/// (`request_follow_up.json` and `stream_answer.sse`, their uuids and prompt the send's
+/// own). Returns the op id and the human message uuid, or `None` when no send came.
+fn take_and_answer_claude(ext: &Extension, lease: &str) -> Option<(String, String)> {
+    let send = ext.next(lease, 500)?;
+    let op = send["op_id"].as_str().expect("an op id").to_string();
+    assert_eq!(send["destination"]["site"], "claude", "{send}");
+    let grant = ext.http.post(
+        "/v1/ext/dispatch",
+        &json!({ "lease_id": lease, "op_id": op, "confirmed": { "conversation_id": null } }),
+    );
+    assert_eq!(grant.body["granted"], true, "{}", grant.body);
+    let (human, assistant) = (
+        uuid::Uuid::new_v4().to_string(),
+        uuid::Uuid::new_v4().to_string(),
+    );
+    let mut request: Value = serde_json::from_str(&fixture("request_follow_up.json")).unwrap();
+    request["prompt"] = send["text"].clone();
+    request["parent_message_uuid"] = json!("00000000-0000-4000-8000-000000000000");
+    request["create_conversation_params"] = json!({ "name": "", "model": "claude-sonnet-4-6" });
+    request["turn_message_uuids"] =
+        json!({ "human_message_uuid": human, "assistant_message_uuid": assistant });
+    let url = completion_url().replace(CONVERSATION, &uuid::Uuid::new_v4().to_string());
+    let stream = fixture("stream_answer.sse")
+        .replace(ASSISTANT, &assistant)
+        .replace(HUMAN, &human);
+    let stream_id = format!("s-{op}");
+    observe_ok(
+        ext,
+        json!({ "lease_id": lease, "op_id": op, "kind": "request", "stream_id": stream_id,
+                "url": url, "body": request.to_string(), "status": 200 }),
+    );
+    observe_ok(
+        ext,
+        json!({ "lease_id": lease, "op_id": op, "kind": "stream_chunk", "stream_id": stream_id,
+                "seq": 0, "chunk": stream }),
+    );
+    Some((op, human))
+}
+
+#[test]
+fn a_claude_send_retried_after_a_killed_connection_or_by_its_cli_id_is_one_send_and_one_completion_post(
+) {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    // The native API: the client writes its request and kills the connection before the
+    // answer, then retries the same body.
+    let body = json!({ "op_id": "api-cut", "text": "hi from the API", "site": "claude" });
+    let head = format!(
+        "POST /v1/sends HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json",
+        serve.address(),
+        serve.client_token()
+    );
+    {
+        use std::io::Write;
+        let mut cut = std::net::TcpStream::connect(serve.address()).expect("connect");
+        let bytes = body.to_string();
+        let request = format!("{head}\r\nContent-Length: {}\r\n\r\n{bytes}", bytes.len());
+        cut.write_all(request.as_bytes())
+            .expect("the request is written");
+    } // dropped: the answer is never read
+    let again = queue(&serve, body);
+    assert!(
+        [200, 201].contains(&again.status),
+        "the retry is the send, whether or not the cut request was taken: {}",
+        again.body
+    );
+    // The CLI: the retry a lost answer asks for, `--id` with the same id.
+    let args = [
+        "send",
+        "--site",
+        "claude",
+        "--id",
+        "cli-again",
+        "--new-chat",
+        "hi from the CLI",
+    ];
+    for _ in 0..2 {
+        let (code, said) = cli_json(&profile, &args);
+        assert_eq!(code, 0, "{said}");
+    }
+    let ext = serve.pair();
+    let lease = lease_on(&ext, "tab-c", "claude", None);
+    let mut taken = Vec::new();
+    while let Some(t) = take_and_answer_claude(&ext, &lease) {
+        taken.push(t);
+        assert!(
+            taken.len() <= 2,
+            "a retry was taken for a new send: {taken:?}"
+        );
+    }
+    let ops: Vec<&str> = taken.iter().map(|(op, _)| op.as_str()).collect();
+    assert_eq!(ops, ["api-cut", "cli-again"], "one completion POST each");
+    let listed = serve.client().get("/v1/sends?limit=100").body;
+    assert_eq!(
+        listed["sends"].as_array().map(Vec::len),
+        Some(2),
+        "two sends in the ledger: {listed}"
+    );
+    for (op, human) in &taken {
+        let shown = serve.client().show(op);
+        assert_eq!(shown["destination"]["site"], "claude", "{shown}");
+        assert_eq!(shown["send"]["state"], "completed", "{shown}");
+        assert_eq!(
+            shown["send"]["receipt"]["user_message_id"],
+            human.as_str(),
+            "the page-chosen id"
+        );
+    }
 }

@@ -66,6 +66,61 @@ fn a_send_whose_answer_is_lost_names_its_id_and_a_retry_with_it_never_queues_twi
 }
 
 #[test]
+fn a_claude_send_whose_answer_is_lost_is_retried_with_its_id_into_one_claude_send() {
+    let (_tmp, profile) = profile_dir();
+    let serve = Serve::start(&profile, &[]);
+    let text = "Into claude.ai once, whatever the network does.";
+    serve.signal(libc::SIGSTOP);
+    let (code, _, err) = run(
+        &profile,
+        &[("SENDLEDGER_CLIENT_TIMEOUT_MS", "500")],
+        &["send", "--site", "claude", "--new-chat", text],
+    );
+    serve.signal(libc::SIGCONT);
+    assert_eq!(code, 5, "the owner did not answer: {err}");
+    let id = err
+        .split("retry with `--id ")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap_or_else(|| panic!("the message names the operation id to retry with: {err}"))
+        .to_string();
+    let (code, out, err) = run(
+        &profile,
+        &[],
+        &["send", "--site", "claude", "--new-chat", "--id", &id, text],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&id), "{out}");
+    let sends = serve.client().get("/v1/sends").body;
+    let ops: Vec<&str> = sends["sends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["op_id"].as_str())
+        .collect();
+    assert_eq!(
+        ops,
+        [id.as_str()],
+        "the retry is the same operation, not a second send"
+    );
+    let shown = serve.client().show(&id);
+    assert_eq!(shown["destination"]["site"], "claude", "{shown}");
+    let ext = serve.pair();
+    let lease = ext.http.post(
+        "/v1/ext/lease",
+        &serde_json::json!({ "tab_id": "tab-c", "site": "claude" }),
+    );
+    let lease = lease.body["lease_id"]
+        .as_str()
+        .expect("a lease")
+        .to_string();
+    assert_eq!(
+        ext.next(&lease, 2_000).expect("the claude tab takes it")["op_id"],
+        id.as_str()
+    );
+}
+
+#[test]
 fn the_owner_lock_never_holds_a_message_text() {
     let (_tmp, profile) = profile_dir();
     // With no owner the send is refused; a command that takes the owner lock runs after it.

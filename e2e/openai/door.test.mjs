@@ -86,3 +86,26 @@ test('a revoked key gets 401 with no retry (node SDK)', async () => {
     o.serve.kill('SIGTERM');
   }
 });
+
+test('claude-tab goes to a claude.ai tab and the SDK\'s retry after its timeout is the same one send (node SDK)', async () => {
+  const o = await owner({ name: 'node-claude' });
+  try {
+    const p = page(o, ANSWER, 2.5, 'claude');
+    await p.ready;
+    // The SDK times out at 1.5 s, before the page answers, and retries on its own.
+    const client = new OpenAI({ baseURL: o.baseURL, apiKey: o.key, timeout: 1500 });
+    const { data, response } = await client.chat.completions
+      .create({ model: 'claude-tab', messages: [{ role: 'user', content: 'Two lines, please.' }] })
+      .withResponse();
+    p.stop();
+    assert.equal(data.choices[0].message.content, ANSWER);
+    assert.equal(data.model, 'claude-sonnet-4-6', 'the model is the claude.ai page\'s');
+    assert.equal(response.headers.get('x-sendledger-attached'), 'true', 'the answer came to the retry');
+    const op = response.headers.get('x-sendledger-operation-id');
+    assert.deepEqual(p.grants, [op], 'one completion POST of the page');
+    assert.deepEqual((await sends(o)).map((s) => s.op_id), [op], 'one send');
+    assert.equal((await o.show(op)).destination.site, 'claude');
+  } finally {
+    o.serve.kill('SIGTERM');
+  }
+});

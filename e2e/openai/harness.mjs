@@ -58,17 +58,24 @@ export async function owner({ env = {}, name = 'node-owner' } = {}) {
     const r = await fetch(`${o.baseURL}/sends?limit=1000`, { headers: { authorization: `Bearer ${token}` } });
     return (await r.json()).sends;
   };
+  /** `GET /v1/sends/{op}`: the send, its destination (with its site) and its timeline. */
+  o.show = async (op) => {
+    const token = readFileSync(join(profile, 'client.token'), 'utf8').trim();
+    const r = await fetch(`${o.baseURL}/sends/${op}`, { headers: { authorization: `Bearer ${token}` } });
+    return r.json();
+  };
   await o.start();
   const made = JSON.parse(execFileSync(BIN, ['--profile', profile, '--json', 'keys', 'create', 'node-companion', '--by', 'tester']));
   o.key = made.secret;
   return o;
 }
 
-/** The page (player.py --page): grants every send it is handed and, unless `answer` is
- * null, answers it `delayS` after the grant. `{ready, grants: [op ids], granted, stop()}`;
- * `granted` resolves at the first grant. */
-export function page(o, answer, delayS = 0) {
-  const p = spawn(PYTHON, [join(here, 'player.py'), '--page', String(o.port), o.profile, answer ?? '-', String(delayS)],
+/** The page (player.py --page) of a tab of `site` ('chatgpt' | 'claude'): grants every
+ * send it is handed and, unless `answer` is null, answers it `delayS` after the grant, in
+ * that site's traffic. `{ready, grants: [op ids], granted, stop()}`; `granted` resolves at
+ * the first grant. */
+export function page(o, answer, delayS = 0, site = 'chatgpt') {
+  const p = spawn(PYTHON, [join(here, 'player.py'), '--page', String(o.port), o.profile, answer ?? '-', String(delayS), site],
     { stdio: ['ignore', 'pipe', 'inherit'] });
   const grants = [];
   let first;

@@ -4,18 +4,23 @@ pairs, leases a tab, takes the next send, asks for the dispatch grant (the one m
 real extension would click Send: each grant is counted as a POST of the page), then
 forwards page traffic of the project's own making in the formats of chatgpt.com (a
 conversation request carrying the send's text, and a delta-encoded v1 answer stream in
-pieces). No third-party code: urllib only.
+pieces), or in those of claude.ai for a tab leased with `site="claude"` (the completion
+request and its event stream: tests/support/claude_page.py). No third-party code: urllib only.
 
 As a program (used by the node tests, harness.mjs): `player.py --page PORT PROFILE ANSWER
 DELAY_S` plays the page (Page below) until killed, printing each grant.
 """
 import hashlib
 import json
+import os
 import sys
 import threading
 import urllib.error
 import urllib.request
 import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "support"))
+from claude_page import MODEL as CLAUDE_MODEL, ClaudeTurn  # noqa: E402
 
 ORIGIN = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
 URL = "https://chatgpt.com/backend-api/f/conversation"
@@ -166,13 +171,19 @@ class Player:
         assert status == 200, paired
         self.token = paired["token"]
         self.lease_id = None
+        self.tab, self.site = "tab-1", "chatgpt"
+        self.claude_turns = {}  # op id → the claude.ai turn forwarded for it (its page-chosen ids)
 
     def call(self, path, body, timeout=BOUND_S):
         return http(self.port, "POST", path, body, token=self.token, origin=ORIGIN, timeout=timeout)
 
-    def lease(self, tab="tab-1", conversation=None):
-        """Binds `tab`, showing `conversation` (None: a new chat)."""
-        status, body, _ = self.call("/v1/ext/lease", {"tab_id": tab, "conversation_id": conversation})
+    def lease(self, tab=None, conversation=None, site=None):
+        """Binds `tab` of `site` ("chatgpt" | "claude"; None for either: the one leased
+        before, at first tab-1 of chatgpt), showing `conversation` (None: a new chat). The
+        page traffic forwarded after is that site's."""
+        self.tab, self.site = tab or self.tab, site or self.site
+        status, body, _ = self.call("/v1/ext/lease", {"tab_id": self.tab, "conversation_id": conversation,
+                                                      "site": self.site})
         assert status == 200, body
         self.lease_id = body["lease_id"]
         return self.lease_id
@@ -223,7 +234,10 @@ class Player:
     def page_turn(self, send, answer, model="gpt-sl-test", pieces=4, between=None, images=()):
         """Forwards the page's request and its answer stream for `send` (in the send's
         conversation when it names one, else a new one); `between(i)` runs before answer
-        piece i (a test's hook to pace the stream)."""
+        piece i (a test's hook to pace the stream). A claude.ai tab forwards claude.ai's
+        completion and event stream instead (`claude_turn`)."""
+        if self.site == "claude":
+            return self.claude_turn(send, answer, model, pieces, between)
         op, sid = send["op_id"], str(uuid.uuid4())
         t = Turn(send["text"], answer, model, pieces, send.get("conversation_id"),
                  self.files.get(op, ()), images)
@@ -236,6 +250,24 @@ class Player:
             self.observe({"op_id": op, "kind": "stream_chunk", "stream_id": sid, "seq": seq,
                           "chunk": chunk})
             seq += 1
+        self.observe({"op_id": op, "kind": "stream_end", "stream_id": sid})
+
+    def claude_turn(self, send, answer, model, pieces, between=None):
+        """A claude.ai tab's traffic for `send`: the page's completion request (its receipt:
+        the page-chosen message ids), then the event stream in pieces, `between(i)` before
+        answer piece i."""
+        op, sid = send["op_id"], str(uuid.uuid4())
+        conversation = (send.get("destination") or {}).get("conversation_id")
+        t = ClaudeTurn(send["text"], answer, conversation, model=model, pieces=pieces)
+        self.claude_turns[op] = t
+        self.observe({"op_id": op, "kind": "request", "stream_id": sid, "url": t.url(),
+                      "body": t.request_body(), "status": 200})
+        n = len(t.answer_pieces())
+        for seq, chunk in enumerate(t.chunks()):
+            if between and 1 <= seq <= n:
+                between(seq)
+            self.observe({"op_id": op, "kind": "stream_chunk", "stream_id": sid, "seq": seq,
+                          "chunk": chunk})
         self.observe({"op_id": op, "kind": "stream_end", "stream_id": sid})
 
     def error_turn(self, send, error, code=None):
@@ -365,14 +397,17 @@ class Page:
 
 
 def main(argv):
-    """`player.py --page PORT PROFILE ANSWER DELAY_S` plays a `Page` (ANSWER `-`: grant
-    only) until killed, printing `{"ready": true}`, then `{"granted": op}` at each grant."""
+    """`player.py --page PORT PROFILE ANSWER DELAY_S [SITE]` plays a `Page` of a SITE tab
+    (chatgpt, the default, or claude; ANSWER `-`: grant only) until killed, printing
+    `{"ready": true}`, then `{"granted": op}` at each grant."""
     assert argv[1] == "--page", __doc__
     port, profile, answer, delay = int(argv[2]), argv[3], argv[4], float(argv[5])
+    site = argv[6] if len(argv) > 6 else "chatgpt"
     p = Player(port, open(f"{profile}/client.token").read().strip())
-    p.lease()
+    p.lease(site=site)
     said = lambda **k: print(json.dumps(k), flush=True)  # noqa: E731
-    page = Page(p, None if answer == "-" else answer, delay, pieces=5,
+    model = CLAUDE_MODEL if site == "claude" else "gpt-sl-test"
+    page = Page(p, None if answer == "-" else answer, delay, model=model, pieces=5,
                 on_grant=lambda send: said(granted=send["op_id"]))
     said(ready=True)
     page.thread.join()

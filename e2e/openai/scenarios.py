@@ -60,3 +60,17 @@ def assert_no_retry_uncertain(status, headers, error, op):
     assert headers.get("x-should-retry") == "false", headers
     assert error["code"] == "send_uncertain", error
     assert op in error["message"] and "do not retry" in error["message"], error
+
+
+def assert_one_claude_send(owner, player, state="completed"):
+    """One completion POST of the claude.ai page (one grant) and one send in the ledger, in
+    `state`, whose site is claude and whose receipt is the ids the page chose for it (the
+    claude.ai turn the player forwarded: tests/support/claude_page.py); returns its op id."""
+    op = assert_one_send(owner, player, state)
+    shown = owner.get(f"/v1/sends/{op}")
+    assert shown["destination"]["site"] == "claude", shown["destination"]
+    turn = player.claude_turns[op]
+    assert shown["send"]["receipt"] == {
+        "conversation_id": turn.conversation, "user_message_id": turn.human,
+        "turn_id": turn.assistant}, "the receipt is the page's own turn_message_uuids"
+    return op

@@ -9,14 +9,16 @@ import openai
 import pytest
 
 from player import Player, http
+from scenarios import assert_one_claude_send
 
 ANSWER = "Ledgers keep their word:\neach line once, no more,\nno line lost."
 MODEL = "gpt-sl-test"
+CLAUDE_MODEL = "claude-sonnet-4-6"  # the claude.ai page's own model name
 
 
-def ask(sdk, text="Write a haiku about ledgers.", **kw):
+def ask(sdk, text="Write a haiku about ledgers.", model="chatgpt-tab", **kw):
     return sdk.chat.completions.with_raw_response.create(
-        model="chatgpt-tab", messages=[{"role": "user", "content": text}], **kw)
+        model=model, messages=[{"role": "user", "content": text}], **kw)
 
 
 def ask_in_thread(sdk):
@@ -179,6 +181,22 @@ def test_a_client_timeout_shorter_than_the_answer_retries_into_the_same_send(own
     assert raw.headers["x-sendledger-attached"] == "true", "the answer came to a retry that attached"
     assert player.grants == 1, "one click"
     assert len(owner.sends()) == 1, "one send"
+
+
+def test_claude_tab_goes_to_a_claude_tab_and_the_sdks_retry_after_its_timeout_is_the_same_one_send(owner, key, player):
+    player.lease(tab="tab-claude", site="claude")
+    sdk = openai.OpenAI(base_url=owner.base_url(), api_key=key, timeout=1.5)
+    th = player.in_thread(player.answer_next, ANSWER, model=CLAUDE_MODEL,
+                          before_turn=lambda send: time.sleep(2.5))
+    raw = ask(sdk, model="claude-tab")  # the SDK times out at 1.5 s and retries on its own
+    th.join(30)
+    assert th.box["error"] is None, th.box["error"]
+    done = raw.parse()
+    assert done.choices[0].message.content == ANSWER
+    assert done.model == CLAUDE_MODEL, "the model is the claude.ai page's"
+    assert raw.headers["x-sendledger-attached"] == "true", "the answer came to the SDK's retry"
+    op = assert_one_claude_send(owner, player)
+    assert raw.headers["x-sendledger-operation-id"] == op
 
 
 def test_the_same_idempotency_key_twice_is_one_send_and_another_body_under_it_is_refused(owner, sdk, player):

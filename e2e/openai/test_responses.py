@@ -8,18 +8,19 @@ import time
 import openai
 import pytest
 
-from scenarios import (ANSWER, PROMPT, assert_no_retry_uncertain, assert_one_send,
-                       assert_one_uncertain_send, in_thread, kill_after_grant)
+from scenarios import (ANSWER, PROMPT, assert_no_retry_uncertain, assert_one_claude_send,
+                       assert_one_send, assert_one_uncertain_send, in_thread, kill_after_grant)
 
 MODEL = "gpt-sl-test"
+CLAUDE_MODEL = "claude-sonnet-4-6"  # a claude.ai page model name
 EVENTS = ["response.created", "response.in_progress", "response.output_item.added",
           "response.content_part.added", "response.output_text.delta",
           "response.output_text.done", "response.content_part.done",
           "response.output_item.done", "response.completed"]
 
 
-def create(sdk, **kw):
-    return sdk.responses.with_raw_response.create(model="chatgpt-tab", input=PROMPT, **kw)
+def create(sdk, model="chatgpt-tab", **kw):
+    return sdk.responses.with_raw_response.create(model=model, input=PROMPT, **kw)
 
 
 def poll(sdk, rid, until=("completed", "failed", "cancelled"), bound_s=60):
@@ -124,6 +125,21 @@ def test_responses_create_past_its_timeout_retries_into_the_same_send(owner, key
     assert raw.parse().output_text == ANSWER
     assert raw.headers["x-sendledger-attached"] == "true", "the answer came to a retry"
     assert_one_send(owner, player, "completed")
+
+
+def test_responses_create_with_a_claude_model_goes_to_a_claude_tab_and_its_retry_after_the_timeout_is_one_send(owner, key, player, page):
+    player.lease(tab="tab-claude", site="claude")
+    sdk = openai.OpenAI(base_url=owner.base_url(), api_key=key, timeout=1.5)
+    page(ANSWER, delay_s=2.5, model=CLAUDE_MODEL)
+    # `claude:<name>`: a claude.ai tab showing that page model; the SDK retries on its own.
+    raw = create(sdk, model=f"claude:{CLAUDE_MODEL}")
+    done = raw.parse()
+    assert done.output_text == ANSWER
+    assert done.model == CLAUDE_MODEL, "the model is the claude.ai page's"
+    assert raw.headers["x-sendledger-attached"] == "true", "the answer came to the SDK's retry"
+    op = assert_one_claude_send(owner, player)
+    assert raw.headers["x-sendledger-operation-id"] == op
+    assert owner.get(f"/v1/sends/{op}")["destination"]["model"] == CLAUDE_MODEL
 
 
 @pytest.mark.owner_env(SENDLEDGER_OPENAI_HOLD_MS="3000")

@@ -1,7 +1,8 @@
 """Helpers of the MCP suite: a real `sendledger serve` child process, HTTP to its loopback
 bridge, the browser extension played over HTTP (the routes extension/ uses: pairing,
-lease, next, dispatch, observations of the page's own traffic), and the official MCP
-client SDK launching `sendledger mcp` as its stdio server.
+lease, next, dispatch, observations of the page's own traffic — chatgpt.com's, or
+claude.ai's for a tab leased with `site="claude"`: tests/support/claude_page.py), and the
+official MCP client SDK launching `sendledger mcp` as its stdio server.
 
 Every wait has a bound (BOUND); nothing sleeps to wait for an event except the player's
 bounded polls of a state it does not drive.
@@ -13,6 +14,7 @@ import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -22,6 +24,8 @@ from pathlib import Path
 from mcp import Client, StdioServerParameters, stdio_client
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+from claude_page import ClaudeTurn  # noqa: E402
 BIN = os.environ.get("SENDLEDGER_BIN") or str(ROOT / "target" / "debug" / "sendledger")
 BOUND = 30.0
 EXTENSION_ORIGIN = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
@@ -199,14 +203,19 @@ class Player:
         self.token = body["token"]
         self.serve = serve
         self.granted: list[str] = []
+        self.sites: dict[str, str] = {}  # lease id → its tab's site
+        self.claude_turns: dict[str, ClaudeTurn] = {}  # op id → the claude.ai turn forwarded
+
 
     def call(self, method, path, body=None, timeout=BOUND):
         return self.serve.request(method, path, body, token=self.token, origin=EXTENSION_ORIGIN,
                                   timeout=timeout)
 
-    def lease(self, tab="tab-1") -> str:
-        status, body = self.call("POST", "/v1/ext/lease", {"tab_id": tab})
+    def lease(self, tab="tab-1", site="chatgpt") -> str:
+        """Binds `tab` of `site` ("chatgpt" | "claude"); its page's traffic is that site's."""
+        status, body = self.call("POST", "/v1/ext/lease", {"tab_id": tab, "site": site})
         assert status == 200, f"lease: {status} {body}"
+        self.sites[body["lease_id"]] = site
         return body["lease_id"]
 
     def next(self, lease, wait_ms=20_000):
@@ -229,7 +238,9 @@ class Player:
 
     def answer(self, lease, send, answer_text, images=()):
         """The page's traffic for `send`: its request, then a stream that answers (with
-        generated `images`: page file ids)."""
+        generated `images`: page file ids). A claude.ai tab: `answer_claude`."""
+        if self.sites.get(lease) == "claude":
+            return self.answer_claude(lease, send, answer_text)
         conv, user_id, turn, assistant_id = (str(uuid.uuid4()) for _ in range(4))
         sid = "s-" + uuid.uuid4().hex[:8]
         base = {"lease_id": lease, "op_id": send["op_id"], "stream_id": sid}
@@ -243,6 +254,22 @@ class Player:
             status, body = self.call("POST", "/v1/ext/observations", obs)
             assert status == 200, f"observation {obs['kind']}: {status} {body}"
         return conv
+
+    def answer_claude(self, lease, send, answer_text):
+        """A claude.ai tab's traffic for `send`: the page's completion request (the ids the
+        page chose for the message and the answer), then its event stream in pieces."""
+        conversation = (send.get("destination") or {}).get("conversation_id")
+        t = ClaudeTurn(send["text"], answer_text, conversation)
+        self.claude_turns[send["op_id"]] = t
+        base = {"lease_id": lease, "op_id": send["op_id"], "stream_id": "c-" + uuid.uuid4().hex[:8]}
+        for obs in (
+            {**base, "kind": "request", "url": t.url(), "body": t.request_body(), "status": 200},
+            *({**base, "kind": "stream_chunk", "seq": i, "chunk": c} for i, c in enumerate(t.chunks())),
+            {**base, "kind": "stream_end"},
+        ):
+            status, body = self.call("POST", "/v1/ext/observations", obs)
+            assert status == 200, f"observation {obs['kind']}: {status} {body}"
+        return t.conversation
 
     def limit(self, lease, send, words, code="usage_limit_reached"):
         """The page's traffic for `send`: its request, then a stream the page ends with the
@@ -260,10 +287,15 @@ class Player:
             assert status == 200, f"observation {obs['kind']}: {status} {body}"
 
     def take_and_click(self, lease, wait_ms=20_000, confirmed=None):
-        """Takes the next send and is granted the click; returns the send (or None)."""
+        """Takes the next send and is granted the click; returns the send (or None). A
+        claude.ai tab confirms the send's destination as the extension does after going
+        there (one it must confirm: docs/bridge-api.md, `confirmed`)."""
         send = self.next(lease, wait_ms)
         if send is None:
             return None
+        if confirmed is None and self.sites.get(lease) == "claude":
+            d = send.get("destination") or {}
+            confirmed = {k: d.get(k) for k in ("conversation_id", "project_id", "model")}
         status, body = self.dispatch(lease, send["op_id"], confirmed)
         assert status == 200 and body["granted"] is True, f"dispatch: {status} {body}"
         return send

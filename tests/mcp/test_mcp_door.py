@@ -483,6 +483,40 @@ def test_send_message_takes_a_site_and_an_unknown_site_is_refused_naming_the_kno
     assert [s["op_id"] for s in serve.sends()] == ["mcp-site-1"], "the refused one wrote nothing"
 
 
+def test_a_claude_send_whose_answer_was_lost_is_retried_with_its_key_into_one_send_and_one_completion_post(serve, player):
+    text, answer = "Name a river that freezes over.", "The Lena freezes over every winter."
+    send = {"text": text, "idempotency_key": "claude-lost", "site": "claude", "new_chat": True}
+
+    async def body():
+        async with mcp_client(serve.profile, env={"SENDLEDGER_CLIENT_TIMEOUT_MS": "1500"}) as client:
+            os.kill(serve.proc.pid, signal.SIGSTOP)  # the owner is stuck: the answer is lost
+            try:
+                lost = ok(await call(client, "send_message", wait_seconds=0, **send))
+            finally:
+                os.kill(serve.proc.pid, signal.SIGCONT)
+            assert (lost["status"], lost["retry_safe"], lost["send_id"]) == \
+                ("pending", False, "mcp-claude-lost"), lost
+            assert "may or may not be recorded" in lost["message"], lost["message"]
+            lease = player.lease("tab-claude", site="claude")
+            page = in_background(player.play_one, lease, answer)
+            # The client's retry: the same key and message, now waiting for the answer.
+            again = ok(await call(client, "send_message", wait_seconds=30, **send))
+            assert (again["status"], again["send_id"]) == ("completed", "mcp-claude-lost"), again
+            assert again["answer"] == answer
+            assert "nothing new was sent" in again["message"], again["message"]
+            assert page.result()["op_id"] == "mcp-claude-lost"
+            assert player.next(lease, 500) is None, "nothing more for the claude tab to click"
+    run(body)
+    assert player.granted == ["mcp-claude-lost"], "one completion POST of the page"
+    assert [s["op_id"] for s in serve.sends()] == ["mcp-claude-lost"], "one send"
+    shown = serve.show("mcp-claude-lost")
+    assert shown["destination"]["site"] == "claude", shown["destination"]
+    turn = player.claude_turns["mcp-claude-lost"]
+    assert shown["send"]["receipt"] == {
+        "conversation_id": turn.conversation, "user_message_id": turn.human,
+        "turn_id": turn.assistant}, "the receipt is the page's own turn_message_uuids"
+
+
 def test_a_page_that_answered_with_another_model_is_said_in_words_and_never_sent_again(serve, player):
     lease = player.lease()
     shows = {"conversation_id": None, "model": "gpt-5-2-thinking"}
