@@ -10,6 +10,7 @@
 //! ever says a send may be repeated unless it certainly never left the host.
 
 use super::seen::{EventSeen, SendSeen};
+use crate::site::Site;
 use crate::verdict::{Standing, Verdict};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -84,36 +85,45 @@ pub struct SendOutcome {
 
 /// The sentence every uncertain send carries, with why it is uncertain when the ledger
 /// says (the latest transition's evidence).
-pub fn uncertain_sentence(why: Option<&str>) -> String {
+pub fn uncertain_sentence(why: Option<&str>, site: Site) -> String {
     let why = why
         .filter(|w| !w.trim().is_empty())
         .map(|w| format!(" ({w})"))
         .unwrap_or_default();
-    format!("sendledger cannot tell whether this message reached ChatGPT{why}. Do NOT send it again: ask the user to look at the chat and confirm or abandon this send in sendledger.")
+    let site = site.title();
+    format!("sendledger cannot tell whether this message reached {site}{why}. Do NOT send it again: ask the user to look at the chat and confirm or abandon this send in sendledger.")
 }
 
-fn pending_sentence(state: &str) -> &'static str {
+fn pending_sentence(state: &str, site: Site) -> String {
+    let site = site.title();
     match state {
-        "queued" => "Queued: waiting for the ChatGPT tab to take it. Call get_send with send_id to wait for the answer; do not send it again.",
-        "claimed" => "The ChatGPT tab has taken it and is about to send it. Call get_send with send_id to wait for the answer; do not send it again.",
-        "dispatched" => "Sent into the ChatGPT tab; waiting for ChatGPT to confirm it. Call get_send with send_id to wait for the answer; do not send it again.",
-        _ => "ChatGPT received the message and is answering. Call get_send with send_id to wait for the answer; do not send it again.",
+        "queued" => format!("Queued: waiting for the {site} tab to take it. Call get_send with send_id to wait for the answer; do not send it again."),
+        "claimed" => format!("The {site} tab has taken it and is about to send it. Call get_send with send_id to wait for the answer; do not send it again."),
+        "dispatched" => format!("Sent into the {site} tab; waiting for {site} to confirm it. Call get_send with send_id to wait for the answer; do not send it again."),
+        _ => format!("{site} received the message and is answering. Call get_send with send_id to wait for the answer; do not send it again."),
     }
 }
 
 /// Status, message and retry safety for a send whose ledger state is `state`, worded from
 /// the one table (`crate::verdict`). `answer_given_up`: the owner stopped waiting for the
-/// answer of an accepted send; `why`: the latest transition's evidence.
-pub fn classify(state: &str, answer_given_up: bool, why: Option<&str>) -> (Status, String, bool) {
+/// answer of an accepted send; `why`: the latest transition's evidence; `site`: where it
+/// goes, named in the words.
+pub fn classify(
+    state: &str,
+    answer_given_up: bool,
+    why: Option<&str>,
+    site: Site,
+) -> (Status, String, bool) {
     let v = Verdict::of_state(state, state == "completed", answer_given_up);
+    let title = site.title();
     let (status, message) = match v.standing {
-        Standing::Pending => (Status::Pending, pending_sentence(state).to_string()),
-        Standing::Answered => (Status::Completed, "ChatGPT received the message and answered.".into()),
+        Standing::Pending => (Status::Pending, pending_sentence(state, site)),
+        Standing::Answered => (Status::Completed, format!("{title} received the message and answered.")),
         Standing::WentOut if state == "confirmed" => (Status::Completed, "A person confirmed in sendledger that this message was sent; its answer is in the chat. Do not send it again.".into()),
-        Standing::WentOut => (Status::Completed, "ChatGPT received the message, but sendledger did not see its answer; read the answer in the chat. Do not send it again.".into()),
-        Standing::Uncertain => (Status::Uncertain, uncertain_sentence(why)),
+        Standing::WentOut => (Status::Completed, format!("{title} received the message, but sendledger did not see its answer; read the answer in the chat. Do not send it again.")),
+        Standing::Uncertain => (Status::Uncertain, uncertain_sentence(why, site)),
         Standing::PageSaidNo => (Status::PageError, format!(
-            "ChatGPT received the message and answered with an error{}: it was sent once. Do not send it again; tell the user what the page said.",
+            "{title} received the message and answered with an error{}: it was sent once. Do not send it again; tell the user what the page said.",
             why.map(|w| format!(" ({w})")).unwrap_or_default())),
         Standing::NeverLeft => (Status::Rejected, "It never reached the chat (the tab could not take it, or sendledger restarted before sending it). It is safe to send it again with a NEW idempotency_key (the same key returns this rejected send).".into()),
         Standing::Abandoned => (Status::Rejected, "A person abandoned this send in sendledger. Do not send it again unless the user asks you to.".into()),
@@ -171,7 +181,7 @@ pub fn with_hold(mut o: SendOutcome, hold: super::seen::RetryAfterSeen) -> SendO
 pub fn with_mismatch(mut o: SendOutcome, timeline: &[EventSeen]) -> SendOutcome {
     if let Some(m) = mismatch_in(timeline) {
         o.message = format!(
-            "{} ChatGPT's own request did not go where this send asked ({m}). It was sent once; do not send it again — tell the user.",
+            "{} The page's own request did not go where this send asked ({m}). It was sent once; do not send it again — tell the user.",
             o.message
         );
         o.destination_mismatch = Some(m);
@@ -197,7 +207,8 @@ fn timeline_of(events: &[EventSeen]) -> Vec<TimelineEntry> {
 pub fn of_send(send: &SendSeen, timeline: Option<&[EventSeen]>) -> SendOutcome {
     let state = send.state.clone();
     let given_up = send.answer_not_observed_at.is_some();
-    let (status, message, retry_safe) = classify(&state, given_up, send.evidence.as_deref());
+    let (status, message, retry_safe) =
+        classify(&state, given_up, send.evidence.as_deref(), send.site());
     let answer = match status {
         Status::Completed => send.answer.as_ref().and_then(|a| a.text.clone()),
         _ => None,
