@@ -14,6 +14,7 @@ use crate::clock::Millis;
 use crate::site::Site;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// Why sends are held back. `Display` is the sentence a person reads, with what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -255,7 +256,44 @@ pub(crate) fn for_send(
     if send.state != SendState::Queued {
         return Ok(None);
     }
-    let site = site_of(conn, send)?;
+    for_send_of(conn, site_of(conn, send)?, send, now)
+}
+
+/// [`for_send`] for each of `sends`, in their order. Why a queued send waits follows only
+/// from its site and its conversation (and the profile's gates, tabs and sends in flight),
+/// so it is read once per (site, conversation) among them: a page of queued sends to one
+/// place costs one reading, not one each.
+pub(crate) fn for_sends(
+    conn: &Connection,
+    sends: &[Send],
+    now: Millis,
+) -> rusqlite::Result<Vec<Option<Waiting>>> {
+    let mut known: HashMap<(Site, Option<&str>), Option<Waiting>> = HashMap::new();
+    let mut out = Vec::with_capacity(sends.len());
+    for send in sends {
+        if send.state != SendState::Queued {
+            out.push(None);
+            continue;
+        }
+        let site = site_of(conn, send)?;
+        let key = (site, send.conversation_id.as_deref());
+        let why = match known.get(&key) {
+            Some(w) => w.clone(),
+            None => for_send_of(conn, site, send, now)?,
+        };
+        known.insert(key, why.clone());
+        out.push(why);
+    }
+    Ok(out)
+}
+
+/// [`for_send`] of the queued `send` going to `site`.
+fn for_send_of(
+    conn: &Connection,
+    site: Site,
+    send: &Send,
+    now: Millis,
+) -> rusqlite::Result<Option<Waiting>> {
     if let Some(w) = for_site(conn, site, now)? {
         return Ok(Some(w));
     }
