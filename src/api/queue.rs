@@ -407,6 +407,23 @@ fn status_of(
     }
 }
 
+/// What a person may do with `send`'s row in `section` (`queued_again`: a person already
+/// queued it again).
+fn actions_of(send: &Send, section: Section, queued_again: bool) -> Vec<Action> {
+    match section {
+        Section::Pending if matches!(send.state, SendState::Queued | SendState::Claimed) => {
+            vec![Action::Withdraw]
+        }
+        Section::Uncertain => vec![Action::Confirm, Action::Abandon, Action::Resend],
+        Section::Stopped if !queued_again => vec![Action::QueueAgain],
+        // The page said no (an error turn): a person may queue it again.
+        Section::History if send.state == SendState::PageError && !queued_again => {
+            vec![Action::QueueAgain]
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// `waiting`: why it waits, as a sentence ([`LedgerRead::waiting_sentences`]).
 fn row_of(send: Send, parts: RowParts, waiting: Option<String>) -> Row {
     let RowParts {
@@ -425,18 +442,7 @@ fn row_of(send: Send, parts: RowParts, waiting: Option<String>) -> Row {
         .rev()
         .find(|e| e.evidence_kind == Some(EvidenceKind::Observed))
         .and_then(|e| e.evidence.clone());
-    let actions = match section {
-        Section::Pending if matches!(send.state, SendState::Queued | SendState::Claimed) => {
-            vec![Action::Withdraw]
-        }
-        Section::Uncertain => vec![Action::Confirm, Action::Abandon, Action::Resend],
-        Section::Stopped if queued_again_as.is_none() => vec![Action::QueueAgain],
-        // The page said no (an error turn): a person may queue it again.
-        Section::History if send.state == SendState::PageError && queued_again_as.is_none() => {
-            vec![Action::QueueAgain]
-        }
-        _ => Vec::new(),
-    };
+    let actions = actions_of(&send, section, queued_again_as.is_some());
     let why = (send.state == SendState::Uncertain)
         .then(|| {
             timeline
