@@ -20,7 +20,10 @@
 //!
 //! `cargo bench --bench million` (10⁶ sends; the first run builds the ledger: ~10 min);
 //! `SENDLEDGER_BENCH_SENDS=100000 cargo bench --bench million` for a smaller one;
-//! `SENDLEDGER_BENCH_SKIP=doctor,salvage` leaves out the slow figures.
+//! `SENDLEDGER_BENCH_SKIP=doctor,salvage,upkeep,check` leaves out the slow figures
+//! (`check`: the whole-file check after the owner starts). `SENDLEDGER_BENCH_CLI=PATH`
+//! runs another build's `sendledger` for the process figures (two builds compared on one
+//! ledger, one after the other).
 
 use rusqlite::{params, Connection};
 use sendledger::api::queue::{history_page, queue_view, HISTORY_ROWS};
@@ -302,9 +305,18 @@ fn put_in_flight(ledger: &mut Ledger, round: usize) {
     }
 }
 
+/// The `sendledger` binary the process figures run: `SENDLEDGER_BENCH_CLI` when set (a
+/// copy of another build's, to compare two builds on one ledger in one sitting), else
+/// this build's.
+fn cli_binary() -> PathBuf {
+    std::env::var_os("SENDLEDGER_BENCH_CLI")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_sendledger")))
+}
+
 fn cli(profile: &Profile, args: &[&str]) -> Duration {
     let t = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_sendledger"))
+    let out = Command::new(cli_binary())
         .arg("--profile")
         .arg(profile.dir())
         .args(args)
@@ -336,15 +348,17 @@ fn reads(r: &mut Report, profile: &Profile) {
         samples,
         "≤ 300 ms",
     );
-    let t = Instant::now();
-    let ok: String = ledger
-        .raw_connection()
-        .query_row("PRAGMA quick_check", [], |row| row.get(0))
-        .unwrap();
-    r.line(format!(
-        "  (the whole-file check the owner runs after it starts: {:.1?}, {ok})",
-        t.elapsed()
-    ));
+    if !skipped("check") {
+        let t = Instant::now();
+        let ok: String = ledger
+            .raw_connection()
+            .query_row("PRAGMA quick_check", [], |row| row.get(0))
+            .unwrap();
+        r.line(format!(
+            "  (the whole-file check the owner runs after it starts: {:.1?}, {ok})",
+            t.elapsed()
+        ));
+    }
     open_sends(&mut ledger, "live", 0, true);
     let view = queue_view(&ledger).unwrap();
     r.line(format!(
@@ -359,6 +373,9 @@ fn reads(r: &mut Report, profile: &Profile) {
         timed(30, || queue_view(&ledger).unwrap()),
         "≤ 20 ms p50",
     );
+    if !skipped("stages") {
+        stages(r, &ledger);
+    }
     r.times(
         "History, first page (200 rows)",
         timed(30, || {
@@ -397,6 +414,64 @@ fn reads(r: &mut Report, profile: &Profile) {
         }),
         "≤ 500 ms",
     );
+}
+
+/// Where the queue view's time goes: each of its reads alone, over the sends the view
+/// shows (the shelves, then each per-row read for all of them), as a total per read.
+fn stages(r: &mut Report, ledger: &Ledger) {
+    use sendledger::ledger::{Send, Shelf};
+    let shelves = [
+        Shelf::Pending,
+        Shelf::Uncertain,
+        Shelf::StoppedPage {
+            before: None,
+            limit: 201,
+        },
+        Shelf::Settled {
+            before: None,
+            limit: 201,
+        },
+    ];
+    let t = Instant::now();
+    let sends: Vec<Send> = shelves
+        .iter()
+        .flat_map(|s| ledger.shelf(s).unwrap())
+        .collect();
+    let mut line = format!(
+        "  (queue view's reads over its {} sends: shelves {:.2?}",
+        sends.len(),
+        t.elapsed()
+    );
+    let mut stage = |name: &str, f: &dyn Fn(&Send)| {
+        let t = Instant::now();
+        for s in &sends {
+            f(s);
+        }
+        line.push_str(&format!(", {name} {:.2?}", t.elapsed()));
+    };
+    stage("timeline", &|s| drop(ledger.timeline(&s.op_id).unwrap()));
+    stage("queued_again", &|s| {
+        drop(ledger.queued_again_as(&s.op_id).unwrap())
+    });
+    stage("waiting", &|s| drop(ledger.waiting_sentence(s).unwrap()));
+    stage("destination", &|s| {
+        drop(ledger.destination(&s.op_id).unwrap())
+    });
+    stage("title", &|s| {
+        let c = s.receipt.as_ref().map(|r| r.conversation_id.as_str());
+        drop(ledger.conversation_title(c.unwrap_or("none")).unwrap())
+    });
+    stage("page_files", &|s| {
+        drop(ledger.page_attachments(&s.op_id).unwrap())
+    });
+    stage("page_place", &|s| {
+        drop(ledger.page_destination(&s.op_id).unwrap())
+    });
+    stage("artifacts", &|s| drop(ledger.artifacts(&s.op_id).unwrap()));
+    stage("remote_stop", &|s| {
+        drop(ledger.remote_stop(&s.op_id).unwrap())
+    });
+    r.line(line + ")");
 }
 
 fn upkeep(r: &mut Report, src: &Path, root: &Path) {

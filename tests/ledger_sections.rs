@@ -6,7 +6,7 @@ mod support;
 
 use rusqlite::{params, Connection};
 use sendledger::api::queue::{self, Section};
-use sendledger::ledger::{Ledger, SendState, Shelf};
+use sendledger::ledger::{Ledger, LedgerRead, SendState, Shelf};
 use std::collections::BTreeSet;
 use support::*;
 
@@ -239,6 +239,208 @@ fn the_queue_views_stopped_count_is_the_true_count_beyond_the_rows_it_holds() {
             plan.iter()
                 .all(|s| !s.starts_with("SCAN") || s.contains("COVERING INDEX")),
             "{sql} reads only indexes: {plan:#?}"
+        );
+    }
+}
+
+/// `op` queued with a file, clicked, the page's request seen elsewhere and without the
+/// file, then answered with two pictures, a note of what was observed and the title of
+/// the chat it became: every part a row shows beside the send, each with something in it.
+fn send_with_every_part(fx: &Fixture, ledger: &mut Ledger, op: &str) {
+    use sendledger::attachments::{AnswerArtifact, Attachment, ConfirmedFile, PageFile, Store};
+    let (sha256, _) = Store::new(fx.profile.dir()).put(op.as_bytes()).unwrap();
+    let file = Attachment {
+        sha256: sha256.clone(),
+        name: "notes.pdf".into(),
+        mime: "application/pdf".into(),
+        size: op.len() as u64,
+    };
+    ledger.record_upload(&file).unwrap();
+    let req = sendledger::ledger::QueueRequest {
+        attachments: vec![sha256],
+        ..request(op, &format!("text of {op}"))
+    };
+    ledger.queue(&req, "test").unwrap();
+    let lease = ledger.lease(&tab(&format!("tab-{op}"))).unwrap().lease_id;
+    assert_eq!(ledger.claim_next(&lease).unwrap().unwrap().op_id, op);
+    let shown = sendledger::destination::Confirmation {
+        attachments: Some(vec![ConfirmedFile {
+            file_id: Some(format!("file-{op}")),
+            name: "notes.pdf".into(),
+            size: op.len() as u64,
+        }]),
+        ..Default::default()
+    };
+    let grant = ledger.dispatch_confirmed(op, &lease, Some(&shown)).unwrap();
+    assert!(
+        matches!(grant, sendledger::ledger::Grant::Granted(_)),
+        "{grant:?}"
+    );
+    let other = PageFile {
+        file_id: format!("file-other-{op}"),
+        name: Some("other.png".into()),
+        size: Some(3),
+    };
+    ledger.record_page_attachments(op, &[other]).unwrap();
+    ledger
+        .record_page_destination(op, Some("somewhere-else"), None)
+        .unwrap();
+    let chat = format!("conv-{op}");
+    let got = sendledger::ledger::Receipt {
+        conversation_id: chat.clone(),
+        ..receipt(op)
+    };
+    ledger.accept(op, &got, "extension").unwrap();
+    let pictures: Vec<AnswerArtifact> = (0..2)
+        .map(|i| AnswerArtifact {
+            file_id: format!("file_{i:031x}{}", &op[op.len() - 1..]),
+            pointer: format!("sediment://file_{i:031x}{}", &op[op.len() - 1..]),
+            size_bytes: Some(100 + i),
+            width: Some(64),
+            height: Some(32),
+        })
+        .collect();
+    ledger
+        .complete_with_artifacts(
+            op,
+            (&format!("answer-{op}"), "the answer"),
+            &pictures,
+            "extension",
+        )
+        .unwrap();
+    ledger
+        .note_evidence(
+            op,
+            sendledger::ledger::EvidenceKind::Observed,
+            "seen in the chat",
+        )
+        .unwrap();
+    ledger
+        .note_conversation_title(&chat, &format!("Title of {op}"))
+        .unwrap();
+}
+
+/// Issue 39: a row's timeline, artifacts, destination and title, the page's mismatch, the
+/// stop of its answer and the send that queued it again are read for a whole page of
+/// rows at once (one query a part); each row shows exactly what its own send's reads give,
+/// however many rows are read together — never another send's part, never one left out.
+#[test]
+fn each_row_shows_what_its_own_sends_reads_give_when_a_page_is_read_at_once() {
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    for op in ["op-every-a", "op-every-b"] {
+        send_with_every_part(&fx, &mut ledger, op);
+    }
+    drive_to(&mut ledger, "op-rejected", SendState::Rejected);
+    drive_to(&mut ledger, "op-uncertain", SendState::Uncertain);
+    drive_to(&mut ledger, "op-answering", SendState::Accepted);
+    ledger.requeue("op-rejected", "test").unwrap();
+    ledger.stop("test").unwrap();
+
+    let view = queue::queue_view(&ledger).unwrap();
+    let rows: Vec<&queue::Row> = [&view.pending, &view.uncertain, &view.stopped, &view.history]
+        .into_iter()
+        .flatten()
+        .collect();
+    assert_eq!(
+        rows.len(),
+        6,
+        "every send is a row once (the one queued again was stopped by the Stop): {:?}",
+        rows.iter().map(|r| &r.op_id).collect::<Vec<_>>()
+    );
+    for row in &rows {
+        let op = row.op_id.as_str();
+        let events = ledger.timeline(op).unwrap();
+        let steps: Vec<queue::Step> = events.iter().cloned().map(Into::into).collect();
+        assert_eq!(row.timeline, steps, "{op}: its own timeline");
+        assert_eq!(
+            row.artifacts,
+            ledger.artifacts(op).unwrap(),
+            "{op}: its artifacts"
+        );
+        assert_eq!(
+            row.queued_again_as,
+            ledger.queued_again_as(op).unwrap(),
+            "{op}"
+        );
+        let mismatch = queue::mismatch_of(&ledger, op, &events).unwrap();
+        assert_eq!(row.mismatch, mismatch, "{op}: its mismatch");
+        let stop = ledger.remote_stop(op).unwrap();
+        assert_eq!(
+            row.remote_stop
+                .as_ref()
+                .map(|s| (s.phase, s.updated_at, s.words.clone())),
+            stop.map(|s| (s.phase, s.updated_at, queue::answer_stop_words(&s))),
+            "{op}: the stop of its answer"
+        );
+        let d = ledger.destination(op).unwrap();
+        let send = ledger.get(op).unwrap().unwrap();
+        let chat = d.as_ref().and_then(|d| {
+            d.conversation_id
+                .clone()
+                .or_else(|| send.receipt.as_ref().map(|r| r.conversation_id.clone()))
+        });
+        let title = chat.and_then(|c| ledger.conversation_title(&c).unwrap());
+        let words = d.map(|d| d.words_titled(title.as_deref()));
+        assert_eq!(row.destination, words, "{op}: where it goes, titled");
+    }
+    let row = |op: &str| *rows.iter().find(|r| r.op_id == op).unwrap();
+    for op in ["op-every-a", "op-every-b"] {
+        let r = row(op);
+        assert_eq!(r.artifacts.len(), 2, "{op}: both pictures");
+        assert!(r
+            .artifacts
+            .iter()
+            .all(|a| a.file_id.ends_with(&op[op.len() - 1..])));
+        assert!(
+            r.destination
+                .as_deref()
+                .unwrap()
+                .contains(&format!("Title of {op}")),
+            "{op}: {:?}",
+            r.destination
+        );
+        let m = r.mismatch.as_deref().expect("the page's mismatch");
+        assert!(
+            m.contains("somewhere-else") && m.contains("; "),
+            "{op}: both mismatches: {m}"
+        );
+        assert_eq!(
+            r.observed.as_deref(),
+            Some("seen in the chat"),
+            "{op}: its note"
+        );
+    }
+    assert!(row("op-rejected").queued_again_as.is_some(), "queued again");
+    assert!(
+        row("op-answering").remote_stop.is_some(),
+        "the stop of its answer"
+    );
+}
+
+/// Issue 39: each batched part of the rows is read through its table's key or an index
+/// (`SEARCH`), never a scan of a table that grows with the history.
+#[test]
+fn each_part_of_a_page_of_rows_is_read_through_an_index_never_a_scan() {
+    let fx = Fixture::new();
+    let ledger = fx.open();
+    let conn = ledger.raw_connection();
+    for (part, sql) in sendledger::ledger::row_parts_sql() {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let plan: Vec<String> = stmt
+            .query_map(["[\"op-1\",\"op-2\"]"], |r| r.get::<_, String>(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        for step in &plan {
+            assert!(
+                !step.starts_with("SCAN") || step.contains("json_each"),
+                "{part} scans a table: {plan:#?}"
+            );
+        }
+        assert!(
+            plan.iter().any(|s| s.starts_with("SEARCH")),
+            "{part} searches by key: {plan:#?}"
         );
     }
 }

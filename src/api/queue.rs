@@ -4,8 +4,8 @@
 //! bridge serves it as `GET /v1/queue`). Times are ms since the Unix epoch.
 
 use crate::ledger::{
-    Event, EventKind, EvidenceKind, Glance, LedgerRead, RemotePhase, RemoteStop, Send, SendState,
-    Shelf,
+    Event, EventKind, EvidenceKind, Glance, LedgerRead, PageAttachments, PageDestination,
+    RemotePhase, RemoteStop, RowParts, Send, SendState, Shelf,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -264,12 +264,7 @@ pub fn section_of(send: &Send) -> Section {
 /// newest [`HISTORY_ROWS`] settled ones (older: [`history_page`]). Each part is read
 /// through its own index: the cost follows what is live, not the length of the history.
 pub fn queue_view(src: &impl LedgerRead) -> crate::ledger::Result<QueueView> {
-    let rows_on = |shelf: Shelf| -> crate::ledger::Result<Vec<Row>> {
-        src.shelf(&shelf)?
-            .into_iter()
-            .map(|s| row_of(src, s))
-            .collect()
-    };
+    let rows_on = |shelf: Shelf| rows_of(src, src.shelf(&shelf)?);
     let pending = rows_on(Shelf::Pending)?;
     let uncertain = rows_on(Shelf::Uncertain)?;
     let stopped_page = stopped_page(src, None, STOPPED_ROWS as u32)?;
@@ -321,11 +316,10 @@ fn page_of(
     let next = more
         .then(|| sends.last().map(|s| s.op_id.clone()))
         .flatten();
-    let rows = sends
-        .into_iter()
-        .map(|s| row_of(src, s))
-        .collect::<crate::ledger::Result<Vec<_>>>()?;
-    Ok(HistoryPage { rows, next })
+    Ok(HistoryPage {
+        rows: rows_of(src, sends)?,
+        next,
+    })
 }
 
 /// One page of History: settled sends, newest first.
@@ -379,7 +373,20 @@ pub fn rows(src: &impl LedgerRead, op_ids: BTreeSet<String>) -> crate::ledger::R
     }
     // Newest first.
     sends.sort_by_key(|s| std::cmp::Reverse(s.created_at));
-    sends.into_iter().map(|s| row_of(src, s)).collect()
+    rows_of(src, sends)
+}
+
+/// The rows of `sends`, in their order: what each shows beside the send read for all of
+/// them at once ([`LedgerRead::row_parts`], one query a part, however many rows).
+fn rows_of(src: &impl LedgerRead, sends: Vec<Send>) -> crate::ledger::Result<Vec<Row>> {
+    let parts = src.row_parts(&sends)?;
+    let waiting = src.waiting_sentences(&sends)?;
+    Ok(sends
+        .into_iter()
+        .zip(parts)
+        .zip(waiting)
+        .map(|((send, parts), waiting)| row_of(send, parts, waiting))
+        .collect())
 }
 
 /// `stopped`: the Stopped section's `(all, not yet queued again)`.
@@ -409,27 +416,42 @@ fn status_of(
     }
 }
 
-fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
-    let timeline = src.timeline(&send.op_id)?;
+/// What a person may do with `send`'s row in `section` (`queued_again`: a person already
+/// queued it again).
+fn actions_of(send: &Send, section: Section, queued_again: bool) -> Vec<Action> {
+    match section {
+        Section::Pending if matches!(send.state, SendState::Queued | SendState::Claimed) => {
+            vec![Action::Withdraw]
+        }
+        Section::Uncertain => vec![Action::Confirm, Action::Abandon, Action::Resend],
+        Section::Stopped if !queued_again => vec![Action::QueueAgain],
+        // The page said no (an error turn): a person may queue it again.
+        Section::History if send.state == SendState::PageError && !queued_again => {
+            vec![Action::QueueAgain]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `waiting`: why it waits, as a sentence ([`LedgerRead::waiting_sentences`]).
+fn row_of(send: Send, parts: RowParts, waiting: Option<String>) -> Row {
+    let RowParts {
+        timeline,
+        queued_again_as,
+        destination,
+        title,
+        page_attachments,
+        page_destination,
+        artifacts,
+        remote_stop,
+    } = parts;
     let section = section_of(&send);
-    let queued_again_as = src.queued_again_as(&send.op_id)?;
     let observed = timeline
         .iter()
         .rev()
         .find(|e| e.evidence_kind == Some(EvidenceKind::Observed))
         .and_then(|e| e.evidence.clone());
-    let actions = match section {
-        Section::Pending if matches!(send.state, SendState::Queued | SendState::Claimed) => {
-            vec![Action::Withdraw]
-        }
-        Section::Uncertain => vec![Action::Confirm, Action::Abandon, Action::Resend],
-        Section::Stopped if queued_again_as.is_none() => vec![Action::QueueAgain],
-        // The page said no (an error turn): a person may queue it again.
-        Section::History if send.state == SendState::PageError && queued_again_as.is_none() => {
-            vec![Action::QueueAgain]
-        }
-        _ => Vec::new(),
-    };
+    let actions = actions_of(&send, section, queued_again_as.is_some());
     let why = (send.state == SendState::Uncertain)
         .then(|| {
             timeline
@@ -440,16 +462,17 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
         })
         .flatten();
     let answer = send.answer.as_ref().map(|a| excerpt(&a.text));
-    let waiting = src.waiting_sentence(&send)?;
-    let (destination, site) = destination_words(src, &send)?;
-    let mismatch = mismatch_of(src, &send.op_id, &timeline)?;
-    let artifacts = src.artifacts(&send.op_id)?;
-    let remote_stop = src.remote_stop(&send.op_id)?.map(|rs| AnswerStop {
+    let (destination, site) = match destination {
+        Some(d) => (Some(d.words_titled(title.as_deref())), d.site),
+        None => (None, crate::site::Site::default()),
+    };
+    let mismatch = mismatch_words(page_attachments, page_destination, &timeline);
+    let remote_stop = remote_stop.map(|rs| AnswerStop {
         phase: rs.phase,
         words: answer_stop_words(&rs),
         updated_at: rs.updated_at,
     });
-    Ok(Row {
+    Row {
         label: state_words(&send).to_string(),
         preview: preview(&send.text),
         op_id: send.op_id,
@@ -472,28 +495,7 @@ fn row_of(src: &impl LedgerRead, send: Send) -> crate::ledger::Result<Row> {
         answer,
         artifacts,
         timeline: timeline.into_iter().map(Into::into).collect(),
-    })
-}
-
-/// Where the send goes, in words, with the conversation's title when the page gave one
-/// (the conversation it names, else the one its receipt shows a new chat became); and its
-/// site.
-fn destination_words(
-    src: &impl LedgerRead,
-    send: &Send,
-) -> crate::ledger::Result<(Option<String>, crate::site::Site)> {
-    let Some(d) = src.destination(&send.op_id)? else {
-        return Ok((None, crate::site::Site::default()));
-    };
-    let conversation = d
-        .conversation_id
-        .clone()
-        .or_else(|| send.receipt.as_ref().map(|r| r.conversation_id.clone()));
-    let title = match conversation {
-        Some(c) => src.conversation_title(&c)?,
-        None => None,
-    };
-    Ok((Some(d.words_titled(title.as_deref())), d.site))
+    }
 }
 
 /// The send's `destination_mismatch` sentence: the one recorded with the page's request,
@@ -506,8 +508,22 @@ pub fn mismatch_of(
     op_id: &str,
     timeline: &[Event],
 ) -> crate::ledger::Result<Option<String>> {
-    let files = src.page_attachments(op_id)?.and_then(|p| p.mismatch);
-    let place = match src.page_destination(op_id)?.and_then(|p| p.mismatch) {
+    Ok(mismatch_words(
+        src.page_attachments(op_id)?,
+        src.page_destination(op_id)?,
+        timeline,
+    ))
+}
+
+/// [`mismatch_of`] from what the page's request showed (its files, its destination) and
+/// the send's timeline.
+fn mismatch_words(
+    files: Option<PageAttachments>,
+    place: Option<PageDestination>,
+    timeline: &[Event],
+) -> Option<String> {
+    let files = files.and_then(|p| p.mismatch);
+    let place = match place.and_then(|p| p.mismatch) {
         Some(why) => Some(why),
         None => timeline
             .iter()
@@ -518,10 +534,10 @@ pub fn mismatch_of(
             })
             .and_then(|e| e.evidence.clone()),
     };
-    Ok(match (place, files) {
+    match (place, files) {
         (Some(p), Some(f)) => Some(format!("{p}; {f}")),
         (p, f) => p.or(f),
-    })
+    }
 }
 
 /// The first [`ANSWER_CHARS`] characters of an answer, its lines kept.

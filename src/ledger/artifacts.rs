@@ -137,7 +137,7 @@ fn beyond_note(found: &[AnswerArtifact]) -> String {
 }
 
 const COLUMNS: &str = "a.n, a.state, a.file_id, a.name, a.mime, a.size, a.sha256, a.width, a.height, a.words, \
-     (f.bytes_deleted_at IS NOT NULL) FROM answer_artifacts a LEFT JOIN attachments f ON f.sha256 = a.sha256";
+     (f.bytes_deleted_at IS NOT NULL), a.op_id FROM answer_artifacts a LEFT JOIN attachments f ON f.sha256 = a.sha256";
 
 fn from_row(r: &Row) -> rusqlite::Result<Artifact> {
     let state = match r.get::<_, String>(1)?.as_str() {
@@ -170,6 +170,23 @@ pub(crate) fn of_send(conn: &Connection, op_id: &str) -> Result<Vec<Artifact>> {
         conn.prepare_cached(&format!("SELECT {COLUMNS} WHERE a.op_id = ?1 ORDER BY a.n"))?;
     let rows = stmt.query_map([op_id], from_row)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The artifacts of each of the sends `ids` ([`super::rows::ids_param`]) that has any, in
+/// order: what [`of_send`] reads for each, in one query.
+pub(crate) fn of_sends(
+    conn: &Connection,
+    ids: &str,
+) -> rusqlite::Result<std::collections::HashMap<String, Vec<Artifact>>> {
+    super::rows::grouped(conn, &of_sends_sql(), ids, |r| {
+        Ok((r.get(11)?, from_row(r)?))
+    })
+}
+
+/// The SQL of [`of_sends`].
+pub(crate) fn of_sends_sql() -> String {
+    let ids = super::rows::IN_IDS;
+    format!("SELECT {COLUMNS} WHERE a.op_id IN {ids} ORDER BY a.op_id, a.n")
 }
 
 /// Artifact `n` of `op_id`. Errors: `UnknownArtifact`.

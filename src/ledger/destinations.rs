@@ -63,6 +63,26 @@ pub(crate) fn get(conn: &Connection, op_id: &str) -> Result<Option<Destination>>
         .optional()?)
 }
 
+/// The destinations recorded for those of the sends `ids` ([`super::rows::ids_param`])
+/// that have one: what [`get`] reads for each, in one query.
+pub(crate) fn of_sends(
+    conn: &Connection,
+    ids: &str,
+) -> rusqlite::Result<std::collections::HashMap<String, Destination>> {
+    super::rows::keyed(conn, &of_sends_sql(), ids, |r| {
+        Ok((r.get(7)?, from_row(r)?))
+    })
+}
+
+/// The SQL of [`of_sends`].
+pub(crate) fn of_sends_sql() -> String {
+    format!(
+        "SELECT d.kind, d.conversation_id, d.project_id, d.model, d.effort, d.chosen_by, s.site, \
+         d.op_id FROM send_destinations d JOIN sends s ON s.op_id = d.op_id WHERE d.op_id IN {}",
+        super::rows::IN_IDS
+    )
+}
+
 /// The profile's default destination for `site` (a new chat when none was set).
 pub(crate) fn default_of(conn: &Connection, site: Site) -> Result<Destination> {
     let d = conn

@@ -9,7 +9,7 @@
 //! | Handles | `handle` ([`Ledger`]: the owner's, the only writer), `reads` ([`LedgerRead`], the one read API; [`LedgerReader`], read-only beside an owner) |
 //! | The owner's acts | `acts` (sends and leases), `artifact_acts` (an answer's artifacts), `stop_resume` (Stop, Resume), `upkeep` (expiry, notifications, remote stops, tool calls), `rebuild` (salvage) |
 //! | Custody rules | `sends`, `leases`, `epochs`, `fence`, `limit_gate`, `page_gate`, `remote_stop`, `expiry`, `recovery`, `deadlines`, `door`, `tool_calls`, `tab_reports`, `page_checks`, `destinations`, `page_destination`, `attachments`, `page_attachments`, `artifacts`, `titles` |
-//! | Reading | `rows` (row queries), `overview` ([`Status`], [`Glance`]), `sections` (shelves), `waiting`, `holds` (each site's hold, [`Holds`]), `notifications`, `local_time` |
+//! | Reading | `rows` (row queries), `row_parts` (what a page of rows shows, one query a part), `overview` ([`Status`], [`Glance`]), `sections` (shelves), `waiting`, `holds` (each site's hold, [`Holds`]), `notifications`, `local_time` |
 //! | The file | `store`, `migrations`, `trigger` (trigger messages, parsed here only), `error`, `placement`, `displacement`, `salvage`, `traces` |
 //! | Values | `record`, `state` |
 //! | Live | `writer` (the owner's serialised writer and change feed) |
@@ -47,6 +47,7 @@ mod record;
 mod recovery;
 mod remote_stop;
 mod retention;
+mod row_parts;
 mod rows;
 mod salvage;
 mod sections;
@@ -93,6 +94,7 @@ pub use record::{Answer, Event, EventKind, EvidenceKind, NoteKind, Receipt, Send
 pub use recovery::{RecoveryReport, IN_FLIGHT_AT_RESTART, QUEUED_AT_RESTART, RECOVERY_ACTOR};
 pub use remote_stop::{said as remote_said, RemotePhase, RemoteStop};
 pub use retention::{Pruned, Retention, MAX_RETENTION_DAYS, PRUNE_BATCH};
+pub use row_parts::{sql as row_parts_sql, RowParts};
 pub use rows::ListFilter;
 pub use salvage::{
     on_progress as on_salvage_progress, SalvageProgress, SalvageReport, TableSalvage, MAX_MISSES,

@@ -54,6 +54,30 @@ pub(crate) fn record_page(
     }))
 }
 
+/// What the page's requests carried for those of the sends `ids`
+/// ([`super::rows::ids_param`]) observed: what [`page_of`] reads for each, in one query.
+pub(crate) fn pages_of(
+    conn: &Connection,
+    ids: &str,
+) -> rusqlite::Result<std::collections::HashMap<String, PageAttachments>> {
+    super::rows::keyed(conn, &pages_of_sql(), ids, |r| {
+        let seen: String = r.get(1)?;
+        Ok((
+            r.get(0)?,
+            PageAttachments {
+                seen: serde_json::from_str(&seen).unwrap_or_default(),
+                mismatch: r.get(2)?,
+            },
+        ))
+    })
+}
+
+/// The SQL of [`pages_of`].
+pub(crate) fn pages_of_sql() -> String {
+    let ids = super::rows::IN_IDS;
+    format!("SELECT op_id, seen, mismatch FROM page_attachments WHERE op_id IN {ids}")
+}
+
 /// What the page's request for `op_id` carried, once observed.
 pub(crate) fn page_of(conn: &Connection, op_id: &str) -> Result<Option<PageAttachments>> {
     let row: Option<(String, Option<String>)> = conn

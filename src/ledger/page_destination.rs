@@ -168,17 +168,38 @@ pub(crate) fn record_elsewhere(
 /// What the page's request for `op_id` showed, once observed.
 pub(crate) fn page_of(conn: &Connection, op_id: &str) -> Result<Option<PageDestination>> {
     Ok(conn
-        .prepare_cached(
-            "SELECT conversation_id, model, mismatch, observed_at, route FROM page_destinations WHERE op_id = ?1",
-        )?
-        .query_row([op_id], |r| {
-            Ok(PageDestination {
-                conversation_id: r.get(0)?,
-                model: r.get(1)?,
-                mismatch: r.get(2)?,
-                observed_at: r.get(3)?,
-                route: r.get(4)?,
-            })
-        })
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM page_destinations WHERE op_id = ?1"
+        ))?
+        .query_row([op_id], from_row)
         .optional()?)
+}
+
+/// What the page's requests showed for those of the sends `ids`
+/// ([`super::rows::ids_param`]) observed: what [`page_of`] reads for each, in one query.
+pub(crate) fn pages_of(
+    conn: &Connection,
+    ids: &str,
+) -> rusqlite::Result<std::collections::HashMap<String, PageDestination>> {
+    super::rows::keyed(conn, &pages_of_sql(), ids, |r| {
+        Ok((r.get(5)?, from_row(r)?))
+    })
+}
+
+/// The SQL of [`pages_of`].
+pub(crate) fn pages_of_sql() -> String {
+    let ids = super::rows::IN_IDS;
+    format!("SELECT {COLUMNS} FROM page_destinations WHERE op_id IN {ids}")
+}
+
+const COLUMNS: &str = "conversation_id, model, mismatch, observed_at, route, op_id";
+
+fn from_row(r: &rusqlite::Row) -> rusqlite::Result<PageDestination> {
+    Ok(PageDestination {
+        conversation_id: r.get(0)?,
+        model: r.get(1)?,
+        mismatch: r.get(2)?,
+        observed_at: r.get(3)?,
+        route: r.get(4)?,
+    })
 }

@@ -15,6 +15,7 @@ use super::page_gate::{self, PageGate};
 use super::placement;
 use super::record::{Event, Send};
 use super::remote_stop::{self, RemoteStop};
+use super::row_parts::RowParts;
 use super::rows::{self, ListFilter};
 use super::sections::{self, Shelf};
 use super::store;
@@ -80,6 +81,14 @@ pub trait LedgerRead {
     fn timeline(&self, op_id: &str) -> Result<Vec<Event>> {
         let s = self.source();
         rows::timeline(s.conn, op_id).map_err(|e| s.mapped(e))
+    }
+
+    /// What the rows of `sends` show beside each send (timeline, queued again as,
+    /// destination and its title, the page's request, artifacts, remote stop), in their
+    /// order: one query per part, however many sends ([`RowParts`]).
+    fn row_parts(&self, sends: &[Send]) -> Result<Vec<RowParts>> {
+        let s = self.source();
+        super::row_parts::read(s.conn, sends).map_err(|e| s.mapped(e))
     }
 
     /// Audit events after `after_id` (the change feed), at most `limit`.
@@ -224,6 +233,17 @@ pub trait LedgerRead {
     fn waiting_sentence(&self, send: &Send) -> Result<Option<String>> {
         let now = self.source().now;
         Ok(self.waiting(send)?.map(|w| w.sentence(now)))
+    }
+
+    /// [`Self::waiting_sentence`] for each of `sends`, in their order (read once per site
+    /// and conversation among them).
+    fn waiting_sentences(&self, sends: &[Send]) -> Result<Vec<Option<String>>> {
+        let s = self.source();
+        let why = waiting::for_sends(s.conn, sends, s.now).map_err(|e| s.mapped(e))?;
+        Ok(why
+            .into_iter()
+            .map(|w| w.map(|w| w.sentence(s.now)))
+            .collect())
     }
 
     /// Reads a tool call.

@@ -197,6 +197,23 @@ pub(crate) fn of_send(
     .optional()
 }
 
+/// The remote stops of those of the sends `ids` ([`super::rows::ids_param`]) a Stop asked
+/// one for: what [`of_send`] reads for each, in one query.
+pub(crate) fn of_sends(
+    conn: &rusqlite::Connection,
+    ids: &str,
+) -> rusqlite::Result<std::collections::HashMap<String, RemoteStop>> {
+    super::rows::keyed(conn, &of_sends_sql(), ids, |r| {
+        Ok((r.get(0)?, from_row(r)?))
+    })
+}
+
+/// The SQL of [`of_sends`].
+pub(crate) fn of_sends_sql() -> String {
+    let ids = super::rows::IN_IDS;
+    format!("SELECT {STOP_COLUMNS} {STOP_JOINS} WHERE rs.op_id IN {ids}")
+}
+
 /// Moves a remote stop to `phase`, as reported by `lease_id` (legal: pending → dispatched
 /// → confirmed | uncertain; pending → uncertain; pending → confirmed with readable
 /// evidence: not only white space, controls or invisible characters, the set in migration

@@ -5,6 +5,50 @@ use super::state::SendState;
 use crate::clock::Millis;
 use rusqlite::{Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// The operation ids bound as `?1` of a batched read, as SQL: `op_id IN` this reads each
+/// through the table's own key (`?1` is a JSON array of strings, [`ids_param`], walked by
+/// SQLite's `json_each`).
+pub(crate) const IN_IDS: &str = "(SELECT value FROM json_each(?1))";
+
+/// `ids` as the JSON array [`IN_IDS`] binds (RFC 8259 strings, as serde_json writes them).
+pub(crate) fn ids_param<'a>(ids: impl IntoIterator<Item = &'a str>) -> String {
+    let ids: Vec<&str> = ids.into_iter().collect();
+    serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into())
+}
+
+/// Runs the batched read `sql` (its `?1` bound to `ids`, a [`ids_param`] array) and groups
+/// what `f` reads of each row under the key it returns, in the order SQLite gives them.
+pub(crate) fn grouped<T>(
+    conn: &Connection,
+    sql: &str,
+    ids: &str,
+    f: impl Fn(&Row) -> rusqlite::Result<(String, T)>,
+) -> rusqlite::Result<HashMap<String, Vec<T>>> {
+    let mut out: HashMap<String, Vec<T>> = HashMap::new();
+    let mut stmt = conn.prepare_cached(sql)?;
+    let mut rows = stmt.query([ids])?;
+    while let Some(row) = rows.next()? {
+        let (key, value) = f(row)?;
+        out.entry(key).or_default().push(value);
+    }
+    Ok(out)
+}
+
+/// [`grouped`] keeping the first row of each key (a table keyed on `op_id`, or the first
+/// in the read's order).
+pub(crate) fn keyed<T>(
+    conn: &Connection,
+    sql: &str,
+    ids: &str,
+    f: impl Fn(&Row) -> rusqlite::Result<(String, T)>,
+) -> rusqlite::Result<HashMap<String, T>> {
+    Ok(grouped(conn, sql, ids, f)?
+        .into_iter()
+        .filter_map(|(k, mut v)| (!v.is_empty()).then(|| (k, v.swap_remove(0))))
+        .collect())
+}
 
 pub(crate) const SEND_COLUMNS: &str = "s.op_id, s.text, s.conversation_id, s.epoch, s.resend_of, \
     s.created_at, s.state, s.updated_at, s.actor, s.evidence, s.lease_id, s.claimed_at, \
@@ -178,6 +222,23 @@ pub(crate) fn timeline(conn: &Connection, op_id: &str) -> rusqlite::Result<Vec<E
     ))?;
     let rows = stmt.query_map([op_id], event_from_row)?;
     rows.collect()
+}
+
+/// The audit trails of the sends `ids` ([`ids_param`]), each oldest first: what
+/// [`timeline`] reads for each, in one query through `events_by_op`.
+pub(crate) fn timelines(
+    conn: &Connection,
+    ids: &str,
+) -> rusqlite::Result<HashMap<String, Vec<Event>>> {
+    grouped(conn, &timelines_sql(), ids, |r| {
+        let e = event_from_row(r)?;
+        Ok((e.op_id.clone(), e))
+    })
+}
+
+/// The SQL of [`timelines`].
+pub(crate) fn timelines_sql() -> String {
+    format!("SELECT {EVENT_COLUMNS} FROM events WHERE op_id IN {IN_IDS} ORDER BY op_id, id")
 }
 
 pub(crate) fn events_since(

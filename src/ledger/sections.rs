@@ -155,6 +155,26 @@ pub const STOPPED_AGAIN_SQL: &str = "SELECT count(DISTINCT r.resend_of) \
      FROM sends AS r INDEXED BY sends_by_resend JOIN sends AS o ON o.op_id = r.resend_of \
      WHERE r.resend_of IS NOT NULL AND o.state IN ('stopped', 'rejected')";
 
+/// The operation that queued each of the sends `ids` ([`super::rows::ids_param`]) again,
+/// for those queued again: what [`queued_again_as`] reads for each, in one query.
+pub(crate) fn queued_again_as_of(
+    conn: &Connection,
+    ids: &str,
+) -> rusqlite::Result<std::collections::HashMap<String, String>> {
+    super::rows::keyed(conn, &queued_again_sql(), ids, |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })
+}
+
+/// The SQL of [`queued_again_as_of`]: the oldest resend of each first.
+pub(crate) fn queued_again_sql() -> String {
+    format!(
+        "SELECT resend_of, op_id FROM sends INDEXED BY sends_by_resend \
+         WHERE resend_of IS NOT NULL AND resend_of IN {} ORDER BY resend_of, seq",
+        super::rows::IN_IDS
+    )
+}
+
 /// The operation that queued `op_id` again (a resend or *Queue again*): the oldest, as the
 /// ledger allows one. Read through `sends_by_resend`.
 pub(crate) fn queued_again_as(conn: &Connection, op_id: &str) -> rusqlite::Result<Option<String>> {

@@ -68,6 +68,23 @@ pub(crate) fn note(
     Ok(true)
 }
 
+/// The titles of those of the conversations `ids` ([`super::rows::ids_param`]) the page
+/// named: what [`get`] reads for each, in one query.
+pub(crate) fn of_conversations(
+    conn: &Connection,
+    ids: &str,
+) -> rusqlite::Result<std::collections::HashMap<String, String>> {
+    super::rows::keyed(conn, &of_conversations_sql(), ids, |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })
+}
+
+/// The SQL of [`of_conversations`].
+pub(crate) fn of_conversations_sql() -> String {
+    let ids = super::rows::IN_IDS;
+    format!("SELECT conversation_id, title FROM conversation_titles WHERE conversation_id IN {ids}")
+}
+
 /// The title the page last gave `conversation_id`, if any.
 pub(crate) fn get(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Option<String>> {
     cached_row(

@@ -15,6 +15,7 @@ use crate::clock::Millis;
 use crate::site::Site;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// Why sends are held back. `Display` is the sentence a person reads, with what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -236,16 +237,6 @@ fn for_site(conn: &Connection, site: Site, now: Millis) -> rusqlite::Result<Opti
     Ok(None)
 }
 
-/// The site `send` goes to (as admitted).
-fn site_of(conn: &Connection, send: &Send) -> rusqlite::Result<Site> {
-    cached_row(
-        conn,
-        "SELECT site FROM sends WHERE op_id = ?1",
-        [&send.op_id],
-        |r| r.get(0),
-    )
-}
-
 /// Why the queued send `send` waits at `now`, naming its own site's gate and tabs;
 /// `None` when it is not queued or nothing holds it back (it is about to be claimed).
 pub(crate) fn for_send(
@@ -256,7 +247,44 @@ pub(crate) fn for_send(
     if send.state != SendState::Queued {
         return Ok(None);
     }
-    let site = site_of(conn, send)?;
+    for_send_of(conn, send.site, send, now)
+}
+
+/// [`for_send`] for each of `sends`, in their order. Why a queued send waits follows only
+/// from its site and its conversation (and the profile's gates, tabs and sends in flight),
+/// so it is read once per (site, conversation) among them: a page of queued sends to one
+/// place costs one reading, not one each.
+pub(crate) fn for_sends(
+    conn: &Connection,
+    sends: &[Send],
+    now: Millis,
+) -> rusqlite::Result<Vec<Option<Waiting>>> {
+    let mut known: HashMap<(Site, Option<&str>), Option<Waiting>> = HashMap::new();
+    let mut out = Vec::with_capacity(sends.len());
+    for send in sends {
+        if send.state != SendState::Queued {
+            out.push(None);
+            continue;
+        }
+        let site = send.site;
+        let key = (site, send.conversation_id.as_deref());
+        let why = match known.get(&key) {
+            Some(w) => w.clone(),
+            None => for_send_of(conn, site, send, now)?,
+        };
+        known.insert(key, why.clone());
+        out.push(why);
+    }
+    Ok(out)
+}
+
+/// [`for_send`] of the queued `send` going to `site`.
+fn for_send_of(
+    conn: &Connection,
+    site: Site,
+    send: &Send,
+    now: Millis,
+) -> rusqlite::Result<Option<Waiting>> {
     if let Some(w) = for_site(conn, site, now)? {
         return Ok(Some(w));
     }
