@@ -115,6 +115,7 @@ export function destinationScenarios({ scenario, ready, fakeState, fakeConfig, f
 
   scenario('the_person_opening_their_own_chat_while_the_tab_goes_to_a_send_gets_nothing_typed_there', async (w) => {
     const { a, b, c } = conversations();
+    await fakeConfig({ new_chat_control: 'none' }); // the new chat below by a page load, which is held
     const [page] = await ready(w, { conversations: [a] });
     // A send for B: the tab leaves for B, whose page is held; the person opens C meanwhile.
     await fakeConfig({ hold_page: `/c/${b}` });

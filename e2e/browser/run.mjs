@@ -31,6 +31,7 @@ import { fileFlowScenarios } from './file-flow-scenarios.mjs';
 import { artifactScenarios } from './artifact-scenarios.mjs';
 import { reportScenarios } from './report-scenarios.mjs';
 import { tabBench, tabScenarios } from './tabs-scenarios.mjs';
+import { newChatScenarios } from './new-chat-scenarios.mjs';
 import { startFake } from './fake-chatgpt/server.mjs';
 import { startFakeClaude } from './fake-claude/server.mjs';
 import { claudeScenarios } from './claude-scenarios.mjs';
@@ -986,6 +987,7 @@ attachmentScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeB
 fileFlowScenarios({ scenario, ready, fakeState, fakeConfig, fakeBytes, conversation: () => CONV_A });
 artifactScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation: () => CONV_A, otherConversation: () => CONV_B });
 tabScenarios({ scenario, ready, fakeState, fakeConfig, newConversationId });
+newChatScenarios({ scenario, ready, fakeState, fakeConfig, conversations: () => ({ a: CONV_A, b: CONV_B, c: CONV_C }) });
 const claudeFake = {
   state: () => fakeCall('GET', '/__test/state', null, 'claude'),
   config: (c) => fakeCall('POST', '/__test/config', c, 'claude'),
