@@ -26,8 +26,28 @@ async function pairing() {
   return { bridge: bridge || DEFAULT_BRIDGE, token: token || null };
 }
 
+// The connection state last written by this worker (a restarted worker writes it anew):
+// a request that finds it unchanged writes nothing, so a bridge request costs no storage
+// write in the usual case (an answer's observations go one after another: issue 39).
+let lastConnection = null;
 async function noteConnection(state, detail) {
+  const key = `${state}\n${detail || ''}`;
+  if (key === lastConnection) return;
+  lastConnection = key;
   await session.set({ connection: { state, detail: detail || null, at: Date.now() } });
+}
+
+// The `observed` diagnostic log, written one entry after another off the observations'
+// path: a tab's next observation does not wait for it (issue 39).
+let observedLog = Promise.resolve();
+function noteObserved(entry) {
+  observedLog = observedLog
+    .then(async () => {
+      const { observed = [] } = await session.get('observed');
+      observed.push(entry);
+      await session.set({ observed: observed.slice(-20) });
+    })
+    .catch(() => {});
 }
 
 async function noteError(message) {
@@ -356,9 +376,7 @@ const handlers = {
   async observe(tabId, m) {
     const r = await bridgeRequest('POST', '/v1/ext/observations', m.observation, { timeoutMs: 30_000 });
     // For diagnosis: what the owner made of the latest observations (facts, never text).
-    const { observed = [] } = await session.get('observed');
-    observed.push({ kind: m.observation.kind, stream_id: m.observation.stream_id || null, op_id: m.observation.op_id || null, status: r.status, answer: r.ok ? r.body.applied : r.code });
-    await session.set({ observed: observed.slice(-20) });
+    noteObserved({ kind: m.observation.kind, stream_id: m.observation.stream_id || null, op_id: m.observation.op_id || null, status: r.status, answer: r.ok ? r.body.applied : r.code });
     return r;
   },
   async remoteStops(tabId, m) {

@@ -581,8 +581,8 @@
     // 3. type, and check what was typed and the button
     const button = await typeAndCheck(send, held, at, attached);
     if (!button) return;
-    // 4. the grant
-    await outcome(send, 'asking_grant');
+    // 4. the grant (the outcome log is the worker's diagnosis: not waited for)
+    outcome(send, 'asking_grant');
     // What the tab shows now — the address, the picker when the send names a model or
     // effort, the page's file ids of its attachments — for the owner to check against the
     // send in the transaction that grants.
@@ -909,6 +909,10 @@
     while (alive) {
       if (await offChatOrMoved()) continue;
       if (!lease) {
+        // A tab that moved on leases again once the observations of the lease it left are
+        // delivered: an answer's end is not kept waiting behind the new lease's commit
+        // (one send in flight per tab: the new lease could take none before it completes).
+        if (leaving) await outboxEmpty(OUTBOX_DRAIN_MS);
         const r = await obtainLease();
         if (r.ok) {
           backoff = 500;

@@ -978,7 +978,7 @@ scenario('the_tab_works_within_2_s_of_the_owners_return_after_70_s_down', async 
 doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversation: () => CONV_A });
 destinationScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversations: () => ({ a: CONV_A, b: CONV_B, c: CONV_C }) });
 if (process.env.SENDLEDGER_BENCH === '1') destinationBench({ scenario, ready, conversations: () => ({ a: CONV_A, b: CONV_B }) });
-if (process.env.SENDLEDGER_BENCH === '1') tabBench({ scenario, ready, fakeState });
+if (process.env.SENDLEDGER_BENCH === '1') tabBench({ scenario, ready, fakeState, fakeConfig });
 stateScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
 pageScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
 pageChangedScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
