@@ -29,6 +29,7 @@
   const C = window.sendledgerContract;
   const SITE = window.sendledgerSite;
   const NEW_CHAT = window.sendledgerNewChat;
+  const T = (l) => { document.documentElement.dataset.slt = (document.documentElement.dataset.slt || '') + l + ':' + Date.now() + ' '; };
   const MOVED = Symbol('moved'); // handleSend: the tab moved to a new chat in place; lease again
   const TAG = '__sendledger';
   const WAIT_MS = 25_000; // long-poll bound
@@ -281,7 +282,9 @@
       // an answer's end is not kept waiting for the new lease (issue 39).
       while (outbox.length && (lease || leaving) && alive) {
         const used = lease || leaving;
+        T(`o-${outbox[0].kind}`);
         const r = await ask('observe', { observation: { ...outbox[0], lease_id: used.lease_id } });
+        T(`a${r.ok ? '' : r.status}`);
         if (r.ok) {
           const facts = factsOf(r);
           // An owner that restarted while this stream was in flight: again from its request.
@@ -874,22 +877,35 @@
 
   /**
    * Handles one send handed to `polled`, then looks for remote stops — unless the tab moved
-   * to a new chat in place (MOVED): it then leases again at once for what it shows now; the
-   * new lease ends this one and takes the claim (observations go under this one meanwhile).
+   * to a new chat in place (MOVED, see afterMove) and still has it to take from `next`.
    */
   async function takeSend(send, polled) {
     sending = true;
     let done;
     try {
       done = await handleSend(send, polled);
+      if (done === MOVED && lease === polled) done = await afterMove(send);
     } finally {
       sending = false;
     }
     if (done !== MOVED) return checkRemoteStops();
-    if (lease === polled) {
-      leaving = lease;
-      lease = null;
-    }
+  }
+
+  /**
+   * The tab moved to a new chat in place: it leases again at once for what it shows now
+   * (the new lease ends the old one; observations go under the old one meanwhile). When the
+   * owner names `send` among the claims the new lease took over, the send is handled again
+   * under it now — the page as it is checked again before anything is typed — without a
+   * `next`; otherwise (a lease refused, an older owner, the claim rejected) MOVED: the loop
+   * leases again if it must and takes what `next` hands.
+   */
+  async function afterMove(send) {
+    leaving = lease;
+    lease = null;
+    const r = await obtainLease();
+    const took = r.ok && r.body && Array.isArray(r.body.moved_claims) && r.body.moved_claims.includes(send.op_id);
+    if (!took || !lease) return MOVED;
+    return handleSend(send, lease);
   }
 
   async function run() {
