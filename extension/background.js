@@ -37,17 +37,19 @@ async function noteConnection(state, detail) {
   await session.set({ connection: { state, detail: detail || null, at: Date.now() } });
 }
 
-// The `observed` diagnostic log, written one entry after another off the observations'
-// path: a tab's next observation does not wait for it (issue 39).
+/** Appends `entry` to the diagnostic log `key` in session storage, keeping the last 20. */
+async function appendLog(key, entry) {
+  const { [key]: log = [] } = await session.get(key);
+  log.push(entry);
+  await session.set({ [key]: log.slice(-20) });
+}
+
+// The `observed` and `outcomes` diagnostic logs, each written one entry after another; the
+// observations' path does not wait for `observed` (issue 39).
 let observedLog = Promise.resolve();
+let outcomesLog = Promise.resolve();
 function noteObserved(entry) {
-  observedLog = observedLog
-    .then(async () => {
-      const { observed = [] } = await session.get('observed');
-      observed.push(entry);
-      await session.set({ observed: observed.slice(-20) });
-    })
-    .catch(() => {});
+  observedLog = observedLog.then(() => appendLog('observed', entry)).catch(() => {});
 }
 
 async function noteError(message) {
@@ -416,9 +418,10 @@ const handlers = {
   },
   async outcome(tabId, m) {
     // What the tab did with a send (no text): clicked, refused, lost, failed before dispatch.
-    const { outcomes = [] } = await session.get('outcomes');
-    outcomes.push({ tab_id: tabId, op_id: m.op_id, outcome: m.outcome, detail: m.detail || null, at: Date.now() });
-    await session.set({ outcomes: outcomes.slice(-20) });
+    // One entry after another (a tab need not wait for one before sending the next).
+    const entry = { tab_id: tabId, op_id: m.op_id, outcome: m.outcome, detail: m.detail || null, at: Date.now() };
+    outcomesLog = outcomesLog.then(() => appendLog('outcomes', entry)).catch(() => {});
+    await outcomesLog;
     return { ok: true };
   },
   async snapshot(tabId, m) {
