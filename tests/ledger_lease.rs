@@ -89,8 +89,7 @@ fn a_new_lease_names_the_claims_it_took_over_and_not_one_it_rejected() {
         conversation_id: c.map(Into::into),
         ..Default::default()
     };
-    ledger.lease(&bound("tab-1", Some("conv-a"))).unwrap();
-    claimed(&mut ledger, "tab-1", "op-new");
+    claimed(&mut ledger, "tab-1", "op-new"); // a new chat's send, claimed by the tab's lease
     let (lease, moved) = ledger.lease_taking_claims(&bound("tab-1", None)).unwrap();
     assert_eq!(
         moved,

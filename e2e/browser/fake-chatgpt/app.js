@@ -450,13 +450,14 @@ $('#composer-form').addEventListener('submit', (ev) => ev.preventDefault());
  * `new_chat_render_ms`, the new chat is rendered: an empty thread, an empty composer, no
  * conversation. Every click is counted (`new_chat_clicks`), whatever the control's address.
  */
-function mountNewChat(renderMs) {
+function mountNewChat(config) {
   const control = $('[data-testid="create-new-chat-button"]');
   if (!control) return;
   control.addEventListener('click', async (ev) => {
     ev.preventDefault();
     note('new_chat_click');
     history.pushState({}, '', control.getAttribute('href'));
+    const renderMs = Number((await config).new_chat_render_ms) || 0;
     if (renderMs) await new Promise((resolve) => setTimeout(resolve, renderMs));
     thread.replaceChildren();
     currentConversation = null;
@@ -483,8 +484,7 @@ async function loadConversation() {
 }
 
 refreshButtons();
-const pageConfig = await (await fetch('/__fake/config')).json();
-mountNewChat(Number(pageConfig.new_chat_render_ms) || 0);
+mountNewChat(fetch('/__fake/config').then((r) => r.json())); // read while the page mounts, not before
 await Promise.all([openUserSocket(), loadConversation(), mountPlaces(), mountUploads($('#composer-form'), refreshButtons)]);
 document.documentElement.dataset.fakeReady = 'true';
 view.focus();
