@@ -20,7 +20,7 @@ export function pageChangedScenarios({ scenario, ready, fakeState, fakeConfig, c
     const { body } = await w.owner.request('GET', '/v1/status');
     assert.equal(body.status.page_gate && body.status.page_gate.fact_id, fact, JSON.stringify(body.status));
     assert.match(body.status.waiting_sentence, new RegExp(`page fact ${fact.replace('.', '\\.')}, which every send needs`));
-    assert.match(body.status.waiting_sentence, /update the extension, or reload the chatgpt\.com tab and run Check this page/);
+    assert.match(body.status.waiting_sentence, /update the extension, or reload that tab and run Check this page/);
     return body.status.page_gate;
   }
 
