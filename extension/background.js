@@ -376,9 +376,7 @@ const handlers = {
     return bridgeRequest('POST', '/v1/ext/fail', body);
   },
   async observe(tabId, m) {
-    const t0 = Date.now();
     const r = await bridgeRequest('POST', '/v1/ext/observations', m.observation, { timeoutMs: 30_000 });
-    globalThis.__obs = (globalThis.__obs || []).concat([`${m.observation.kind}:${t0}:${Date.now() - t0}`]).slice(-200);
     // For diagnosis: what the owner made of the latest observations (facts, never text).
     noteObserved({ kind: m.observation.kind, stream_id: m.observation.stream_id || null, op_id: m.observation.op_id || null, status: r.status, answer: r.ok ? r.body.applied : r.code });
     return r;

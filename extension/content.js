@@ -29,7 +29,6 @@
   const C = window.sendledgerContract;
   const SITE = window.sendledgerSite;
   const NEW_CHAT = window.sendledgerNewChat;
-  const T = (l) => { document.documentElement.dataset.slt = (document.documentElement.dataset.slt || '') + l + ':' + Date.now() + ' '; };
   const MOVED = Symbol('moved'); // handleSend: the tab moved to a new chat in place; lease again
   const TAG = '__sendledger';
   const WAIT_MS = 25_000; // long-poll bound
@@ -282,9 +281,7 @@
       // an answer's end is not kept waiting for the new lease (issue 39).
       while (outbox.length && (lease || leaving) && alive) {
         const used = lease || leaving;
-        T(`o-${outbox[0].kind}`);
         const r = await ask('observe', { observation: { ...outbox[0], lease_id: used.lease_id } });
-        T(`a${r.ok ? '' : r.status}`);
         if (r.ok) {
           const facts = factsOf(r);
           // An owner that restarted while this stream was in flight: again from its request.
@@ -476,8 +473,8 @@
    * The tab goes to the send's destination (docs/extension.md, "The tab goes to the
    * destination"): for a plain new chat, by the page's own New chat control when this
    * extension recognises it (new-chat.js: a move in place, no page load; MOVED once the
-   * page is positively a new chat, and the loop leases again — the owner moves the claim
-   * to the new lease, whose `next` hands the send again); else, or when the move is not
+   * page is positively a new chat, and the tab leases again — the owner moves the claim to
+   * the new lease, which takes the send on: afterMove); else, or when the move is not
    * seen complete within MOVE_MS, a full navigation, which ends this script. The claim
    * stays with the tab's lease until the tab leases again, which takes it (the owner moves
    * a claim that fits what the tab then shows, and rejects one that does not); the worker
