@@ -64,7 +64,8 @@
 //        (the same test id, its address a temporary chat's). `new_chat_clicks` counts clicks
 //        on it; new_chat_render_ms N: the new chat is rendered N ms after the address changed
 //        (the old thread still shown meanwhile; `new_chat_rendered_at` when it was). `pages`
-//        lists every page load's path;
+//        lists every page load's path; picker_mount_ms N: the model picker is mounted N ms
+//        after the rest of the page (a header that comes after the composer);
 //        `requests[].new_chat`: the POST named no conversation
 //   POST /__test/release  releases every held answer → {released: n}
 //   POST /__test/reset    zeroes the counts, releases holds, forgets uploads, keeps conversations
@@ -220,7 +221,7 @@ ${sidebar(config)}
 
 /** Starts the fake. Returns `{port, blobPort, blobHost, close()}` (`blobPort`: the blob store's). */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, markers: 'standard', send_route: 'chat', hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, file_inputs: 1, upload_on_send: false, chips: 'standard', request_files: 'all', surface_switch: 'known', pro: false, slider_skew: false, answer_images: false, download_refuse: false, download_busy: false, download_hold: false, long_answer: 0, answer_ms: 0, new_chat_control: 'link', new_chat_render_ms: 0 };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, markers: 'standard', send_route: 'chat', hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, file_inputs: 1, upload_on_send: false, chips: 'standard', request_files: 'all', surface_switch: 'known', pro: false, slider_skew: false, answer_images: false, download_refuse: false, download_busy: false, download_hold: false, long_answer: 0, answer_ms: 0, new_chat_control: 'link', new_chat_render_ms: 0, picker_mount_ms: 0 };
   const config = { ...DEFAULTS };
   const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, elsewhere_posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, stalled_uploads: 0, work_posts: 0, new_chat_clicks: 0, new_chat_rendered_at: null, pages: [], requests: [] });
   let state = counts();
