@@ -26,8 +26,30 @@ async function pairing() {
   return { bridge: bridge || DEFAULT_BRIDGE, token: token || null };
 }
 
+// The connection state last written by this worker (a restarted worker writes it anew):
+// a request that finds it unchanged writes nothing, so a bridge request costs no storage
+// write in the usual case (an answer's observations go one after another: issue 39).
+let lastConnection = null;
 async function noteConnection(state, detail) {
+  const key = `${state}\n${detail || ''}`;
+  if (key === lastConnection) return;
+  lastConnection = key;
   await session.set({ connection: { state, detail: detail || null, at: Date.now() } });
+}
+
+/** Appends `entry` to the diagnostic log `key` in session storage, keeping the last 20. */
+async function appendLog(key, entry) {
+  const { [key]: log = [] } = await session.get(key);
+  log.push(entry);
+  await session.set({ [key]: log.slice(-20) });
+}
+
+// The `observed` and `outcomes` diagnostic logs, each written one entry after another; the
+// observations' path does not wait for `observed` (issue 39).
+let observedLog = Promise.resolve();
+let outcomesLog = Promise.resolve();
+function noteObserved(entry) {
+  observedLog = observedLog.then(() => appendLog('observed', entry)).catch(() => {});
 }
 
 async function noteError(message) {
@@ -356,9 +378,7 @@ const handlers = {
   async observe(tabId, m) {
     const r = await bridgeRequest('POST', '/v1/ext/observations', m.observation, { timeoutMs: 30_000 });
     // For diagnosis: what the owner made of the latest observations (facts, never text).
-    const { observed = [] } = await session.get('observed');
-    observed.push({ kind: m.observation.kind, stream_id: m.observation.stream_id || null, op_id: m.observation.op_id || null, status: r.status, answer: r.ok ? r.body.applied : r.code });
-    await session.set({ observed: observed.slice(-20) });
+    noteObserved({ kind: m.observation.kind, stream_id: m.observation.stream_id || null, op_id: m.observation.op_id || null, status: r.status, answer: r.ok ? r.body.applied : r.code });
     return r;
   },
   async remoteStops(tabId, m) {
@@ -396,9 +416,10 @@ const handlers = {
   },
   async outcome(tabId, m) {
     // What the tab did with a send (no text): clicked, refused, lost, failed before dispatch.
-    const { outcomes = [] } = await session.get('outcomes');
-    outcomes.push({ tab_id: tabId, op_id: m.op_id, outcome: m.outcome, detail: m.detail || null, at: Date.now() });
-    await session.set({ outcomes: outcomes.slice(-20) });
+    // One entry after another (a tab need not wait for one before sending the next).
+    const entry = { tab_id: tabId, op_id: m.op_id, outcome: m.outcome, detail: m.detail || null, at: Date.now() };
+    outcomesLog = outcomesLog.then(() => appendLog('outcomes', entry)).catch(() => {});
+    await outcomesLog;
     return { ok: true };
   },
   async snapshot(tabId, m) {

@@ -28,6 +28,8 @@
   const A = window.sendledgerAttach;
   const C = window.sendledgerContract;
   const SITE = window.sendledgerSite;
+  const NEW_CHAT = window.sendledgerNewChat;
+  const MOVED = Symbol('moved'); // handleSend: the tab moved to a new chat in place; lease again
   const TAG = '__sendledger';
   const WAIT_MS = 25_000; // long-poll bound
   const SETTLE_MS = 3_000; // how long typing may take to show in the composer
@@ -40,6 +42,7 @@
   const STREAM_END_WAIT_MS = 10_000; // how long a page error waits for its stream's copy
   const TRIP_MS = 20_000; // how long a tab may take to leave for a send's destination
   const OUTBOX_DRAIN_MS = 10_000; // how long a leaving tab waits for its observations to go
+  const MOVE_MS = 5_000; // how long the page's own New chat control may take to show a new chat
 
   const mib = (n) => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 3 : 1)} MiB`;
   const SENTENCES = {
@@ -468,12 +471,16 @@
 
   /**
    * The tab goes to the send's destination (docs/extension.md, "The tab goes to the
-   * destination"): a full navigation, which ends this script. The claim stays with the
-   * tab's lease until its next page leases again, which takes it (the owner moves a claim
-   * that fits what the tab then shows, and rejects one that does not); the worker keeps
-   * the trip (`trip:<tab id>` in session storage) so the next page knows it went for this
-   * send. A tab that already went for it and shows something else types nothing. Returns
-   * only when the send was failed (or the page never left), having typed nothing.
+   * destination"): for a plain new chat, by the page's own New chat control when this
+   * extension recognises it (new-chat.js: a move in place, no page load; MOVED once the
+   * page is positively a new chat, and the tab leases again — the owner moves the claim to
+   * the new lease, which takes the send on: afterMove); else, or when the move is not
+   * seen complete within MOVE_MS, a full navigation, which ends this script. The claim
+   * stays with the tab's lease until the tab leases again, which takes it (the owner moves
+   * a claim that fits what the tab then shows, and rejects one that does not); the worker
+   * keeps the trip (`trip:<tab id>` in session storage) so the next page knows it went for
+   * this send. A tab that already went for it and shows something else types nothing.
+   * Returns MOVED, or (having typed nothing) when the send was failed or the page never left.
    */
   async function goTo(send, held, dest) {
     const trip = await ask('trip', { op_id: send.op_id });
@@ -484,6 +491,11 @@
     const url = P.url(dest);
     const kept = await ask('setTrip', { op_id: send.op_id, url });
     if (!kept.ok) return failBefore(send, held, SENTENCES.tripFailed(dest));
+    const control = NEW_CHAT.control(dest); // a control not recognised is never clicked
+    if (control) {
+      outcome(send, 'new_chat_control'); // the diagnostic log; not waited for
+      if (await NEW_CHAT.move(control, dest, { until, ms: MOVE_MS })) return MOVED;
+    }
     await outcome(send, 'navigating', S.maskIds(url));
     location.assign(url);
     await sleep(TRIP_MS); // the page unloads meanwhile; still here: it did not go
@@ -569,8 +581,8 @@
     // 3. type, and check what was typed and the button
     const button = await typeAndCheck(send, held, at, attached);
     if (!button) return;
-    // 4. the grant
-    await outcome(send, 'asking_grant');
+    // 4. the grant (the outcome log is the worker's diagnosis: not waited for)
+    outcome(send, 'asking_grant');
     // What the tab shows now — the address, the picker when the send names a model or
     // effort, the page's file ids of its attachments — for the owner to check against the
     // send in the transaction that grants.
@@ -860,6 +872,39 @@
     return ask('next', { lease_id: held.lease_id, wait_ms: WAIT_MS });
   }
 
+  /**
+   * Handles one send handed to `polled`, then looks for remote stops — unless the tab moved
+   * to a new chat in place (MOVED, see afterMove) and still has it to take from `next`.
+   */
+  async function takeSend(send, polled) {
+    sending = true;
+    let done;
+    try {
+      done = await handleSend(send, polled);
+      if (done === MOVED && lease === polled) done = await afterMove(send);
+    } finally {
+      sending = false;
+    }
+    if (done !== MOVED) return checkRemoteStops();
+  }
+
+  /**
+   * The tab moved to a new chat in place: it leases again at once for what it shows now
+   * (the new lease ends the old one; observations go under the old one meanwhile). When the
+   * owner names `send` among the claims the new lease took over, the send is handled again
+   * under it now — the page as it is checked again before anything is typed — without a
+   * `next`; otherwise (a lease refused, an older owner, the claim rejected) MOVED: the loop
+   * leases again if it must and takes what `next` hands.
+   */
+  async function afterMove(send) {
+    leaving = lease;
+    lease = null;
+    const r = await obtainLease();
+    const took = r.ok && r.body && Array.isArray(r.body.moved_claims) && r.body.moved_claims.includes(send.op_id);
+    if (!took || !lease) return MOVED;
+    return handleSend(send, lease);
+  }
+
   async function run() {
     await composerReady();
     window.sendledgerArtifacts.watch(() => lease, ask, () => alive); // an answer's generated files (artifacts.js)
@@ -877,6 +922,10 @@
     while (alive) {
       if (await offChatOrMoved()) continue;
       if (!lease) {
+        // A tab that moved on leases again once the observations of the lease it left are
+        // delivered: an answer's end is not kept waiting behind the new lease's commit
+        // (one send in flight per tab: the new lease could take none before it completes).
+        if (leaving) await outboxEmpty(OUTBOX_DRAIN_MS);
         const r = await obtainLease();
         if (r.ok) {
           backoff = 500;
@@ -903,15 +952,8 @@
       if (r.ok) {
         backoff = 500;
         if (r.body && r.body.page_check) await window.sendledgerReport.answer(r.body.page_check, polled, ask); // report.js
-        if (r.body && r.body.send) {
-          sending = true;
-          try {
-            await handleSend(r.body.send, polled);
-          } finally {
-            sending = false;
-          }
-        }
-        await checkRemoteStops();
+        if (r.body && r.body.send) await takeSend(r.body.send, polled);
+        else await checkRemoteStops();
         continue;
       }
       if (r.lost) continue; // the worker stopped mid-poll: ask again (a claimed send is handed again)

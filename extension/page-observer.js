@@ -96,7 +96,10 @@
   const routeTemplate = (pathname) =>
     '/' + pathname.split('/').filter(Boolean).map((s) => (s.length <= 32 && /^[a-z_-]+$/.test(s) ? s : '<id>')).join('/');
   let streams = 0;
-  const newStreamId = () => `s${Date.now().toString(36)}-${(streams += 1)}`;
+  // Unique across tabs: the owner follows streams by this id, and two tabs may start one in
+  // the same millisecond (eight tabs sending together did: one send's receipt was lost).
+  const PAGE_ID = crypto.getRandomValues(new Uint32Array(2)).reduce((a, n) => a + n.toString(36), '');
+  const newStreamId = () => `s${Date.now().toString(36)}-${PAGE_ID}-${(streams += 1)}`;
 
   /** Topics announced by `stream_handoff`, mapped to the HTTP stream that announced them. */
   const topics = new Map();

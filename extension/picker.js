@@ -19,6 +19,7 @@
   const STOPS = FACTS.effort ? fact(FACTS.effort).stops : [];
   const MENU_MS = 3_000; // how long the page may take to open or close its menu
   const KEY_MS = 1_000; // how long the slider may take to move one stop
+  const MOUNT_MS = 3_000; // how long a page still mounting may show no picker before "none" is believed
 
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -277,8 +278,19 @@
    * on); for a picker of an unknown shape, the contract's sentence and `fact`
    * ('picker.present'). Nothing is typed either way, and a disabled item is never clicked.
    */
-  async function choose(model, effort) {
+  /** The picker as read, a page showing none given up to MOUNT_MS to mount one (a fresh page's header may come after its composer). */
+  async function readMounted() {
+    const deadline = Date.now() + MOUNT_MS;
     let now = await read();
+    while (now.shape === 'none' && Date.now() < deadline) {
+      await sleep(100);
+      now = await read();
+    }
+    return now;
+  }
+
+  async function choose(model, effort) {
+    let now = await readMounted();
     if (now.shape === 'none') {
       return { ok: false, reason: `this page shows no model picker (the account offers none); the send asks for ${model ? `model ${model}` : `effort ${effort}`}: nothing was typed` };
     }

@@ -82,7 +82,18 @@
     if (el.disabled) attrs.disabled = true;
     if (el.hidden) attrs.hidden = true;
     if (el.classList.contains('ProseMirror')) attrs.class = 'ProseMirror';
+    if (el.tagName === 'A' && bareRoot(el)) attrs.href = '/'; // the New chat control's address (new_chat.control): no other href is kept
     return attrs;
+  }
+
+  /** Whether a link's address is this origin's bare "/" (no query, no fragment): it holds no id. */
+  function bareRoot(el) {
+    try {
+      const url = new URL(el.getAttribute('href') || '', location.origin);
+      return el.hasAttribute('href') && url.origin === location.origin && url.pathname === '/' && !url.search && !url.hash;
+    } catch {
+      return false;
+    }
   }
 
   window.sendledgerSelectors = Object.freeze({

@@ -78,6 +78,54 @@ fn leasing_a_tab_again_ends_its_old_lease_and_hands_a_fitting_claim_to_the_new_o
 }
 
 #[test]
+fn a_new_lease_names_the_claims_it_took_over_and_not_one_it_rejected() {
+    // Issue 39: a tab that moved to a new chat in place types the claim its new lease
+    // names at once; one the owner rejected instead must not be named.
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    ledger.set_max_in_flight(2).unwrap();
+    let bound = |t: &str, c: Option<&str>| sendledger::ledger::TabBinding {
+        tab_id: t.into(),
+        conversation_id: c.map(Into::into),
+        ..Default::default()
+    };
+    claimed(&mut ledger, "tab-1", "op-new"); // a new chat's send, claimed by the tab's lease
+    let (lease, moved) = ledger.lease_taking_claims(&bound("tab-1", None)).unwrap();
+    assert_eq!(
+        moved,
+        ["op-new"],
+        "the claim naming no conversation moved with the tab"
+    );
+    let held = ledger.get("op-new").unwrap().unwrap();
+    assert_eq!(held.lease_id.as_deref(), Some(lease.lease_id.as_str()));
+    // Another tab has a send in flight in conversation b; the tab leases again showing b.
+    let other = ledger
+        .lease(&bound("tab-2", Some("conv-b")))
+        .unwrap()
+        .lease_id;
+    ledger
+        .queue(
+            &QueueRequest {
+                op_id: Some("op-b".into()),
+                text: "for conversation b".into(),
+                conversation_id: Some("conv-b".into()),
+                ..Default::default()
+            },
+            "test",
+        )
+        .unwrap();
+    assert_eq!(ledger.claim_next(&other).unwrap().unwrap().op_id, "op-b");
+    let (_, moved) = ledger
+        .lease_taking_claims(&bound("tab-1", Some("conv-b")))
+        .unwrap();
+    assert!(
+        moved.is_empty(),
+        "a claim rejected is not named as taken over: {moved:?}"
+    );
+    assert_eq!(state_of(&ledger, "op-new"), SendState::Rejected);
+}
+
+#[test]
 fn leasing_a_tab_again_for_another_conversation_frees_a_claim_that_does_not_fit() {
     let fx = Fixture::new();
     let mut ledger = fx.open();

@@ -66,6 +66,17 @@ export function destinationScenarios({ scenario, ready, fakeState, fakeConfig, f
     assert.ok(page.url().endsWith(`/c/${send.receipt.conversation_id}`));
   });
 
+  scenario('a_picker_the_page_mounts_after_its_composer_is_waited_for_not_taken_for_none', async (w) => {
+    const { a } = conversations();
+    await fakeConfig({ picker_mount_ms: 1500 });
+    await ready(w, { conversations: [a] });
+    const op = await w.queue('A new chat on a thinking model, picker late.', { new_chat: true, model: 'gpt-5-2-thinking' });
+    await w.until(op, 'completed', 30_000);
+    const st = await fakeState();
+    assert.equal(st.posts, 1);
+    assert.equal(st.requests[0].model, 'gpt-5-2-thinking', 'the picker, mounted late, was used');
+  });
+
   scenario('the_page_answering_with_another_model_completes_once_with_the_destination_mismatch_shown', async (w) => {
     const { a } = conversations();
     await fakeConfig({ answer_model: 'gpt-5-instant' });
@@ -115,6 +126,7 @@ export function destinationScenarios({ scenario, ready, fakeState, fakeConfig, f
 
   scenario('the_person_opening_their_own_chat_while_the_tab_goes_to_a_send_gets_nothing_typed_there', async (w) => {
     const { a, b, c } = conversations();
+    await fakeConfig({ new_chat_control: 'none' }); // the new chat below by a page load, which is held
     const [page] = await ready(w, { conversations: [a] });
     // A send for B: the tab leaves for B, whose page is held; the person opens C meanwhile.
     await fakeConfig({ hold_page: `/c/${b}` });

@@ -31,6 +31,7 @@ import { fileFlowScenarios } from './file-flow-scenarios.mjs';
 import { artifactScenarios } from './artifact-scenarios.mjs';
 import { reportScenarios } from './report-scenarios.mjs';
 import { tabBench, tabScenarios } from './tabs-scenarios.mjs';
+import { newChatScenarios } from './new-chat-scenarios.mjs';
 import { startFake } from './fake-chatgpt/server.mjs';
 import { startFakeClaude } from './fake-claude/server.mjs';
 import { claudeScenarios } from './claude-scenarios.mjs';
@@ -977,7 +978,7 @@ scenario('the_tab_works_within_2_s_of_the_owners_return_after_70_s_down', async 
 doorScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversation: () => CONV_A });
 destinationScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, conversations: () => ({ a: CONV_A, b: CONV_B, c: CONV_C }) });
 if (process.env.SENDLEDGER_BENCH === '1') destinationBench({ scenario, ready, conversations: () => ({ a: CONV_A, b: CONV_B }) });
-if (process.env.SENDLEDGER_BENCH === '1') tabBench({ scenario, ready, fakeState });
+if (process.env.SENDLEDGER_BENCH === '1') tabBench({ scenario, ready, fakeState, fakeConfig });
 stateScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
 pageScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
 pageChangedScenarios({ scenario, ready, fakeState, fakeConfig, conversation: () => CONV_A });
@@ -986,6 +987,7 @@ attachmentScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeB
 fileFlowScenarios({ scenario, ready, fakeState, fakeConfig, fakeBytes, conversation: () => CONV_A });
 artifactScenarios({ scenario, ready, fakeState, fakeConfig, fakeRelease, fakeBytes, conversation: () => CONV_A, otherConversation: () => CONV_B });
 tabScenarios({ scenario, ready, fakeState, fakeConfig, newConversationId });
+newChatScenarios({ scenario, ready, fakeState, fakeConfig, conversations: () => ({ a: CONV_A, b: CONV_B, c: CONV_C }) });
 const claudeFake = {
   state: () => fakeCall('GET', '/__test/state', null, 'claude'),
   config: (c) => fakeCall('POST', '/__test/config', c, 'claude'),

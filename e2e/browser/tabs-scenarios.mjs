@@ -12,7 +12,8 @@
 // `bench_new_chat_sends` (only with SENDLEDGER_BENCH=1: `SENDLEDGER_BENCH=1 node
 // e2e/browser/run.mjs bench_new_chat`, SENDLEDGER_BENCH_ROUNDS, default 10) times new-chat
 // sends one after another from one tab — each must leave the conversation the previous one
-// made — and prints where the time goes; it asserts nothing about time.
+// made, by the page's New chat control (SENDLEDGER_BENCH_CONTROL=none: a page without one,
+// so by a page load) — and prints where the time goes; it asserts nothing about time.
 //
 // Registered by run.mjs: `tabScenarios({scenario, ready, fakeState, fakeConfig, newConversationId})`.
 
@@ -74,20 +75,27 @@ function newChatFigures(shown, request, outcomes) {
   const at = (to) => (shown.timeline.find((e) => e.to === to) || {}).at;
   const did = (what) => (outcomes.find((o) => o.op_id === shown.send.op_id && o.outcome === what) || {}).at;
   const queued = shown.timeline[0].at;
-  const leaves = did('navigating');
+  // The tab leaves by the page's own New chat control, or by a page load (docs/extension.md).
+  const leaves = did('new_chat_control') || did('navigating');
   return {
     claim: at('claimed') - queued,
     leave: leaves ? leaves - at('claimed') : 0,
     arrive: did('asking_grant') - (leaves || at('claimed')),
     grant: at('dispatched') - did('asking_grant'),
+    page: request.at - at('dispatched'),
     post: request.at - queued,
     completed: at('completed') - request.end_at,
   };
 }
 
-export function tabBench({ scenario, ready, fakeState }) {
+export function tabBench({ scenario, ready, fakeState, fakeConfig }) {
   const rounds = Number(process.env.SENDLEDGER_BENCH_ROUNDS || 10);
   scenario('bench_new_chat_sends', async (w) => {
+    // SENDLEDGER_BENCH_CONTROL=none: a page without the New chat control (each new chat a page load).
+    if (process.env.SENDLEDGER_BENCH_CONTROL) await fakeConfig({ new_chat_control: process.env.SENDLEDGER_BENCH_CONTROL });
+    // SENDLEDGER_BENCH_ANSWER_MS=N: each answer written over N ms (default 0: all at once, so
+    // "answer end → completed" holds the whole answer's observations, the receipt's too).
+    if (process.env.SENDLEDGER_BENCH_ANSWER_MS) await fakeConfig({ answer_ms: Number(process.env.SENDLEDGER_BENCH_ANSWER_MS) });
     // The profile's default destination: a new chat (no conversation named in ready()).
     await ready(w, { conversations: [null] });
     const last = await timeRounds(w, rounds, 'new chat', () => ({}));
@@ -97,7 +105,8 @@ export function tabBench({ scenario, ready, fakeState }) {
   });
 
   async function timeRounds(w, rounds, kind, place) {
-    const got = { claim: [], leave: [], arrive: [], grant: [], post: [], completed: [] };
+    const got = { claim: [], leave: [], arrive: [], grant: [], page: [], post: [], completed: [] };
+    let control = 0;
     let shown;
     for (let i = 0; i < rounds; i += 1) {
       const before = (await fakeState()).requests.length;
@@ -106,11 +115,20 @@ export function tabBench({ scenario, ready, fakeState }) {
       const request = (await fakeState()).requests[before];
       const { outcomes = [] } = await (await w.worker()).evaluate(() => chrome.storage.session.get('outcomes'));
       const f = newChatFigures(shown, request, outcomes);
+      if (outcomes.some((o) => o.op_id === shown.send.op_id && o.outcome === 'new_chat_control')) control += 1;
       for (const k of Object.keys(got)) got[k].push(f[k]);
     }
-    const parts = { claim: 'queued → claimed', leave: 'claimed → the tab leaves', arrive: 'leaves → the new page asks for the grant', grant: 'grant ask → dispatched', post: 'queue → POST', completed: 'answer end → completed' };
+    const parts = {
+      claim: 'queued → claimed',
+      leave: 'claimed → the tab leaves',
+      arrive: 'leaves → the tab asks for the grant',
+      grant: 'grant ask → dispatched',
+      page: "dispatched → the page's POST (the click, the page's own submit)",
+      post: 'queue → POST',
+      completed: 'answer end → completed',
+    };
     for (const [k, words] of Object.entries(parts)) console.log(`     ${kind}, ${words}: ${figures(got[k])}`);
-    console.log(`     (${rounds} sends, one tab)`);
+    console.log(`     (${rounds} sends, one tab; ${control} left by the page's New chat control)`);
     return shown;
   }
 }

@@ -33,6 +33,7 @@
       picker: 'picker.present',
       pickerModel: 'picker.model',
       effort: 'effort.shown',
+      newChat: 'new_chat.control',
     }),
 
     /** The conversation id in the tab's URL, or null for a new chat. */

@@ -133,11 +133,16 @@ async fn pair(
     Ok(Json(json!({ "token": token })))
 }
 
+/// `POST /v1/ext/lease`: `{lease_id, epoch, moved_claims}` — `moved_claims` the op ids of
+/// the claims this lease took over from the tab's ended leases (docs/bridge-api.md).
 async fn lease(State(st): State<BridgeState>, Body(binding): Body<TabBinding>) -> Answer {
-    let lease = st.ledger().call(move |l| l.lease(&binding)).await?;
+    let (lease, moved) = st
+        .ledger()
+        .call(move |l| l.lease_taking_claims(&binding))
+        .await?;
     st.ledger().poke();
     Ok(Json(
-        json!({ "lease_id": lease.lease_id, "epoch": lease.epoch }),
+        json!({ "lease_id": lease.lease_id, "epoch": lease.epoch, "moved_claims": moved }),
     ))
 }
 

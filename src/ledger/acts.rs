@@ -26,11 +26,19 @@ impl Ledger {
 
     /// Takes a lease on a tab: a new epoch. Errors: `EpochStopped` while the gate is closed.
     pub fn lease(&mut self, binding: &TabBinding) -> Result<Lease> {
+        Ok(self.lease_taking_claims(binding)?.0)
+    }
+
+    /// [`Self::lease`], with the op ids of the claims the new lease took over from the tab's
+    /// ended leases (claims naming no conversation or the one the tab now shows: nothing
+    /// was clicked; a claim rejected because another send is in flight there is not named).
+    /// A tab that moved to a new chat in place types a send named here at once (issue 39).
+    pub fn lease_taking_claims(&mut self, binding: &TabBinding) -> Result<(Lease, Vec<String>)> {
         self.write(|tx, now| {
             let lease = leases::lease(tx, binding, now)?;
             tab_reports::clear(tx, &binding.tab_id)?;
-            sends::move_claims_to(tx, &lease, now)?;
-            Ok(lease)
+            let moved = sends::move_claims_to(tx, &lease, now)?;
+            Ok((lease, moved))
         })
     }
 

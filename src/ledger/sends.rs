@@ -410,14 +410,15 @@ pub(crate) fn claim_next(tx: &Transaction, lease_id: &str, now: Millis) -> Resul
 /// claims its ended leases hold that fit the new binding: sends naming no conversation, or
 /// naming the one the tab now shows. Claimed means no grant was asked, so nothing was
 /// clicked: the claim moves (a note says so) and `next` hands it to the new lease, instead
-/// of the late answer of the old lease's long-poll failing it. Returns the moved op ids.
+/// of the late answer of the old lease's long-poll failing it. Returns the moved op ids
+/// (not those rejected because another send is in flight where the tab now is).
 pub(crate) fn move_claims_to(tx: &Transaction, lease: &Lease, now: Millis) -> Result<Vec<String>> {
     let mut stmt = tx.prepare_cached(
         "SELECT s.op_id FROM sends s JOIN leases l ON l.lease_id = s.lease_id \
          WHERE s.state = 'claimed' AND l.tab_id = ?1 AND l.ended_at IS NOT NULL AND s.site = ?3 \
            AND (s.conversation_id IS NULL OR s.conversation_id IS ?2) ORDER BY s.seq",
     )?;
-    let moved: Vec<String> = stmt
+    let fitting: Vec<String> = stmt
         .query_map(
             params![
                 lease.binding.tab_id,
@@ -427,7 +428,8 @@ pub(crate) fn move_claims_to(tx: &Transaction, lease: &Lease, now: Millis) -> Re
             |r| r.get(0),
         )?
         .collect::<rusqlite::Result<_>>()?;
-    for op_id in &moved {
+    let mut moved = Vec::with_capacity(fitting.len());
+    for op_id in &fitting {
         if let Some(busy) = busy_for_move(tx, lease, op_id)? {
             let why = format!(
                 "the tab leased again showing conversation {}, where send {busy} is in flight; nothing was clicked (queue it again if it is still wanted)",
@@ -447,6 +449,7 @@ pub(crate) fn move_claims_to(tx: &Transaction, lease: &Lease, now: Millis) -> Re
             lease.lease_id
         );
         note(tx, &send, "extension", (&why, None), now)?;
+        moved.push(op_id.clone());
     }
     Ok(moved)
 }

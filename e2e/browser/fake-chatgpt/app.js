@@ -444,6 +444,29 @@ stopButton.addEventListener('click', async (ev) => {
 });
 $('#composer-form').addEventListener('submit', (ev) => ev.preventDefault());
 
+/**
+ * The sidebar's New chat control (server.mjs `sidebar`), as the single-page app follows it:
+ * no page load — the address changes at once (history.pushState), then, after config
+ * `new_chat_render_ms`, the new chat is rendered: an empty thread, an empty composer, no
+ * conversation. Every click is counted (`new_chat_clicks`), whatever the control's address.
+ */
+function mountNewChat(config) {
+  const control = $('[data-testid="create-new-chat-button"]');
+  if (!control) return;
+  control.addEventListener('click', async (ev) => {
+    ev.preventDefault();
+    note('new_chat_click');
+    history.pushState({}, '', control.getAttribute('href'));
+    const renderMs = Number((await config).new_chat_render_ms) || 0;
+    if (renderMs) await new Promise((resolve) => setTimeout(resolve, renderMs));
+    thread.replaceChildren();
+    currentConversation = null;
+    leafId = null;
+    clearComposer();
+    note('new_chat_rendered');
+  });
+}
+
 async function loadConversation() {
   if (!currentConversation) return;
   const r = await fetch(`/backend-api/conversation/${currentConversation}`, { headers: await pageHeaders() });
@@ -461,6 +484,7 @@ async function loadConversation() {
 }
 
 refreshButtons();
+mountNewChat(fetch('/__fake/config').then((r) => r.json())); // read while the page mounts, not before
 await Promise.all([openUserSocket(), loadConversation(), mountPlaces(), mountUploads($('#composer-form'), refreshButtons)]);
 document.documentElement.dataset.fakeReady = 'true';
 view.focus();

@@ -277,6 +277,8 @@ function mountPicker(header) {
 export async function mountPlaces() {
   config = { ...config, ...(await (await fetch('/__fake/config')).json()) };
   const header = document.querySelector('header');
+  // config picker_mount_ms: the picker comes that long after the page (its composer) is there.
+  if (config.picker_mount_ms) await new Promise((resolve) => setTimeout(resolve, Number(config.picker_mount_ms)));
   mountPicker(header);
   const project = projectFromPath();
   if (project) {

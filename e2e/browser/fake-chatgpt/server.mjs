@@ -58,6 +58,15 @@
 //        answer_images, download_refuse, download_busy, download_hold: an answer's generated images and
 //        their download route (artifacts.mjs)
 //        long_answer n: a delta answer with n more pieces of 200 characters (`requests[].answer` its text)
+//        new_chat_control "link"|"none"|"changed" (issue 39): the sidebar's New chat control,
+//        a[data-testid="create-new-chat-button"] href="/", which the page follows in place
+//        (history.pushState, no page load, app.js); none at all; or one built differently
+//        (the same test id, its address a temporary chat's). `new_chat_clicks` counts clicks
+//        on it; new_chat_render_ms N: the new chat is rendered N ms after the address changed
+//        (the old thread still shown meanwhile; `new_chat_rendered_at` when it was). `pages`
+//        lists every page load's path; picker_mount_ms N: the model picker is mounted N ms
+//        after the rest of the page (a header that comes after the composer);
+//        `requests[].new_chat`: the POST named no conversation
 //   POST /__test/release  releases every held answer → {released: n}
 //   POST /__test/reset    zeroes the counts, releases holds, forgets uploads, keeps conversations
 //   GET  /__test/blob/<file id>  the bytes the blob store holds for a file (404: none)
@@ -130,6 +139,17 @@ function surfaceSwitch(surface, config) {
   return ` <span role="tablist" data-testid="surface-switcher">${tabs}</span>`;
 }
 
+/**
+ * The sidebar's New chat control (config `new_chat_control`): the anchor to "/" that the
+ * page follows in place (app.js); none; or one built differently — the same test id, its
+ * address a temporary chat's — that the extension must not take for it.
+ */
+function sidebar(config) {
+  const href = { link: '/', changed: '/?temporary-chat=true' }[config.new_chat_control];
+  if (!href) return '<nav data-testid="sidebar"></nav>';
+  return `<nav data-testid="sidebar"><a data-testid="create-new-chat-button" href="${href}">New chat</a></nav>`;
+}
+
 function page(config, surface = config.surface) {
   // A page whose composer never appears (still loading, logged out, a changed layout).
   const editor = config.layout === 'no-composer' ? '<div id="login-wall">Log in to continue</div>' : '<div id="editor-mount"></div>';
@@ -188,6 +208,7 @@ function page(config, surface = config.surface) {
 <script type="importmap">${JSON.stringify({ imports: IMPORTS })}</script>
 </head><body>
 <header>ChatGPT <small>local test double — sendledger e2e</small>${surfaceSwitch(surface, config)}</header>
+${sidebar(config)}
 <main><div id="thread"></div>
 <form data-type="unified-composer" id="composer-form">
   ${editor}
@@ -200,9 +221,9 @@ function page(config, surface = config.surface) {
 
 /** Starts the fake. Returns `{port, blobPort, blobHost, close()}` (`blobPort`: the blob store's). */
 export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
-  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, markers: 'standard', send_route: 'chat', hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, file_inputs: 1, upload_on_send: false, chips: 'standard', request_files: 'all', surface_switch: 'known', pro: false, slider_skew: false, answer_images: false, download_refuse: false, download_busy: false, download_hold: false, long_answer: 0, answer_ms: 0 };
+  const DEFAULTS = { format: 'delta', layout: 'standard', hold: false, error: false, frames: 'single', picker: 'top', surface: 'chat', picker_drift: false, markers: 'standard', send_route: 'chat', hold_page: false, answer_model: false, state: null, lang: 'en', retry_after: undefined, file_limit: false, upload_hold: false, upload_fail: false, file_input: true, file_inputs: 1, upload_on_send: false, chips: 'standard', request_files: 'all', surface_switch: 'known', pro: false, slider_skew: false, answer_images: false, download_refuse: false, download_busy: false, download_hold: false, long_answer: 0, answer_ms: 0, new_chat_control: 'link', new_chat_render_ms: 0, picker_mount_ms: 0 };
   const config = { ...DEFAULTS };
-  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, elsewhere_posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, stalled_uploads: 0, work_posts: 0, requests: [] });
+  const counts = () => ({ clicks: 0, enter_submits: 0, posts: 0, elsewhere_posts: 0, stop_clicks: 0, stop_requests: 0, held_pages: 0, retry_clicks: 0, disabled_clicks: 0, stalled_uploads: 0, work_posts: 0, new_chat_clicks: 0, new_chat_rendered_at: null, pages: [], requests: [] });
   let state = counts();
   let holds = [];
   const conversations = new Map();
@@ -261,6 +282,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       text: turn.text,
       message_id: turn.user.id,
       conversation_id: turn.conversationId,
+      new_chat: turn.isNewChat,
       turn_exchange_id: turn.turnExchangeId,
       assistant_id: turn.assistantId,
       format,
@@ -368,6 +390,7 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
    * its way somewhere; `held_pages` in the state counts them).
    */
   async function servePage(res, p) {
+    state.pages.push(p);
     if (config.hold_page && p === config.hold_page) {
       state.held_pages += 1;
       await new Promise((resolve) => holds.push(resolve));
@@ -417,6 +440,8 @@ export async function startFake({ cert, key, port = 0, host = '127.0.0.1' }) {
       if (kind === 'retry_click') state.retry_clicks += 1;
       if (kind === 'disabled_click') state.disabled_clicks += 1;
       if (kind === 'stalled_upload') state.stalled_uploads += 1;
+      if (kind === 'new_chat_click') state.new_chat_clicks += 1;
+      if (kind === 'new_chat_rendered') state.new_chat_rendered_at = Date.now();
       return json(res, 200, {});
     }
     if (req.method === 'POST' && (p === '/backend-api/f/conversation' || p === '/backend-api/conversation')) {
