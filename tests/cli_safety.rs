@@ -35,12 +35,7 @@ fn a_send_whose_answer_is_lost_names_its_id_and_a_retry_with_it_never_queues_twi
     );
     serve.signal(libc::SIGCONT);
     assert_eq!(code, 5, "the owner did not answer: {err}");
-    let id = err
-        .split("retry with `--id ")
-        .nth(1)
-        .and_then(|rest| rest.split('`').next())
-        .unwrap_or_else(|| panic!("the message names the operation id to retry with: {err}"))
-        .to_string();
+    let id = retry_id(&err);
     let (code, out, err) = run(
         &profile,
         &[],
@@ -78,12 +73,7 @@ fn a_claude_send_whose_answer_is_lost_is_retried_with_its_id_into_one_claude_sen
     );
     serve.signal(libc::SIGCONT);
     assert_eq!(code, 5, "the owner did not answer: {err}");
-    let id = err
-        .split("retry with `--id ")
-        .nth(1)
-        .and_then(|rest| rest.split('`').next())
-        .unwrap_or_else(|| panic!("the message names the operation id to retry with: {err}"))
-        .to_string();
+    let id = retry_id(&err);
     let (code, out, err) = run(
         &profile,
         &[],
@@ -187,4 +177,13 @@ fn a_text_over_the_limit_on_stdin_is_refused_as_too_long_not_as_an_unreachable_o
         listed.contains("\"sends\":[]"),
         "nothing was queued: {listed}"
     );
+}
+
+/// The operation id a lost send's message names to retry with (`retry with `--id ID``).
+fn retry_id(err: &str) -> String {
+    err.split("retry with `--id ")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap_or_else(|| panic!("the message names the operation id to retry with: {err}"))
+        .to_string()
 }

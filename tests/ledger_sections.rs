@@ -162,15 +162,7 @@ fn every_section_of_the_queue_is_read_through_an_index_of_its_own() {
     ];
     for (shelf, indexes) in shelves {
         let sql = sendledger::ledger::shelf_sql(&shelf);
-        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-        let n = stmt.parameter_count();
-        let plan: Vec<String> = stmt
-            .query_map(rusqlite::params_from_iter((0..n).map(|_| 1)), |r| {
-                r.get::<_, String>(3)
-            })
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let plan = query_plan(conn, &sql, "1");
         for step in &plan {
             let scan = step.starts_with("SCAN");
             assert!(
@@ -229,12 +221,7 @@ fn the_queue_views_stopped_count_is_the_true_count_beyond_the_rows_it_holds() {
         sendledger::ledger::STOPPED_COUNT_SQL,
         sendledger::ledger::STOPPED_AGAIN_SQL,
     ] {
-        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-        let plan: Vec<String> = stmt
-            .query_map([], |r| r.get::<_, String>(3))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let plan = query_plan(conn, sql, "1");
         assert!(
             plan.iter()
                 .all(|s| !s.starts_with("SCAN") || s.contains("COVERING INDEX")),
@@ -426,12 +413,7 @@ fn each_part_of_a_page_of_rows_is_read_through_an_index_never_a_scan() {
     let ledger = fx.open();
     let conn = ledger.raw_connection();
     for (part, sql) in sendledger::ledger::row_parts_sql() {
-        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-        let plan: Vec<String> = stmt
-            .query_map(["[\"op-1\",\"op-2\"]"], |r| r.get::<_, String>(3))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let plan = query_plan(conn, &sql, "[\"op-1\",\"op-2\"]");
         for step in &plan {
             assert!(
                 !step.starts_with("SCAN") || step.contains("json_each"),

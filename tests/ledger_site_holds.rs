@@ -200,12 +200,7 @@ fn the_pending_count_per_site_is_read_through_the_sections_indexes() {
     let ledger = fx.open();
     let sql = sendledger::ledger::pending_by_site_sql();
     let conn = ledger.raw_connection();
-    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-    let plan: Vec<String> = stmt
-        .query_map([], |r| r.get::<_, String>(3))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let plan = query_plan(conn, &sql, "1");
     for step in &plan {
         assert!(
             !step.starts_with("SCAN s") || step.contains("INDEX"),

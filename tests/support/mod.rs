@@ -27,6 +27,19 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// SQLite's plan for `sql` (`EXPLAIN QUERY PLAN`), one line a step (its `detail`), with
+/// each of its `?` parameters bound to `param`.
+pub fn query_plan(conn: &Connection, sql: &str, param: &str) -> Vec<String> {
+    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+    let n = stmt.parameter_count();
+    stmt.query_map(rusqlite::params_from_iter((0..n).map(|_| param)), |r| {
+        r.get::<_, String>(3)
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
 /// Where every manual clock starts (2023-11-14, ms since the Unix epoch).
 pub const T0: Millis = 1_700_000_000_000;
 
