@@ -45,6 +45,15 @@ fn a_send_scoped_key_queues_and_reads_sends_and_is_refused_stop_resume_decisions
     );
     key.queue("op-k", "from the build server");
     assert_eq!(key.state("op-k"), "queued", "it reads what it queued");
+    let shown = key.get("/v1/sends/op-k");
+    assert_eq!(
+        shown.body["timeline"][0]["actor"], "key:build-server",
+        "a send is recorded as the key's that queued it: {}",
+        shown.body
+    );
+    serve.client().queue("op-own", "from this machine");
+    let own = serve.client().get("/v1/sends/op-own");
+    assert_eq!(own.body["timeline"][0]["actor"], "client", "{}", own.body);
     assert_eq!(key.get("/v1/status").status, 200);
     let by = json!({ "by": "build-server" });
     let refused: [(&str, Value); 7] = [

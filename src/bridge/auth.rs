@@ -131,16 +131,25 @@ pub(crate) async fn guard(State(st): State<BridgeState>, req: Request, next: Nex
     match check(&st, &req) {
         Ok(Let::In) => next.run(req).await,
         Ok(Let::Key(secret)) => {
+            let mut req = req;
             let method = req.method().as_str().to_string();
             let path = req.uri().path().to_string();
             match key_opens(&st, secret, &method, &path).await {
-                Ok(by) => super::revocation::until_revoked(&st, by, next.run(req)).await,
+                Ok(by) => {
+                    req.extensions_mut().insert(KeyName(by.name.clone()));
+                    super::revocation::until_revoked(&st, by, next.run(req)).await
+                }
                 Err(e) => e.into_response(),
             }
         }
         Err(e) => e.into_response(),
     }
 }
+
+/// The name of the key a client route was let in by (absent: the profile's own client
+/// token): who a send it queues is recorded as (`key:<name>`).
+#[derive(Debug, Clone)]
+pub(crate) struct KeyName(pub String);
 
 /// What the synchronous checks decided: in, or a named key whose scope is read next.
 enum Let {

@@ -107,15 +107,15 @@ async fn set_default_destination(
     ok(run(&st, req).await?)
 }
 
-async fn queue(State(st): State<BridgeState>, Body(send): Body<QueueRequest>) -> Answer {
-    let v = run(
-        &st,
-        Request::Queue {
-            send,
-            actor: "client".into(),
-        },
-    )
-    .await?;
+/// `POST /v1/sends`: queued as the named key's (`key:<name>`) when a key let the call
+/// in, else as `client` (the profile's own token: the CLI, the MCP server, a script).
+async fn queue(
+    State(st): State<BridgeState>,
+    key: Option<axum::Extension<super::auth::KeyName>>,
+    Body(send): Body<QueueRequest>,
+) -> Answer {
+    let actor = key.map_or_else(|| "client".to_string(), |k| format!("key:{}", k.0 .0));
+    let v = run(&st, Request::Queue { send, actor }).await?;
     let status = if v["created"] == json!(true) {
         StatusCode::CREATED
     } else {
