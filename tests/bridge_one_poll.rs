@@ -9,31 +9,6 @@ mod harness;
 
 use harness::*;
 use serde_json::{json, Value};
-use std::path::Path;
-
-fn set_config(profile: &Path, config: &Value) {
-    std::fs::create_dir_all(profile).unwrap();
-    std::fs::write(profile.join("config.json"), config.to_string()).unwrap();
-}
-
-/// A lease for `tab`, which shows `conversation`.
-fn lease_in(ext: &Extension, tab: &str, conversation: &str) -> String {
-    let a = ext.http.post(
-        "/v1/ext/lease",
-        &json!({ "tab_id": tab, "conversation_id": conversation }),
-    );
-    assert_eq!(a.status, 200, "lease {tab}: {}", a.body);
-    a.body["lease_id"].as_str().unwrap().to_string()
-}
-
-/// Queues `op` for `conversation`.
-fn queue_to(client: &Http, op: &str, conversation: &str) {
-    let a = client.post(
-        "/v1/sends",
-        &json!({ "op_id": op, "text": format!("text of {op}"), "conversation_id": conversation }),
-    );
-    assert!(a.status == 200 || a.status == 201, "{}", a.body);
-}
 
 /// One poll for `leases` (waiting for a send) and `stops` (waiting for a remote stop).
 fn poll(ext: &Extension, leases: &[&str], stops: &[&str], wait_ms: u64) -> Answer {

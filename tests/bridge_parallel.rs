@@ -11,32 +11,8 @@ mod page_traffic;
 
 use harness::*;
 use page_traffic::{fixture, TEXT, URL};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::path::Path;
-
-fn set_config(profile: &Path, config: &Value) {
-    std::fs::create_dir_all(profile).unwrap();
-    std::fs::write(profile.join("config.json"), config.to_string()).unwrap();
-}
-
-/// A lease for `tab`, which shows `conversation`.
-fn lease_in(ext: &Extension, tab: &str, conversation: &str) -> String {
-    let a = ext.http.post(
-        "/v1/ext/lease",
-        &json!({ "tab_id": tab, "conversation_id": conversation }),
-    );
-    assert_eq!(a.status, 200, "lease {tab}: {}", a.body);
-    a.body["lease_id"].as_str().unwrap().to_string()
-}
-
-/// Queues `op` for `conversation`.
-fn queue_to(client: &Http, op: &str, conversation: &str) {
-    let a = client.post(
-        "/v1/sends",
-        &json!({ "op_id": op, "text": format!("text of {op}"), "conversation_id": conversation }),
-    );
-    assert!(a.status == 200 || a.status == 201, "{}", a.body);
-}
 
 /// The grant, the tab confirming it shows `conversation`.
 fn grant(ext: &Extension, lease: &str, op: &str, conversation: &str) -> Answer {

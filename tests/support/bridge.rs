@@ -735,3 +735,28 @@ pub fn events_of(profile: &Path, op_id: &str) -> Vec<(Option<String>, String, St
         .collect::<rusqlite::Result<_>>()
         .expect("events readable")
 }
+
+/// Writes `config` as the profile's `config.json` (before the owner starts).
+pub fn set_config(profile: &std::path::Path, config: &serde_json::Value) {
+    std::fs::create_dir_all(profile).unwrap();
+    std::fs::write(profile.join("config.json"), config.to_string()).unwrap();
+}
+
+/// A lease for `tab`, which shows `conversation`.
+pub fn lease_in(ext: &Extension, tab: &str, conversation: &str) -> String {
+    let a = ext.http.post(
+        "/v1/ext/lease",
+        &serde_json::json!({ "tab_id": tab, "conversation_id": conversation }),
+    );
+    assert_eq!(a.status, 200, "lease {tab}: {}", a.body);
+    a.body["lease_id"].as_str().unwrap().to_string()
+}
+
+/// Queues `op` for `conversation`.
+pub fn queue_to(client: &Http, op: &str, conversation: &str) {
+    let a = client.post(
+        "/v1/sends",
+        &serde_json::json!({ "op_id": op, "text": format!("text of {op}"), "conversation_id": conversation }),
+    );
+    assert!(a.status == 200 || a.status == 201, "{}", a.body);
+}
