@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use support::*;
 
 /// Every table of the ledger's schema whose rows are history: all of them but the
-/// schema's own (read from the file, so a table a migration adds is checked too).
+/// schema's own and the counts kept from the sends (read from the file, so a table a
+/// migration adds is checked too).
 fn tables(conn: &Connection) -> Vec<String> {
     let mut stmt = conn
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
@@ -25,11 +26,34 @@ fn tables(conn: &Connection) -> Vec<String> {
     let names = stmt.query_map([], |r| r.get::<_, String>(0)).unwrap();
     names
         .map(Result::unwrap)
-        .filter(|n| !["send_states", "send_edges", "schema_migrations"].contains(&n.as_str()))
+        .filter(|n| {
+            !["send_states", "send_edges", "schema_migrations", "send_counts"].contains(&n.as_str())
+        })
         .collect()
 }
 
 type Rows = BTreeMap<String, BTreeMap<i64, Vec<Value>>>;
+
+/// (state, n) of `send_counts` for every state with a send: the counts `status` reads.
+fn kept_counts(path: &Path) -> Vec<(String, i64)> {
+    pairs(path, "SELECT state, n FROM send_counts WHERE n != 0 ORDER BY state")
+}
+
+/// (state, n) counted over the sends themselves.
+fn sends_counted(path: &Path) -> Vec<(String, i64)> {
+    pairs(path, "SELECT state, count(*) FROM sends GROUP BY state ORDER BY state")
+}
+
+fn pairs(path: &Path, sql: &str) -> Vec<(String, i64)> {
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let mut stmt = conn.prepare(sql).unwrap();
+    let out = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    out
+}
 
 /// Every row of every salvaged table, by rowid.
 fn rows(path: &Path) -> Rows {
@@ -255,6 +279,12 @@ fn salvage_brings_back_every_row_on_an_undamaged_page_and_keeps_the_damaged_file
             sha(&aside),
             damaged_sha,
             "{}: the damaged file is byte-identical",
+            case.what
+        );
+        assert_eq!(
+            kept_counts(&profile.join("ledger.sqlite3")),
+            sends_counted(&profile.join("ledger.sqlite3")),
+            "{}: the counts `status` reads are of the sends salvaged",
             case.what
         );
         let back = rows(&profile.join("ledger.sqlite3"));

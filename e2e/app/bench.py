@@ -136,10 +136,18 @@ def wakeups_per_s(pid, seconds=IDLE_S):
     return total / seconds, len(last)
 
 
+# GTK's overlay scroll indicator: drawn over the page's right edge, then faded out over
+# ~1 s; a frame of that fade is not the queue still painting.
+SCROLL_INDICATOR_PX = 24
+
+
 def window_image(x, win):
+    """The window's pixels (BGRX rows), without its right SCROLL_INDICATOR_PX columns."""
     g = win.get_geometry()
     from Xlib import X as XC
-    return win.get_image(0, 0, g.width, g.height, XC.ZPixmap, 0xFFFFFFFF).data
+    data = win.get_image(0, 0, g.width, g.height, XC.ZPixmap, 0xFFFFFFFF).data
+    row, kept = g.width * 4, (g.width - SCROLL_INDICATOR_PX) * 4
+    return b"".join(data[y * row:y * row + kept] for y in range(g.height))
 
 
 def blank(data):
@@ -149,7 +157,10 @@ def blank(data):
 
 def paint_times(x, t_open, bound=20.0):
     """(s to the first non-blank frame, s to the first frame equal to the settled one, the
-    window). Frames are read until one is painted (within `bound` s), then SETTLE_S more."""
+    window). Frames are read until one is painted (within `bound` s), then SETTLE_S more.
+    The scroll indicator's strip is left out of every frame (`window_image`): once rows
+    reach below the view GTK shows it (seen ~2 s after opening) and fades it out, and the
+    last frame of that fade would otherwise be taken for the settled queue."""
     win = wait_until(lambda: x.shown(), "the window", bound=bound)[0]
     frames = []
     painted_at = None

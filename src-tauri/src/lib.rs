@@ -120,6 +120,8 @@ impl Args {
 
 /// Runs the window until it closes (or the owner quits); returns the exit code.
 pub fn run() -> i32 {
+    // Before any thread starts (docs/performance.md: the window's memory).
+    sendledger::platform::few_heap_arenas();
     handover::keep_activation_token();
     let args = Args::parse(std::env::args().skip(1));
     if let Some(code) = answer_without_starting(&args) {

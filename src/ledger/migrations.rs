@@ -145,6 +145,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0024_note_kinds.sql",
         sql: include_str!("../../migrations/0024_note_kinds.sql"),
     },
+    Migration {
+        version: 25,
+        name: "0025_send_counts.sql",
+        sql: include_str!("../../migrations/0025_send_counts.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

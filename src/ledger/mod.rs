@@ -18,6 +18,7 @@ mod acts;
 mod artifact_acts;
 mod artifacts;
 mod attachments;
+mod counts;
 mod damage;
 mod deadlines;
 mod destinations;
@@ -100,7 +101,7 @@ pub use salvage::{
     on_progress as on_salvage_progress, SalvageProgress, SalvageReport, TableSalvage, MAX_MISSES,
 };
 pub use sections::{
-    pending_by_site_sql, sql as shelf_sql, Shelf, MAX_PAGE, STOPPED_AGAIN_SQL, STOPPED_COUNT_SQL,
+    pending_by_site_sql, sql as shelf_sql, Shelf, MAX_PAGE, STOPPED_AGAIN_SQL,
 };
 pub use sends::{
     prepare_text, Decision, FailStage, Grant, LimitHold, PageError, QueueRequest, Resolution,

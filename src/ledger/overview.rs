@@ -5,7 +5,7 @@ use super::epochs;
 use super::holds::{self, Holds};
 use super::limit_gate::{self, LimitGate};
 use super::page_gate::{self, PageGate};
-use super::rows::{in_flight, state_of};
+use super::rows::in_flight;
 use super::state::SendState;
 use super::tab_reports::{self, TabReport};
 use super::waiting::Waiting;
@@ -75,12 +75,7 @@ pub(crate) fn status(conn: &Connection, now: Millis) -> rusqlite::Result<Status>
         [],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
-    let mut counts: BTreeMap<SendState, i64> = SendState::ALL.iter().map(|s| (*s, 0)).collect();
-    let mut stmt = conn.prepare_cached("SELECT state, count(*) FROM sends GROUP BY state")?;
-    for row in stmt.query_map([], |r| Ok((state_of(r, 0)?, r.get::<_, i64>(1)?)))? {
-        let (s, n) = row?;
-        counts.insert(s, n);
-    }
+    let counts = super::counts::by_state(conn)?;
     let holds = holds::for_profile(conn, now)?;
     let mut stmt = conn.prepare_cached(
         "SELECT epoch FROM leases WHERE ended_at IS NULL ORDER BY created_at DESC, rowid DESC",

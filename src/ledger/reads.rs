@@ -332,5 +332,8 @@ fn integrity(conn: &Connection) -> Result<Vec<String>> {
     for row in stmt.query_map([], |r| r.get::<_, String>(0))? {
         problems.push(format!("foreign key broken in table {}", row?));
     }
+    if problems.is_empty() {
+        problems.extend(super::counts::disagreements(conn)?);
+    }
     Ok(problems)
 }

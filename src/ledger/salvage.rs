@@ -20,8 +20,9 @@ use std::path::{Path, PathBuf};
 /// largest rowid cannot be read.
 pub const MAX_MISSES: i64 = 10_000;
 
-/// Tables whose rows are the schema's own (written by the migrations), not history.
-const SCHEMA_OWN: [&str; 3] = ["send_states", "send_edges", "schema_migrations"];
+/// Tables whose rows are the schema's own (written by the migrations), not history, or
+/// derived from other tables (`send_counts`: counted again after the copy).
+const SCHEMA_OWN: [&str; 4] = ["send_states", "send_edges", "schema_migrations", "send_counts"];
 
 /// The tables salvage copies: every table of the migrated schema in `conn` but the
 /// schema's own, in the order the migrations made them (parents first). Read from the
@@ -184,6 +185,8 @@ pub(crate) fn copy_rows(damaged: &Connection, fresh: &mut Connection) -> Result<
     if let Some(events) = out.iter().find(|t| t.table == "events") {
         mark_lost_events(&tx, events.highest)?;
     }
+    // The counts are of the sends salvaged, not of those the damaged file held.
+    super::counts::recount(&tx)?;
     for (_, sql) in &triggers {
         tx.execute_batch(sql)?;
     }

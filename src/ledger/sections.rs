@@ -5,6 +5,7 @@
 
 use super::record::Send;
 use super::rows::{send_from_row, SEND_COLUMNS, SEND_FROM};
+use super::state::SendState;
 use rusqlite::{Connection, OptionalExtension};
 
 /// The most settled sends one page holds.
@@ -133,22 +134,16 @@ pub fn pending_by_site_sql() -> String {
 }
 
 /// How many sends the Stopped section holds: `(all, open)`, where `open` are those not yet
-/// queued again (issue 39: the true numbers however long the history). `all` is counted
-/// inside `sends_by_state` (no row of the sends table is read); the queued-again ones are
-/// counted through `sends_by_resend` (the cost follows how many sends were queued again).
+/// queued again (issue 39: the true numbers however long the history). `all` is read from
+/// the kept counts ([`super::counts`]: two rows); the queued-again ones are counted through
+/// `sends_by_resend` (the cost follows how many sends were queued again).
 pub(crate) fn stopped_counts(conn: &Connection) -> rusqlite::Result<(i64, i64)> {
-    let all: i64 = conn
-        .prepare_cached(STOPPED_COUNT_SQL)?
-        .query_row([], |r| r.get(0))?;
+    let all = super::counts::of(conn, &[SendState::Stopped, SendState::Rejected])?;
     let again: i64 = conn
         .prepare_cached(STOPPED_AGAIN_SQL)?
         .query_row([], |r| r.get(0))?;
     Ok((all, all - again))
 }
-
-/// Counts the Stopped section inside its index (what the plan test explains).
-pub const STOPPED_COUNT_SQL: &str = "SELECT count(*) FROM sends INDEXED BY sends_by_state \
-     WHERE state IN ('stopped', 'rejected')";
 
 /// Counts the stopped or rejected sends queued again, read from the resends' own index.
 pub const STOPPED_AGAIN_SQL: &str = "SELECT count(DISTINCT r.resend_of) \

@@ -15,6 +15,7 @@
 //! | canonical paths | `realpath` | `dunce::canonicalize` (no `\\?\` prefix where the plain path means the same) | `realpath` |
 //! | a file's identity | (device, inode) by `stat`, never opening the path | `same-file`'s handle (volume, file index) | as Linux |
 //! | a lock on the ledger file itself | `flock` for the owner's life | none (SQLite's handle keeps it from being removed) | as Linux |
+//! | heap arenas | glibc's capped at 2 (`mallopt`): the tray's heap stays small | the system heap | the system allocator |
 //!
 //! The default profile folder comes from `directories` (`data_local_dir`):
 //! `~/.local/share/sendledger` on Linux, `%LOCALAPPDATA%\sendledger\data` on Windows,
@@ -34,7 +35,8 @@ mod os;
 mod os;
 
 pub use os::{
-    account_name, canonicalize, file_id, host_name, is_executable, make_private_dir, out_of_files,
+    account_name, canonicalize, few_heap_arenas, file_id, host_name, is_executable,
+    make_private_dir, out_of_files,
     path_id, preallocate, privacy_problem, private_file, raise_open_file_limit, shutdown_signal,
     stdout_goes_nowhere, tighten_file, FileId, CHECK_SQLITE_SIDE_FILES, LOCK_LEDGER_FILE, NAME,
     NOTE_IN_LOCK_FILE, SHUTDOWN_SIGNALS,

@@ -141,3 +141,6 @@ pub const LOCK_LEDGER_FILE: bool = false;
 /// or renamed while the owner runs, and an identity here is a handle that would keep them
 /// open past SQLite's own close.
 pub const CHECK_SQLITE_SIDE_FILES: bool = false;
+
+/// Nothing to cap: the process heap is the system's (Linux caps glibc's arenas).
+pub fn few_heap_arenas() {}

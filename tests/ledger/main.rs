@@ -21,6 +21,8 @@ mod ledger_clock;
 #[cfg(not(windows))]
 #[path = "../ledger_damage.rs"]
 mod ledger_damage;
+#[path = "../ledger_counts.rs"]
+mod ledger_counts;
 #[path = "../ledger_deadlines.rs"]
 mod ledger_deadlines;
 #[path = "../ledger_destination.rs"]

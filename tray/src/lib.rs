@@ -93,6 +93,8 @@ fn print_help(args: &Args) -> i32 {
 
 /// Runs the tray until Quit or SIGTERM; returns the exit code.
 pub fn run() -> i32 {
+    // Before any thread starts (docs/performance.md: the tray's heap).
+    sendledger::platform::few_heap_arenas();
     let args = Args::parse(std::env::args().skip(1));
     if args.help || args.version {
         return print_help(&args);
