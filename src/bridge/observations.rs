@@ -330,18 +330,15 @@ pub(super) async fn hear(st: &BridgeState, lease_id: &str) -> Result<(), ApiErro
     Ok(())
 }
 
-/// The site of the tab `lease_id` (its lease's): it picks the parser of the page's traffic.
-async fn site_of(st: &BridgeState, lease_id: &str) -> Result<Site, ApiError> {
+/// Hears from `lease_id` and reads the site of its tab, which picks the parser of the
+/// page's traffic: one call to the ledger's thread, no write (an observation's first step).
+async fn hear_site(st: &BridgeState, lease_id: &str) -> Result<Site, ApiError> {
     let id = lease_id.to_string();
-    Ok(st
-        .ledger()
-        .call(move |l| l.get_lease(&id).map(|x| x.binding.site))
-        .await?)
+    Ok(st.ledger().call(move |l| l.hear_lease_site(&id)).await?)
 }
 
 pub(crate) async fn apply(st: &BridgeState, o: Observation) -> Result<Vec<Applied>, ApiError> {
-    hear(st, &o.lease_id).await?;
-    let site = site_of(st, &o.lease_id).await?;
+    let site = hear_site(st, &o.lease_id).await?;
     let (stream_id, input) = match o.kind {
         Kind::Request {
             stream_id,

@@ -92,6 +92,19 @@ impl Ledger {
         self.deadlines.hear(lease_id, mono);
     }
 
+    /// Hears from `lease_id` ([`Self::hear_lease`]) and reads its tab's site, in one call
+    /// and without a write transaction: the first step of every page observation. Errors:
+    /// `UnknownLease`.
+    pub fn hear_lease_site(&mut self, lease_id: &str) -> Result<crate::site::Site> {
+        use rusqlite::OptionalExtension;
+        self.hear_lease(lease_id);
+        self.conn
+            .prepare_cached("SELECT site FROM leases WHERE lease_id = ?1")?
+            .query_row([lease_id], |r| r.get(0))
+            .optional()?
+            .ok_or_else(|| super::LedgerError::UnknownLease(lease_id.into()))
+    }
+
     /// When the next expiry bound falls due, in ms on the custody clock
     /// ([`Self::custody_now_ms`]), or `None` while nothing is in flight. The owner's sweep
     /// sleeps until then or until the next commit. Looks at the ledger first, so an item a
