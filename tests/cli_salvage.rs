@@ -27,7 +27,13 @@ fn tables(conn: &Connection) -> Vec<String> {
     names
         .map(Result::unwrap)
         .filter(|n| {
-            !["send_states", "send_edges", "schema_migrations", "send_counts"].contains(&n.as_str())
+            ![
+                "send_states",
+                "send_edges",
+                "schema_migrations",
+                "send_counts",
+            ]
+            .contains(&n.as_str())
         })
         .collect()
 }
@@ -36,12 +42,18 @@ type Rows = BTreeMap<String, BTreeMap<i64, Vec<Value>>>;
 
 /// (state, n) of `send_counts` for every state with a send: the counts `status` reads.
 fn kept_counts(path: &Path) -> Vec<(String, i64)> {
-    pairs(path, "SELECT state, n FROM send_counts WHERE n != 0 ORDER BY state")
+    pairs(
+        path,
+        "SELECT state, n FROM send_counts WHERE n != 0 ORDER BY state",
+    )
 }
 
 /// (state, n) counted over the sends themselves.
 fn sends_counted(path: &Path) -> Vec<(String, i64)> {
-    pairs(path, "SELECT state, count(*) FROM sends GROUP BY state ORDER BY state")
+    pairs(
+        path,
+        "SELECT state, count(*) FROM sends GROUP BY state ORDER BY state",
+    )
 }
 
 fn pairs(path: &Path, sql: &str) -> Vec<(String, i64)> {

@@ -24,7 +24,10 @@ pub(crate) fn counted(conn: &Connection) -> rusqlite::Result<BTreeMap<SendState,
 /// The number of sends in any of `states`, from `send_counts`.
 pub(crate) fn of(conn: &Connection, states: &[SendState]) -> rusqlite::Result<i64> {
     let all = by_state(conn)?;
-    Ok(states.iter().map(|s| all.get(s).copied().unwrap_or(0)).sum())
+    Ok(states
+        .iter()
+        .map(|s| all.get(s).copied().unwrap_or(0))
+        .sum())
 }
 
 /// Sets every count to the number of sends in its state (salvage, after copying the rows

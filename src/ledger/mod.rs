@@ -100,9 +100,7 @@ pub use rows::ListFilter;
 pub use salvage::{
     on_progress as on_salvage_progress, SalvageProgress, SalvageReport, TableSalvage, MAX_MISSES,
 };
-pub use sections::{
-    pending_by_site_sql, sql as shelf_sql, Shelf, MAX_PAGE, STOPPED_AGAIN_SQL,
-};
+pub use sections::{pending_by_site_sql, sql as shelf_sql, Shelf, MAX_PAGE, STOPPED_AGAIN_SQL};
 pub use sends::{
     prepare_text, Decision, FailStage, Grant, LimitHold, PageError, QueueRequest, Resolution,
     Resolved, MAX_NOTE_BYTES, MAX_OP_ID_BYTES,

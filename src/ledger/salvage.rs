@@ -22,7 +22,12 @@ pub const MAX_MISSES: i64 = 10_000;
 
 /// Tables whose rows are the schema's own (written by the migrations), not history, or
 /// derived from other tables (`send_counts`: counted again after the copy).
-const SCHEMA_OWN: [&str; 4] = ["send_states", "send_edges", "schema_migrations", "send_counts"];
+const SCHEMA_OWN: [&str; 4] = [
+    "send_states",
+    "send_edges",
+    "schema_migrations",
+    "send_counts",
+];
 
 /// The tables salvage copies: every table of the migrated schema in `conn` but the
 /// schema's own, in the order the migrations made them (parents first). Read from the

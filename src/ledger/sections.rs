@@ -146,8 +146,10 @@ pub(crate) fn stopped_counts(conn: &Connection) -> rusqlite::Result<(i64, i64)> 
 }
 
 /// Counts the stopped or rejected sends queued again, read from the resends' own index.
+/// `CROSS JOIN` keeps the resends the outer loop: left to choose, SQLite walked every
+/// stopped and rejected send instead (28 ms at 10⁶ sends with 40,000 of them; 0.02 ms so).
 pub const STOPPED_AGAIN_SQL: &str = "SELECT count(DISTINCT r.resend_of) \
-     FROM sends AS r INDEXED BY sends_by_resend JOIN sends AS o ON o.op_id = r.resend_of \
+     FROM sends AS r INDEXED BY sends_by_resend CROSS JOIN sends AS o ON o.op_id = r.resend_of \
      WHERE r.resend_of IS NOT NULL AND o.state IN ('stopped', 'rejected')";
 
 /// The operation that queued each of the sends `ids` ([`super::rows::ids_param`]) again,

@@ -36,10 +36,9 @@ mod os;
 
 pub use os::{
     account_name, canonicalize, few_heap_arenas, file_id, host_name, is_executable,
-    make_private_dir, out_of_files,
-    path_id, preallocate, privacy_problem, private_file, raise_open_file_limit, shutdown_signal,
-    stdout_goes_nowhere, tighten_file, FileId, CHECK_SQLITE_SIDE_FILES, LOCK_LEDGER_FILE, NAME,
-    NOTE_IN_LOCK_FILE, SHUTDOWN_SIGNALS,
+    make_private_dir, out_of_files, path_id, preallocate, privacy_problem, private_file,
+    raise_open_file_limit, shutdown_signal, stdout_goes_nowhere, tighten_file, FileId,
+    CHECK_SQLITE_SIDE_FILES, LOCK_LEDGER_FILE, NAME, NOTE_IN_LOCK_FILE, SHUTDOWN_SIGNALS,
 };
 
 /// The platform facts `sendledger doctor` prints: the OS, how the owner lock works, how

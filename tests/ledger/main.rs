@@ -18,11 +18,11 @@ mod ledger_artifacts;
 mod ledger_attachments;
 #[path = "../ledger_clock.rs"]
 mod ledger_clock;
+#[path = "../ledger_counts.rs"]
+mod ledger_counts;
 #[cfg(not(windows))]
 #[path = "../ledger_damage.rs"]
 mod ledger_damage;
-#[path = "../ledger_counts.rs"]
-mod ledger_counts;
 #[path = "../ledger_deadlines.rs"]
 mod ledger_deadlines;
 #[path = "../ledger_destination.rs"]
