@@ -17,8 +17,20 @@ const PAGED = {
 // Per paged section: how many rows are shown (grows with each older page shown) and where
 // the next older page starts (an operation id), if any.
 const paging = {};
+/** Where the paged sections start from a snapshot: a section whose older pages a person
+ *  opened (Show older) keeps them and where its next page starts; the others hold the
+ *  snapshot's first page. */
 function resetPaging(update) {
-  for (const [s, p] of Object.entries(PAGED)) paging[s] = { limit: p.rows, next: update[`${s}_next`] || null };
+  for (const [s, p] of Object.entries(PAGED)) {
+    if (paging[s] && paging[s].limit > p.rows) continue;
+    paging[s] = { limit: p.rows, next: update[`${s}_next`] || null };
+  }
+}
+
+/** Whether `row` is on an older page a person opened (a snapshot holds only first pages). */
+function onAnOpenedPage(row) {
+  const paged = PAGED[row.section];
+  return Boolean(paged && paging[row.section].limit > paged.rows);
 }
 const rows = new Map(); // op_id -> row (as the app sent it)
 const elements = new Map(); // op_id -> <article>, for the rows in view only (visible.js)
@@ -521,10 +533,15 @@ function apply(update) {
     if (update.extension_dir) $("#extension-dir").textContent = update.extension_dir;
     showDefaultDestination(update.default_destination);
     status = update.status;
-    rows.clear();
-    elements.clear();
-    drafts.clear();
+    // A snapshot may come to a window that already shows the queue (its feed opened late
+    // or again, a tray started again): every row it holds is taken as a change is, so
+    // what a person typed in a row asking the same question stays; a row it no longer
+    // holds goes, unless it is on an older page a person opened.
     resetPaging(update);
+    const held = new Set(SECTIONS.flatMap((s) => update[s].map((row) => row.op_id)));
+    for (const [opId, row] of rows) {
+      if (!held.has(opId) && !onAnOpenedPage(row)) rows.delete(opId);
+    }
     for (const s of SECTIONS) {
       for (const row of update[s]) upsert(row);
     }

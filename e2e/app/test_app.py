@@ -785,6 +785,44 @@ def test_a_window_whose_tray_is_killed_says_so_and_starts_it_again(desktop):
         app.close()
 
 
+def test_a_snapshot_after_a_tray_restart_keeps_the_older_pages_shown_and_what_was_typed(desktop):
+    """A snapshot (the whole queue) comes again whenever the window's feed opens anew: a
+    tray started again, a feed that broke, or a first feed late under load after the page
+    already read the queue. The window takes it without undoing what a person did: the
+    older pages of History they opened stay shown, and what they typed in an uncertain
+    send's decision stays while the send still asks the same question."""
+    p = Profile()
+    app = App(p)
+    try:
+        p.seed(history=300, prefix="late")
+        p.cli("send", "Was this one sent before the tray died?", "--id", "typed-1")
+        FakeExtension(p).make_uncertain("typed-1")
+        app.wait_row("typed-1", "uncertain")
+        count = "return document.querySelector(`[data-count=${arguments[0]}]`).textContent"
+        app.wait_js(count + " === '200'", "the first page of History", "history")
+        app.wait_js("return !document.querySelector('#older').disabled", "Show older ready")
+        app.click("#older")
+        app.wait_js(count + " === '300'", "every row of History, by Show older", "history")
+        row = "article[data-op='typed-1']"
+        app.js("window.scrollTo(0, 0)")  # Show older scrolled History into view
+        app.wait_js(f"return document.querySelector(\"{row}\") !== null", "the uncertain row in view")
+        app.type(f"{row} input[name=by]", "gina")
+        app.type(f"{row} input[name=evidence]", "not in the chat at 14:10")
+        killed = app.pid
+        os.kill(killed, signal.SIGKILL)
+        wait_until(lambda: tray_gone_shown(app), "the window to say its tray stopped")
+        app.click("#start-tray")
+        app.pid = wait_until(lambda: (pid := app._pid()) != killed and pid, "a new tray to own the profile")
+        wait_until(lambda: tray_gone_shown(app) is None, "the window to take the new tray's snapshot")
+        assert app.js(count, "history") == "300", "the older page a person opened stays shown"
+        typed = app.js(f"return [document.querySelector(\"{row} input[name=by]\").value, "
+                       f"document.querySelector(\"{row} input[name=evidence]\").value]")
+        assert typed == ["gina", "not in the chat at 14:10"], f"what was typed stays: {typed}"
+        app.shot("62-snapshot-kept-what-was-typed")
+    finally:
+        app.close()
+
+
 def test_a_tray_that_quits_closes_its_window(desktop):
     p = Profile()
     app = App(p)
@@ -1713,6 +1751,7 @@ TESTS = [
     test_a_launch_the_running_window_never_answers_says_so_within_its_bound,
     test_a_launch_taken_by_a_window_that_closes_at_once_opens_a_window_itself,
     test_a_window_whose_tray_is_killed_says_so_and_starts_it_again,
+    test_a_snapshot_after_a_tray_restart_keeps_the_older_pages_shown_and_what_was_typed,
     test_a_tray_that_quits_closes_its_window,
     test_the_windows_stop_gets_through_a_tray_that_does_not_answer,
     test_a_reopened_window_shows_live_rows,
