@@ -461,3 +461,42 @@ fn a_damaged_first_page_is_said_once_with_what_can_still_be_done_and_salvage_cha
         .collect();
     assert!(left.is_empty(), "nothing left behind: {left:?}");
 }
+
+/// Retention prunes the oldest sends, so a ledger it pruned starts with a gap of rowids
+/// wider than `MAX_MISSES` in every table it pruned. Salvage reads each table up to its
+/// largest rowid whatever the gaps: the sends after the gap come back.
+#[test]
+fn salvage_reads_past_a_pruned_gap_wider_than_max_misses() {
+    use sendledger::clock::SystemClock;
+    use sendledger::ledger::{MAX_MISSES, PRUNE_BATCH};
+    let fx = Fixture::new();
+    let n = MAX_MISSES + 2_000;
+    {
+        let (mut ledger, _) =
+            Ledger::open(&fx.profile, std::sync::Arc::new(SystemClock)).unwrap();
+        old_history(&mut ledger, n, 400);
+        ledger.set_retention(Some(30), "tester").unwrap();
+        while ledger.prune_retention(PRUNE_BATCH).unwrap().more {}
+        for i in 0..20 {
+            drive_to(&mut ledger, &format!("kept-{i:02}"), SendState::Completed);
+        }
+        let gap: i64 = ledger
+            .raw_connection()
+            .query_row("SELECT min(seq) FROM sends", [], |r| r.get(0))
+            .unwrap();
+        assert!(gap > MAX_MISSES, "the sends start after a gap of {gap} rowids");
+    }
+    let index = pages(&fx.ledger_path(), "events_by_op", "leaf");
+    damage(&fx.ledger_path(), index[index.len() / 2].0);
+    let (code, _, err) = salvage(fx.profile.dir());
+    assert_eq!(code, 0, "{err}");
+    let (ledger, _) = Ledger::open(&fx.profile, std::sync::Arc::new(SystemClock)).unwrap();
+    for i in 0..20 {
+        let op = format!("kept-{i:02}");
+        assert_eq!(
+            ledger.get(&op).unwrap().map(|s| s.state),
+            Some(SendState::Completed),
+            "{op}, after the gap, comes back"
+        );
+    }
+}

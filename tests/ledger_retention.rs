@@ -159,43 +159,6 @@ fn a_file_used_by_a_kept_send_is_kept() {
     assert_eq!(fk, 0, "no row names a pruned one");
 }
 
-/// `n` completed sends created `age_days` ago, taken along the legal edges with every
-/// trigger in force (one transaction), each with its receipt and events.
-fn old_history(ledger: &mut Ledger, n: i64, age_days: i64) {
-    let lease = ledger.lease(&tab("history-tab")).unwrap();
-    let t0 = SystemClock.now_ms() - age_days * DAY;
-    let conn = ledger.raw_connection();
-    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
-    conn.execute(
-        "INSERT INTO sends(op_id, text, epoch, created_at, state, updated_at, actor) \
-         WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < ?1 - 1) \
-         SELECT 'hist-' || i, 'old message ' || i, ?2, ?3 + i, 'queued', ?3 + i, 'test' FROM c",
-        params![n, lease.epoch, t0],
-    )
-    .unwrap();
-    let edges = [
-        "UPDATE sends SET state = 'claimed', lease_id = ?2, claimed_at = ?3, updated_at = ?3, \
-         actor = 'extension' WHERE op_id = 'hist-' || ?1",
-        "UPDATE sends SET state = 'dispatched', dispatched_at = ?3, updated_at = ?3 \
-         WHERE op_id = 'hist-' || ?1 AND ?2 = lease_id",
-        "INSERT INTO receipts(op_id, conversation_id, user_message_id, turn_id, observed_at) \
-         SELECT 'hist-' || ?1, 'conv', 'user-' || ?1, 'turn-' || ?1, ?3 WHERE ?2 IS NOT NULL",
-        "UPDATE sends SET state = 'accepted', updated_at = ?3 WHERE op_id = 'hist-' || ?1 \
-         AND ?2 = lease_id",
-        "UPDATE sends SET state = 'completed', answer_message_id = 'a-' || ?1, \
-         answer_text = 'an answer', answered_at = ?3, updated_at = ?3 \
-         WHERE op_id = 'hist-' || ?1 AND ?2 = lease_id",
-    ];
-    let mut stmts: Vec<_> = edges.iter().map(|sql| conn.prepare(sql).unwrap()).collect();
-    for i in 0..n {
-        for stmt in &mut stmts {
-            assert_eq!(stmt.execute(params![i, lease.lease_id, t0 + i]).unwrap(), 1);
-        }
-    }
-    drop(stmts);
-    conn.execute_batch("COMMIT").unwrap();
-}
-
 #[test]
 fn a_sigkill_mid_prune_leaves_a_consistent_ledger() {
     let fx = Fixture::new();

@@ -4,10 +4,14 @@
 //! (recovery: nothing in flight stays in flight) with the gate closed and a note, so a
 //! person looks before anything more is sent.
 //!
-//! The bundled SQLite has no recover extension, so rows are read one rowid at a time
-//! (`WHERE rowid = ?`): a lookup that lands on a damaged page fails alone and the next
-//! rowid is tried. Rowids are probed from 1 to the table's largest rowid when SQLite can
-//! still tell it, else until [`MAX_MISSES`] rowids in a row are absent or unreadable.
+//! The bundled SQLite has no recover extension. When SQLite can still tell a table's
+//! largest rowid, its rows are read [`RANGE`] rowids at a time (`WHERE rowid BETWEEN`),
+//! and a range whose read meets damage is read again one rowid at a time (`WHERE rowid =
+//! ?`): a lookup that lands on a damaged page fails alone and the next rowid is tried. So a
+//! 10⁶-send ledger is read in minutes, and every rowid up to the largest is probed however
+//! wide the gaps (retention prunes the oldest sends: gaps of hundreds of thousands). When
+//! the largest rowid cannot be read, rowids are probed one at a time from 1 until
+//! [`MAX_MISSES`] rowids in a row are absent or unreadable.
 
 use super::error::{from_sqlite, LedgerError, Result};
 use super::migrations;
@@ -19,6 +23,10 @@ use std::path::{Path, PathBuf};
 /// Rowids in a row found absent or unreadable before a table's probe ends, when its
 /// largest rowid cannot be read.
 pub const MAX_MISSES: i64 = 10_000;
+
+/// How many rowids one range read covers (a range that meets damage is read again one
+/// rowid at a time).
+pub const RANGE: i64 = 1_000;
 
 /// Tables whose rows are the schema's own (written by the migrations), not history, or
 /// derived from other tables (`send_counts`: counted again after the copy).
@@ -246,52 +254,102 @@ fn copy_table(
         .map(|c| format!("\"{c}\""))
         .collect::<Vec<_>>()
         .join(", ");
-    let read = damaged.prepare(&format!("SELECT {list} FROM \"{table}\" WHERE rowid = ?1"));
-    let mut read = match read {
-        Ok(stmt) => stmt,
-        Err(e) => {
+    let reads = (
+        damaged.prepare(&format!("SELECT {list} FROM \"{table}\" WHERE rowid = ?1")),
+        damaged.prepare(&format!(
+            "SELECT rowid, {list} FROM \"{table}\" WHERE rowid BETWEEN ?1 AND ?2 ORDER BY rowid"
+        )),
+    );
+    let (mut one, mut range) = match reads {
+        (Ok(one), Ok(range)) => (one, range),
+        (Err(e), _) | (_, Err(e)) => {
             report.lost = Some(format!("the table cannot be read at all: {e}"));
             return Ok(report);
         }
     };
     let mut write = fresh.prepare(&insert_sql(table, &list, cols.len(), aliased))?;
-    let max = largest_rowid(damaged, table);
-    let (mut rowid, mut misses) = (0i64, 0i64);
-    while misses < MAX_MISSES && max.is_none_or(|m| rowid < m) {
-        rowid += 1;
-        if rowid % PROGRESS_EVERY == 0 {
-            progress(table, rowid, max);
-        }
-        let row = read.query_row([rowid], |r| {
+    let mut copy = |rowid: i64, values: Vec<Value>, report: &mut TableSalvage| {
+        let mut all = if aliased {
+            Vec::new()
+        } else {
+            vec![Value::Integer(rowid)]
+        };
+        all.extend(values);
+        write.execute(params_from_iter(all))?;
+        report.rows += 1;
+        report.highest.0 = rowid;
+        Ok::<_, LedgerError>(())
+    };
+    // One rowid: whether a row was there (read, or unreadable) or not.
+    let mut probe = |rowid: i64, report: &mut TableSalvage| {
+        let row = one.query_row([rowid], |r| {
             (0..cols.len())
                 .map(|i| r.get::<_, Value>(i))
                 .collect::<rusqlite::Result<Vec<Value>>>()
         });
         match row {
-            Ok(values) => {
-                let mut all = if aliased {
-                    Vec::new()
-                } else {
-                    vec![Value::Integer(rowid)]
-                };
-                all.extend(values);
-                write.execute(params_from_iter(all))?;
-                report.rows += 1;
-                report.highest.0 = rowid;
-                misses = 0;
-            }
-            Err(rusqlite::Error::QueryReturnedNoRows) => misses += 1,
+            Ok(values) => Ok(Some(values)),
+            Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
             Err(_) => {
                 report.unreadable += 1;
                 report.highest.1 = rowid;
-                misses += 1;
+                Ok::<_, LedgerError>(None)
             }
         }
+    };
+    let Some(max) = largest_rowid(damaged, table) else {
+        let (mut rowid, mut misses) = (0i64, 0i64);
+        while misses < MAX_MISSES {
+            rowid += 1;
+            if rowid % PROGRESS_EVERY == 0 {
+                progress(table, rowid, None);
+            }
+            match probe(rowid, &mut report)? {
+                Some(values) => {
+                    copy(rowid, values, &mut report)?;
+                    misses = 0;
+                }
+                None => misses += 1,
+            }
+        }
+        report.max_rowid = rowid;
+        if rowid >= PROGRESS_EVERY {
+            progress(table, rowid, None);
+        }
+        return Ok(report);
+    };
+    let mut from = 1i64;
+    while from <= max {
+        let to = (from + RANGE - 1).min(max);
+        let read: rusqlite::Result<Vec<(i64, Vec<Value>)>> = range
+            .query_map([from, to], |r| {
+                let values = (1..=cols.len())
+                    .map(|i| r.get::<_, Value>(i))
+                    .collect::<rusqlite::Result<Vec<Value>>>()?;
+                Ok((r.get::<_, i64>(0)?, values))
+            })
+            .and_then(|rows| rows.collect());
+        match read {
+            Ok(rows) => {
+                for (rowid, values) in rows {
+                    copy(rowid, values, &mut report)?;
+                }
+            }
+            // Damage somewhere in the range: each rowid of it alone.
+            Err(_) => {
+                for rowid in from..=to {
+                    if let Some(values) = probe(rowid, &mut report)? {
+                        copy(rowid, values, &mut report)?;
+                    }
+                }
+            }
+        }
+        if to / PROGRESS_EVERY > (from - 1) / PROGRESS_EVERY {
+            progress(table, to, Some(max));
+        }
+        from = to + 1;
     }
-    report.max_rowid = rowid;
-    if rowid >= PROGRESS_EVERY {
-        progress(table, rowid, max);
-    }
+    report.max_rowid = max.max(0);
     Ok(report)
 }
 
