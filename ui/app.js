@@ -22,8 +22,10 @@ const paging = {};
  *  snapshot's first page. */
 function resetPaging(update) {
   for (const [s, p] of Object.entries(PAGED)) {
-    if (paging[s] && paging[s].limit > p.rows) continue;
-    paging[s] = { limit: p.rows, next: update[`${s}_next`] || null };
+    // In place: a Show older waiting for its page adds to the same section's paging.
+    paging[s] = paging[s] || { limit: p.rows, next: null };
+    if (paging[s].limit > p.rows) continue;
+    paging[s].next = update[`${s}_next`] || null;
   }
 }
 
@@ -543,7 +545,11 @@ function apply(update) {
       if (!held.has(opId) && !onAnOpenedPage(row)) rows.delete(opId);
     }
     for (const s of SECTIONS) {
-      for (const row of update[s]) upsert(row);
+      for (const row of update[s]) {
+        // A row as it is shown already stays as it is (its element, the pointer on it).
+        const before = rows.get(row.op_id);
+        if (!before || JSON.stringify(before) !== JSON.stringify(row)) upsert(row);
+      }
     }
     placeAll();
     renderStatus();
