@@ -801,7 +801,7 @@ def test_a_snapshot_after_a_tray_restart_keeps_the_older_pages_shown_and_what_wa
         count = "return document.querySelector(`[data-count=${arguments[0]}]`).textContent"
         app.wait_js(count + " === '200'", "the first page of History", "history")
         app.wait_js("return !document.querySelector('#older').disabled", "Show older ready")
-        app.click("#older")
+        app.js("document.querySelector('#older').click()")  # as in rows_in_view_as_it_scrolls
         app.wait_js(count + " === '300'", "every row of History, by Show older", "history")
         row = "article[data-op='typed-1']"
         app.js("window.scrollTo(0, 0)")  # Show older scrolled History into view
@@ -1653,7 +1653,9 @@ def rows_in_view_as_it_scrolls(app):
         app.wait_js(count + f" === '{n}'", f"{n} {section} rows counted", section)
     for shown in (400, 600, 800, 1000):  # Show older, until History holds every send
         app.wait_js("return !document.querySelector('#older').disabled", "Show older ready for the next page")
-        app.click("#older")
+        # The button's own click: WebDriver's scrolls it into view and clicks where it was,
+        # and the rows then measured below the view can move it before the click lands.
+        app.js("document.querySelector('#older').click()")
         app.wait_js(count + f" === '{shown}'", f"{shown} rows of History", "history")
     bound = app.js("return MAX_ROWS_SHOWN")
     held, _ = rows_in_page(app)
@@ -1701,8 +1703,10 @@ def test_a_send_that_needs_a_person_never_leaves_the_queue_view_205_stopped_send
             count = "return document.querySelector('[data-count=stopped]').textContent"
             app.wait_js(count + " === '205'", "the Stopped count says every stopped send")
             assert not app.js("return rows.has('seed-s-0000')"), "the first snapshot holds the newest 200 only"
+            # The button's own click (see rows_in_view_as_it_scrolls: rows measured after
+            # WebDriver's scroll can move the button before its click lands).
             app.js("document.querySelector('#older-stopped').scrollIntoView()")
-            app.click("#older-stopped")
+            app.js("document.querySelector('#older-stopped').click()")
             app.wait_js("return rows.has('seed-s-0000')", "Show older read the oldest stopped send")
             app.wait_js("return document.querySelector('#older-stopped').hidden", "nothing older is left to show")
             assert app.js(count) == "205", "the count still says 205 with every row shown"
