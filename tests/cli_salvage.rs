@@ -472,8 +472,7 @@ fn salvage_reads_past_a_pruned_gap_wider_than_max_misses() {
     let fx = Fixture::new();
     let n = MAX_MISSES + 2_000;
     {
-        let (mut ledger, _) =
-            Ledger::open(&fx.profile, std::sync::Arc::new(SystemClock)).unwrap();
+        let (mut ledger, _) = Ledger::open(&fx.profile, std::sync::Arc::new(SystemClock)).unwrap();
         old_history(&mut ledger, n, 400);
         ledger.set_retention(Some(30), "tester").unwrap();
         while ledger.prune_retention(PRUNE_BATCH).unwrap().more {}
@@ -484,7 +483,10 @@ fn salvage_reads_past_a_pruned_gap_wider_than_max_misses() {
             .raw_connection()
             .query_row("SELECT min(seq) FROM sends", [], |r| r.get(0))
             .unwrap();
-        assert!(gap > MAX_MISSES, "the sends start after a gap of {gap} rowids");
+        assert!(
+            gap > MAX_MISSES,
+            "the sends start after a gap of {gap} rowids"
+        );
     }
     let index = pages(&fx.ledger_path(), "events_by_op", "leaf");
     damage(&fx.ledger_path(), index[index.len() / 2].0);

@@ -4,9 +4,8 @@
 
 mod support;
 
-use rusqlite::params;
 use sendledger::attachments::{Attachment, Store};
-use sendledger::clock::{Clock, SystemClock};
+use sendledger::clock::SystemClock;
 use sendledger::ledger::{Ledger, LedgerRead, QueueRequest, SendState, PRUNE_BATCH};
 use sendledger::owner::attachment_upkeep::prune_once;
 use support::*;

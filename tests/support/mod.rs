@@ -398,7 +398,8 @@ pub fn run_child(profile: &Path, steps: &[&str]) -> (Option<i32>, Vec<String>) {
 /// trigger in force (one transaction), each with its receipt and events.
 pub fn old_history(ledger: &mut Ledger, n: i64, age_days: i64) {
     let lease = ledger.lease(&tab("history-tab")).unwrap();
-    let t0 = sendledger::clock::Clock::now_ms(&sendledger::clock::SystemClock) - age_days * 24 * 3600 * 1000;
+    let t0 = sendledger::clock::Clock::now_ms(&sendledger::clock::SystemClock)
+        - age_days * 24 * 3600 * 1000;
     let conn = ledger.raw_connection();
     conn.execute_batch("BEGIN IMMEDIATE").unwrap();
     conn.execute(
@@ -424,7 +425,11 @@ pub fn old_history(ledger: &mut Ledger, n: i64, age_days: i64) {
     let mut stmts: Vec<_> = edges.iter().map(|sql| conn.prepare(sql).unwrap()).collect();
     for i in 0..n {
         for stmt in &mut stmts {
-            assert_eq!(stmt.execute(rusqlite::params![i, lease.lease_id, t0 + i]).unwrap(), 1);
+            assert_eq!(
+                stmt.execute(rusqlite::params![i, lease.lease_id, t0 + i])
+                    .unwrap(),
+                1
+            );
         }
     }
     drop(stmts);
