@@ -244,7 +244,7 @@ fn copy_table(
     fresh: &rusqlite::Transaction,
     table: &str,
 ) -> Result<TableSalvage> {
-    let mut report = TableSalvage {
+    let report = TableSalvage {
         table: table.into(),
         ..TableSalvage::default()
     };
@@ -260,97 +260,137 @@ fn copy_table(
             "SELECT rowid, {list} FROM \"{table}\" WHERE rowid BETWEEN ?1 AND ?2 ORDER BY rowid"
         )),
     );
-    let (mut one, mut range) = match reads {
+    let (one, range) = match reads {
         (Ok(one), Ok(range)) => (one, range),
         (Err(e), _) | (_, Err(e)) => {
-            report.lost = Some(format!("the table cannot be read at all: {e}"));
-            return Ok(report);
+            return Ok(TableSalvage {
+                lost: Some(format!("the table cannot be read at all: {e}")),
+                ..report
+            });
         }
     };
-    let mut write = fresh.prepare(&insert_sql(table, &list, cols.len(), aliased))?;
-    let mut copy = |rowid: i64, values: Vec<Value>, report: &mut TableSalvage| {
-        let mut all = if aliased {
-            Vec::new()
-        } else {
-            vec![Value::Integer(rowid)]
-        };
-        all.extend(values);
-        write.execute(params_from_iter(all))?;
-        report.rows += 1;
-        report.highest.0 = rowid;
-        Ok::<_, LedgerError>(())
+    let mut copy = TableCopy {
+        one,
+        range,
+        write: fresh.prepare(&insert_sql(table, &list, cols.len(), aliased))?,
+        columns: cols.len(),
+        aliased,
+        report,
     };
-    // One rowid: whether a row was there (read, or unreadable) or not.
-    let mut probe = |rowid: i64, report: &mut TableSalvage| {
-        let row = one.query_row([rowid], |r| {
-            (0..cols.len())
-                .map(|i| r.get::<_, Value>(i))
-                .collect::<rusqlite::Result<Vec<Value>>>()
-        });
-        match row {
-            Ok(values) => Ok(Some(values)),
-            Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
-            Err(_) => {
-                report.unreadable += 1;
-                report.highest.1 = rowid;
-                Ok::<_, LedgerError>(None)
+    match largest_rowid(damaged, table) {
+        Some(max) => copy.by_ranges(max)?,
+        None => copy.until_misses()?,
+    }
+    Ok(copy.report)
+}
+
+/// One table's copy: its reads out of the damaged file, its write into the fresh ledger,
+/// and what it found so far.
+struct TableCopy<'d, 'f> {
+    /// One rowid's row.
+    one: rusqlite::Statement<'d>,
+    /// The rows of a range of rowids, with their rowids.
+    range: rusqlite::Statement<'d>,
+    write: rusqlite::Statement<'f>,
+    columns: usize,
+    /// Whether a column is the rowid (else the rowid is written beside the columns).
+    aliased: bool,
+    report: TableSalvage,
+}
+
+impl TableCopy<'_, '_> {
+    /// Every rowid from 1 to `max`, [`RANGE`] at a time; a range whose read meets damage
+    /// one rowid at a time.
+    fn by_ranges(&mut self, max: i64) -> Result<()> {
+        let mut from = 1i64;
+        while from <= max {
+            let to = (from + RANGE - 1).min(max);
+            let columns = self.columns;
+            let read: rusqlite::Result<Vec<(i64, Vec<Value>)>> = self
+                .range
+                .query_map([from, to], |r| {
+                    let values = (1..=columns)
+                        .map(|i| r.get::<_, Value>(i))
+                        .collect::<rusqlite::Result<Vec<Value>>>()?;
+                    Ok((r.get::<_, i64>(0)?, values))
+                })
+                .and_then(|rows| rows.collect());
+            match read {
+                Ok(rows) => {
+                    for (rowid, values) in rows {
+                        self.copy(rowid, values)?;
+                    }
+                }
+                Err(_) => {
+                    for rowid in from..=to {
+                        if let Some(values) = self.probe(rowid) {
+                            self.copy(rowid, values)?;
+                        }
+                    }
+                }
             }
+            if to / PROGRESS_EVERY > (from - 1) / PROGRESS_EVERY {
+                progress(&self.report.table, to, Some(max));
+            }
+            from = to + 1;
         }
-    };
-    let Some(max) = largest_rowid(damaged, table) else {
+        self.report.max_rowid = max.max(0);
+        Ok(())
+    }
+
+    /// Rowids one at a time from 1 until [`MAX_MISSES`] in a row are absent or unreadable
+    /// (the largest rowid is unknown).
+    fn until_misses(&mut self) -> Result<()> {
         let (mut rowid, mut misses) = (0i64, 0i64);
         while misses < MAX_MISSES {
             rowid += 1;
             if rowid % PROGRESS_EVERY == 0 {
-                progress(table, rowid, None);
+                progress(&self.report.table, rowid, None);
             }
-            match probe(rowid, &mut report)? {
+            match self.probe(rowid) {
                 Some(values) => {
-                    copy(rowid, values, &mut report)?;
+                    self.copy(rowid, values)?;
                     misses = 0;
                 }
                 None => misses += 1,
             }
         }
-        report.max_rowid = rowid;
-        if rowid >= PROGRESS_EVERY {
-            progress(table, rowid, None);
-        }
-        return Ok(report);
-    };
-    let mut from = 1i64;
-    while from <= max {
-        let to = (from + RANGE - 1).min(max);
-        let read: rusqlite::Result<Vec<(i64, Vec<Value>)>> = range
-            .query_map([from, to], |r| {
-                let values = (1..=cols.len())
-                    .map(|i| r.get::<_, Value>(i))
-                    .collect::<rusqlite::Result<Vec<Value>>>()?;
-                Ok((r.get::<_, i64>(0)?, values))
-            })
-            .and_then(|rows| rows.collect());
-        match read {
-            Ok(rows) => {
-                for (rowid, values) in rows {
-                    copy(rowid, values, &mut report)?;
-                }
-            }
-            // Damage somewhere in the range: each rowid of it alone.
-            Err(_) => {
-                for rowid in from..=to {
-                    if let Some(values) = probe(rowid, &mut report)? {
-                        copy(rowid, values, &mut report)?;
-                    }
-                }
-            }
-        }
-        if to / PROGRESS_EVERY > (from - 1) / PROGRESS_EVERY {
-            progress(table, to, Some(max));
-        }
-        from = to + 1;
+        self.report.max_rowid = rowid;
+        Ok(())
     }
-    report.max_rowid = max.max(0);
-    Ok(report)
+
+    /// `rowid`'s row, or `None` when it is absent or unreadable (counted).
+    fn probe(&mut self, rowid: i64) -> Option<Vec<Value>> {
+        let columns = self.columns;
+        let row = self.one.query_row([rowid], |r| {
+            (0..columns)
+                .map(|i| r.get::<_, Value>(i))
+                .collect::<rusqlite::Result<Vec<Value>>>()
+        });
+        match row {
+            Ok(values) => Some(values),
+            Err(rusqlite::Error::QueryReturnedNoRows) => None,
+            Err(_) => {
+                self.report.unreadable += 1;
+                self.report.highest.1 = rowid;
+                None
+            }
+        }
+    }
+
+    /// Writes `rowid`'s row into the fresh ledger.
+    fn copy(&mut self, rowid: i64, values: Vec<Value>) -> Result<()> {
+        let mut all = if self.aliased {
+            Vec::new()
+        } else {
+            vec![Value::Integer(rowid)]
+        };
+        all.extend(values);
+        self.write.execute(params_from_iter(all))?;
+        self.report.rows += 1;
+        self.report.highest.0 = rowid;
+        Ok(())
+    }
 }
 
 /// Where a salvage is, for a person waiting on a large ledger (issue 39: 10⁶ sends take
