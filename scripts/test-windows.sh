@@ -146,7 +146,7 @@ for r in "${rooms[@]}"; do
   echo "== windows: room $r under Wine: ${filters[*]}"
   log="$CARGO_TARGET_DIR/windows-logs/$r.log"
   run_room "$r"; rc=$?
-  if [[ $rc -ne 0 ]] && grep -q 'os error 1359' "$log"; then
+  if [[ $rc -ne 0 ]] && grep -qE 'os error 1359|code: 1359' "$log"; then
     echo "test-windows: room $r met Wine's CreateProcess error 1359 (Wine's fault): running it once more"
     run_room "$r"; rc=$?
   fi
