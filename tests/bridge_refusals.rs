@@ -101,6 +101,7 @@ const ROWS: &[Row] = &[
     ("dispatch of a queued send", "POST /v1/ext/dispatch", EXT, r#"{"lease_id":"{lease}","op_id":"waiting"}"#, 409, "not_granted"),
     ("dispatch of an uncertain send", "POST /v1/ext/dispatch", EXT, r#"{"lease_id":"{lease}","op_id":"done"}"#, 409, "not_granted"),
     ("dispatch on an unknown lease", "POST /v1/ext/dispatch", EXT, r#"{"lease_id":"no-such-lease","op_id":"held"}"#, 409, "not_granted"),
+    ("an observation on an unknown lease", "POST /v1/ext/observations", EXT, r#"{"lease_id":"no-such-lease","kind":"stream_end","stream_id":"s1"}"#, 410, "unknown_lease"),
     ("resolve an unknown send", "POST /v1/sends/nope/resolve", CLIENT, RESOLVE, 404, "unknown_send"),
     ("resolve a claimed send", "POST /v1/sends/held/resolve", CLIENT, RESOLVE, 409, "wrong_state"),
 ];
