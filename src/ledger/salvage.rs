@@ -6,8 +6,9 @@
 //!
 //! The bundled SQLite has no recover extension. When SQLite can still tell a table's
 //! largest rowid, its rows are read [`RANGE`] rowids at a time (`WHERE rowid BETWEEN`),
-//! and a range whose read meets damage is read again one rowid at a time (`WHERE rowid =
-//! ?`): a lookup that lands on a damaged page fails alone and the next rowid is tried. So a
+//! each written as it is read (one row in memory), and the rest of a range whose read
+//! meets damage is read one rowid at a time (`WHERE rowid = ?`): a lookup that lands on a
+//! damaged page fails alone and the next rowid is tried. So a
 //! 10⁶-send ledger is read in minutes, and every rowid up to the largest is probed however
 //! wide the gaps (retention prunes the oldest sends: gaps of hundreds of thousands). When
 //! the largest rowid cannot be read, rowids are probed one at a time from 1 until
@@ -299,33 +300,39 @@ struct TableCopy<'d, 'f> {
 }
 
 impl TableCopy<'_, '_> {
-    /// Every rowid from 1 to `max`, [`RANGE`] at a time; a range whose read meets damage
-    /// one rowid at a time.
+    /// Every rowid from 1 to `max`, [`RANGE`] at a time, each row written as it is read
+    /// (one row in memory, however long the answers); where a range's read meets damage,
+    /// the rest of that range one rowid at a time.
     fn by_ranges(&mut self, max: i64) -> Result<()> {
         let mut from = 1i64;
         while from <= max {
             let to = (from + RANGE - 1).min(max);
-            let columns = self.columns;
-            let read: rusqlite::Result<Vec<(i64, Vec<Value>)>> = self
-                .range
-                .query_map([from, to], |r| {
-                    let values = (1..=columns)
-                        .map(|i| r.get::<_, Value>(i))
-                        .collect::<rusqlite::Result<Vec<Value>>>()?;
-                    Ok((r.get::<_, i64>(0)?, values))
-                })
-                .and_then(|rows| rows.collect());
-            match read {
-                Ok(rows) => {
-                    for (rowid, values) in rows {
-                        self.copy(rowid, values)?;
-                    }
-                }
-                Err(_) => {
-                    for rowid in from..=to {
-                        if let Some(values) = self.probe(rowid) {
-                            self.copy(rowid, values)?;
+            let mut next = from; // the first rowid of the range not yet read
+            let damaged = {
+                let (columns, aliased) = (self.columns, self.aliased);
+                let (write, report) = (&mut self.write, &mut self.report);
+                match self.range.query([from, to]) {
+                    Err(_) => true,
+                    Ok(mut rows) => loop {
+                        let row = rows.next().and_then(|r| match r {
+                            None => Ok(None),
+                            Some(r) => Ok(Some((r.get::<_, i64>(0)?, values(r, 1, columns)?))),
+                        });
+                        match row {
+                            Ok(None) => break false,
+                            Ok(Some((rowid, vals))) => {
+                                write_row(write, aliased, report, rowid, vals)?;
+                                next = rowid + 1;
+                            }
+                            Err(_) => break true,
                         }
+                    },
+                }
+            };
+            if damaged {
+                for rowid in next..=to {
+                    if let Some(values) = self.probe(rowid) {
+                        self.copy(rowid, values)?;
                     }
                 }
             }
@@ -362,11 +369,7 @@ impl TableCopy<'_, '_> {
     /// `rowid`'s row, or `None` when it is absent or unreadable (counted).
     fn probe(&mut self, rowid: i64) -> Option<Vec<Value>> {
         let columns = self.columns;
-        let row = self.one.query_row([rowid], |r| {
-            (0..columns)
-                .map(|i| r.get::<_, Value>(i))
-                .collect::<rusqlite::Result<Vec<Value>>>()
-        });
+        let row = self.one.query_row([rowid], |r| values(r, 0, columns));
         match row {
             Ok(values) => Some(values),
             Err(rusqlite::Error::QueryReturnedNoRows) => None,
@@ -380,17 +383,39 @@ impl TableCopy<'_, '_> {
 
     /// Writes `rowid`'s row into the fresh ledger.
     fn copy(&mut self, rowid: i64, values: Vec<Value>) -> Result<()> {
-        let mut all = if self.aliased {
-            Vec::new()
-        } else {
-            vec![Value::Integer(rowid)]
-        };
-        all.extend(values);
-        self.write.execute(params_from_iter(all))?;
-        self.report.rows += 1;
-        self.report.highest.0 = rowid;
-        Ok(())
+        write_row(
+            &mut self.write,
+            self.aliased,
+            &mut self.report,
+            rowid,
+            values,
+        )
     }
+}
+
+/// The `n` columns of `r` from column `first` on.
+fn values(r: &rusqlite::Row, first: usize, n: usize) -> rusqlite::Result<Vec<Value>> {
+    (first..first + n).map(|i| r.get::<_, Value>(i)).collect()
+}
+
+/// Writes `rowid`'s row (`values`, its columns) with `write`, and counts it in `report`.
+fn write_row(
+    write: &mut rusqlite::Statement,
+    aliased: bool,
+    report: &mut TableSalvage,
+    rowid: i64,
+    values: Vec<Value>,
+) -> Result<()> {
+    let mut all = if aliased {
+        Vec::new()
+    } else {
+        vec![Value::Integer(rowid)]
+    };
+    all.extend(values);
+    write.execute(params_from_iter(all))?;
+    report.rows += 1;
+    report.highest.0 = rowid;
+    Ok(())
 }
 
 /// Where a salvage is, for a person waiting on a large ledger (issue 39: 10⁶ sends take
