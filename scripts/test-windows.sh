@@ -18,6 +18,9 @@
 #                                           Stop, the Stop race, the doors, the offline CLI;
 #                                           then the installer
 #   scripts/test-windows.sh --no-installer  every test file, no installer
+#   scripts/test-windows.sh --build-only    only the builds (the three programs and the
+#                                           rooms), nothing run: scripts/test-all.sh runs
+#                                           it beside the suites that mostly wait
 #
 # Not run under Windows, and why (each is a test file of the Linux suite):
 #   bridge_connections  sets RLIMIT_NOFILE on the child (Windows has no open-file limit)
@@ -86,6 +89,7 @@ for f in tests/*.rs; do
   fi
 done
 installer=1; [[ "${1:-}" == "--no-installer" ]] && installer=0
+build_only=0; [[ "${1:-}" == "--build-only" ]] && build_only=1
 if [[ "${1:-}" == "--ci" ]]; then
   tests=(ledger_kill ledger_owner ledger_lifecycle ledger_stop bridge_stop_race bridge_openai
          ledger_door cli_offline)
@@ -120,6 +124,10 @@ for r in "${rooms[@]}"; do args+=(--test "$r"); done
 cargo build --target "$target" -p sendledger --bins -p sendledger-tray -p sendledger-app \
   || { echo "0 passed, 1 failed"; exit 1; }
 cargo test "${args[@]}" --no-run || { echo "0 passed, 1 failed"; exit 1; }
+if [[ $build_only -eq 1 ]]; then
+  [[ $failed -eq 0 ]] || { echo "0 passed, $failed failed"; exit 1; }
+  echo "== windows: built (--build-only: nothing run)"; exit 0
+fi
 
 echo "== windows: the tests' Wine prefix"
 tests/windows/wine-prefix.sh "$SENDLEDGER_WINEPREFIX" || { echo "0 passed, 1 failed"; exit 1; }
