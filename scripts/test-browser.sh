@@ -7,6 +7,7 @@
 #
 #   scripts/test-browser.sh               every scenario
 #   scripts/test-browser.sh two_tabs      scenarios whose name contains a word
+#   SENDLEDGER_BROWSER_RUNS=2 scripts/test-browser.sh   two runs side by side, one queue
 #
 # The page reports under tests/fixtures/page-reports/ are replayed first (replay-reports.mjs).
 #
@@ -31,6 +32,34 @@ echo "== browser e2e: npm ci"
 echo "== browser e2e: replay of the page reports (tests/fixtures/page-reports/)"
 SENDLEDGER_CHROMIUM="$chromium_bin" node e2e/browser/replay-reports.mjs
 
-echo "== browser e2e: scenarios"
 mkdir -p target/e2e-screenshots/browser target/e2e-logs/browser
-SENDLEDGER_CHROMIUM="$chromium_bin" node e2e/browser/run.mjs "$@"
+runs="${SENDLEDGER_BROWSER_RUNS:-1}"
+if [[ $runs -le 1 ]]; then
+  echo "== browser e2e: scenarios"
+  SENDLEDGER_CHROMIUM="$chromium_bin" node e2e/browser/run.mjs "$@"
+  exit
+fi
+# Side by side (SENDLEDGER_BROWSER_RUNS=N): N runs of run.mjs take the scenarios from one
+# queue, each scenario once (run.mjs, SENDLEDGER_BROWSER_CLAIMS); each run's output is in
+# target/e2e-logs/browser/run-K.log, printed here when all have ended, then the total.
+echo "== browser e2e: scenarios, $runs runs side by side"
+claims=$(mktemp -d "${TMPDIR:-/tmp}/sendledger-browser-claims-XXXXXX")
+trap 'rm -rf "$claims"' EXIT
+pids=()
+for k in $(seq 1 "$runs"); do
+  SENDLEDGER_BROWSER_CLAIMS="$claims" SENDLEDGER_CHROMIUM="$chromium_bin" \
+    node e2e/browser/run.mjs "$@" > "target/e2e-logs/browser/run-$k.log" 2>&1 &
+  pids+=($!)
+done
+status=0
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+passed=0; failed=0
+for k in $(seq 1 "$runs"); do
+  log="target/e2e-logs/browser/run-$k.log"
+  echo "-- run $k of $runs"; cat "$log"
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1 || true)
+  if [[ -z $line ]]; then failed=$((failed + 1)); echo "test-browser: run $k ended without its total" >&2; continue; fi
+  passed=$((passed + $(echo "$line" | cut -d' ' -f1))); failed=$((failed + $(echo "$line" | cut -d' ' -f3)))
+done
+echo "$passed passed, $failed failed"
+[[ $status -eq 0 && $failed -eq 0 ]]

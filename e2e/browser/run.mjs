@@ -1149,6 +1149,23 @@ scenario('the_popup_sets_the_default_destination_and_a_send_naming_none_goes_the
 
 // ---------------------------------------------------------------- runner
 
+// Side by side: with SENDLEDGER_BROWSER_CLAIMS set to a folder, several runs of this file take
+// the chosen scenarios from one queue (scripts/test-browser.sh with SENDLEDGER_BROWSER_RUNS):
+// a run takes the next scenario whose claim it is the first to make (mkdir is atomic), so
+// each scenario runs once, in one run, and a run that meets a long scenario leaves the rest
+// to the others. Each run has its own fakes, owners and Chromium; the fakes' state is per run.
+const CLAIMS = process.env.SENDLEDGER_BROWSER_CLAIMS || null;
+function claim(index) {
+  if (!CLAIMS) return true;
+  try {
+    fs.mkdirSync(path.join(CLAIMS, String(index)));
+    return true;
+  } catch (e) {
+    if (e.code === 'EEXIST') return false;
+    throw e;
+  }
+}
+
 async function main() {
   const filters = process.argv.slice(2);
   const chosen = filters.length ? scenarios.filter((s) => filters.some((f) => s.name.includes(f) || s.group === f)) : scenarios;
@@ -1159,7 +1176,8 @@ async function main() {
   fakeClaude = await startFakeClaude(pair);
   let passed = 0;
   let failed = 0;
-  for (const s of chosen) {
+  for (const [index, s] of chosen.entries()) {
+    if (!claim(index)) continue;
     const w = new World(s.name);
     CONV_A = newConversationId();
     CONV_B = newConversationId();
