@@ -112,6 +112,9 @@ openai_started=$SECONDS
   echo $((SECONDS - openai_started)) > target/test-openai.seconds ) &
 openai_pid=$!
 
+# The browser scenarios wait on pages and owners more than they compute (one run used half
+# of the two cores): two runs side by side take them from one queue (scripts/test-browser.sh).
+export SENDLEDGER_BROWSER_RUNS=${SENDLEDGER_BROWSER_RUNS:-2}
 for name in mcp browser; do
   step "$name" "$name end-to-end"
   suite "$name"
