@@ -48,6 +48,29 @@ scripts/lint-js.sh 2>&1 | tee target/test-lint-js.log
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 count target/test-lint-js.log
 
+# The Windows cross-build is CPU only (about a quarter of a cold run's time when it had the
+# machine to itself), and from the core step's tests on the suites mostly wait: it starts
+# now, at idle priority (`chrt --idle`: the kernel gives it a core only when nothing else
+# wants one, so the core's build and the suites keep their pace and timing), and the
+# Windows step waits for what is left of it. It builds into a directory of its own,
+# target/windows/ (cargo locks a build directory while it builds, and the core's and the
+# suites' own cargo commands would wait on that lock). Both builds on disk at once need
+# room: with less than $windows_beside_gb GB free here (the Linux build takes about 5 of
+# them) it is built in the Windows step, as before.
+windows_beside_gb=18
+windows_dir="$PWD/target/windows"
+windows_build_pid=""
+free_gb=$(df --output=avail -BG . | tail -n 1 | tr -dc '0-9')
+if [[ ${free_gb:-0} -ge $windows_beside_gb ]]; then
+  echo; echo "== windows build: started beside the other steps at idle priority (${free_gb} GB free; log: target/test-windows-build.log)"
+  ( export CARGO_TARGET_DIR=$windows_dir; unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
+    exec nice -n 19 ionice -c 3 chrt --idle 0 scripts/test-windows.sh --build-only ) \
+    > target/test-windows-build.log 2>&1 &
+  windows_build_pid=$!
+else
+  echo; echo "== windows build: left for the Windows step (${free_gb:-?} GB free, under $windows_beside_gb)"
+fi
+
 step core "core: clippy and the build, then ledger, provider, bridge, CLI, the window's commands, the tray's tests"
 # Clippy lints the workspace's crates while they are built for the tests: clippy's driver
 # as cargo's wrapper for the workspace's own crates (what `cargo clippy` runs, with
@@ -80,28 +103,6 @@ suite() { # NAME: scripts/test-NAME.sh, its output in target/test-NAME.log, its 
   tail -n 5 "target/test-$1.log" | grep -E '^[0-9]+ passed, [0-9]+ failed' > "target/test-$1.count" || true
   count "target/test-$1.count"
 }
-
-# The Windows cross-build is CPU only (about a quarter of a cold run's time when it had the
-# machine to itself) and the suites after the core step mostly wait on a page, a browser or
-# a window: it starts now, beside them, at idle priority (`chrt --idle`: the kernel gives it
-# a core only when no suite wants one, so the suites keep their timing), and the Windows
-# step waits for what is left of it. It builds into a directory of its own, target/windows/
-# (cargo locks a build directory while it builds, and the suites' own `cargo build` would
-# wait on that lock). Both builds on disk at once need room: with less than
-# $windows_beside_gb GB free here it is built in the Windows step, as before.
-windows_beside_gb=12
-windows_dir="$PWD/target/windows"
-windows_build_pid=""
-free_gb=$(df --output=avail -BG . | tail -n 1 | tr -dc '0-9')
-if [[ ${free_gb:-0} -ge $windows_beside_gb ]]; then
-  echo; echo "== windows build: started beside the suites at idle priority (${free_gb} GB free; log: target/test-windows-build.log)"
-  ( export CARGO_TARGET_DIR=$windows_dir; unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
-    exec nice -n 19 ionice -c 3 chrt --idle 0 scripts/test-windows.sh --build-only ) \
-    > target/test-windows-build.log 2>&1 &
-  windows_build_pid=$!
-else
-  echo; echo "== windows build: left for the Windows step (${free_gb:-?} GB free, under $windows_beside_gb)"
-fi
 
 # The OpenAI suite spends most of its ≈ 7 min waiting on a six-minute answer: it runs beside
 # the MCP and browser suites (its own owner copy, ports, profiles and logs), its output

@@ -1637,6 +1637,10 @@ def test_the_page_holds_only_the_rows_in_view_with_300_pending_and_1000_of_histo
         empty = App(p)
         empty.shot("39-01-empty")
         empty.close(tray=False)
+        # The next window must be a process of its own: a launch while this one is still
+        # ending would hand itself over to it (single instance) and WebDriver would wait
+        # for a window that never comes.
+        wait_until(lambda: not window_pids(p), "the first window's process to end")
         p.seed(pending=300, stopped=20, history=1000)
         app = App(p)
         try:

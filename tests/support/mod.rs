@@ -12,6 +12,10 @@ pub mod script;
 pub use dump_rows::{dump_connection, Dump};
 pub use kill_child::sigkill_and_reap;
 
+/// How long [`Fixture::open_reporting`] tries again when the owner lock it meets names this
+/// very test process (a concurrent test's child between fork and exec).
+pub const OWN_LOCK_RETRY: Duration = Duration::from_secs(2);
+
 use rusqlite::Connection;
 use sendledger::clock::{ManualClock, Millis};
 use sendledger::ledger::LedgerRead;
@@ -105,8 +109,25 @@ impl Fixture {
     }
 
     /// Opens the owner's ledger and returns what recovery did.
+    ///
+    /// A lock this test process dropped can still be held for a moment by a child another
+    /// test of the same binary is starting: between its fork and its exec the child holds a
+    /// copy of every descriptor, the owner lock's too (`flock` belongs to the open file,
+    /// and close-on-exec closes the copy only at the exec). So a refusal naming this very
+    /// process as the owner is tried again, for at most [`OWN_LOCK_RETRY`]; a lock that a
+    /// dropped ledger really kept stays refused after it.
     pub fn open_reporting(&self) -> (Ledger, RecoveryReport) {
-        Ledger::open(&self.profile, Arc::new(self.clock.clone())).expect("the ledger opens")
+        let started = std::time::Instant::now();
+        loop {
+            match Ledger::open(&self.profile, Arc::new(self.clock.clone())) {
+                Err(sendledger::ledger::LedgerError::Profile(
+                    sendledger::profile::ProfileError::Owned { owner, .. },
+                )) if owner.pid == std::process::id() && started.elapsed() < OWN_LOCK_RETRY => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                opened => return opened.expect("the ledger opens"),
+            }
+        }
     }
 
     /// Closes `ledger` and opens it again: a restart, which runs recovery.
