@@ -23,6 +23,14 @@ for need in node npm openssl; do
 done
 [[ -x "$chromium_bin" ]] || { echo "test-browser: $chromium_bin not found: run scripts/setup.sh --test (Debian package chromium)" >&2; exit 1; }
 
+# At most 4 runs: each is a Chromium, fakes and owners of its own, and the timing checks
+# of the scenarios assume the machine is not swamped.
+runs="${SENDLEDGER_BROWSER_RUNS:-1}"
+if ! [[ $runs =~ ^[1-4]$ ]]; then
+  echo "test-browser: SENDLEDGER_BROWSER_RUNS is \"$runs\": give a number of runs from 1 to 4" >&2
+  echo "0 passed, 1 failed"; exit 2
+fi
+
 echo "== browser e2e: build the owner"
 scripts/build-debug.sh
 
@@ -33,7 +41,6 @@ echo "== browser e2e: replay of the page reports (tests/fixtures/page-reports/)"
 SENDLEDGER_CHROMIUM="$chromium_bin" node e2e/browser/replay-reports.mjs
 
 mkdir -p target/e2e-screenshots/browser target/e2e-logs/browser
-runs="${SENDLEDGER_BROWSER_RUNS:-1}"
 if [[ $runs -le 1 ]]; then
   echo "== browser e2e: scenarios"
   SENDLEDGER_CHROMIUM="$chromium_bin" node e2e/browser/run.mjs "$@"
