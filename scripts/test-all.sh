@@ -100,7 +100,8 @@ export SENDLEDGER_APP_TESTS_RAN=1  # scripts/test-app.sh: the step above ran the
 suite() { # NAME: scripts/test-NAME.sh, its output in target/test-NAME.log, its total counted
   scripts/test-$1.sh 2>&1 | tee "target/test-$1.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-  tail -n 5 "target/test-$1.log" | grep -E '^[0-9]+ passed, [0-9]+ failed' > "target/test-$1.count" || true
+  # The suite's own total is its last such line (the browser suite prints each run's too).
+  tail -n 5 "target/test-$1.log" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1 > "target/test-$1.count" || true
   count "target/test-$1.count"
 }
 
@@ -125,7 +126,7 @@ step openai "openai end-to-end: collected (the wait after the browser suite)"
 wait "$openai_pid"
 cat target/test-openai.log
 [[ $(cat target/test-openai.rc 2>/dev/null) == 0 ]] || status=1
-tail -n 5 target/test-openai.log | grep -E '^[0-9]+ passed, [0-9]+ failed' > target/test-openai.count || true
+tail -n 5 target/test-openai.log | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1 > target/test-openai.count || true
 count target/test-openai.count
 echo "(the openai suite's own run: $(cat target/test-openai.seconds 2>/dev/null) s)"
 

@@ -6,10 +6,10 @@
 mod support;
 
 use sendledger::api::{self, Caller, Request};
-use sendledger::ledger::LedgerRead;
 use sendledger::ledger::{
     unbound_epoch, Ledger, LedgerError, QueueRequest, SendState, RELEASED_BEFORE_GRANT,
 };
+use sendledger::ledger::{LedgerRead, TabBinding};
 use support::*;
 
 fn claimed(ledger: &mut Ledger, tab_id: &str, op: &str) -> String {
@@ -400,4 +400,74 @@ fn a_long_release_reason_is_kept_to_256_bytes_cut_on_a_character_boundary() {
         "€".repeat(85),
         "the longest whole-character prefix of 256 bytes"
     );
+}
+
+#[test]
+fn a_new_chat_lease_whose_send_got_its_conversation_claims_no_send_for_another() {
+    // The browser race behind a rejected send: a tab on a new chat sent, the page moved to
+    // the new conversation in place, and before the tab leased again for it, its old lease's
+    // long-poll claimed a send for another conversation — which the new lease then rejected
+    // ("the tab leased again"). The old lease now waits; the new one takes the send.
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = ledger.lease(&tab("tab-1")).unwrap().lease_id;
+    ledger
+        .queue(&request("op-new", "the first words of a new chat"), "test")
+        .unwrap();
+    assert_eq!(ledger.claim_next(&lease).unwrap().unwrap().op_id, "op-new");
+    ledger.dispatch("op-new", &lease).unwrap();
+    let created = sendledger::ledger::Receipt {
+        conversation_id: "conv-created".into(),
+        user_message_id: "msg-1".into(),
+        turn_id: "turn-1".into(),
+    };
+    ledger.accept("op-new", &created, "test").unwrap();
+    ledger
+        .complete("op-new", "answer-1", "the answer", "test")
+        .unwrap();
+    let for_conversation = |op: &str, c: &str| QueueRequest {
+        op_id: Some(op.into()),
+        text: format!("meant for {c}"),
+        conversation_id: Some(c.into()),
+        ..Default::default()
+    };
+    ledger
+        .queue(&for_conversation("op-away", "conv-a"), "test")
+        .unwrap();
+    assert!(
+        ledger.claim_next(&lease).unwrap().is_none(),
+        "the lease of a tab on its way to conv-created claims no send for conv-a"
+    );
+    let moved = TabBinding {
+        tab_id: "tab-1".into(),
+        conversation_id: Some("conv-created".into()),
+        ..Default::default()
+    };
+    let new = ledger.lease(&moved).unwrap().lease_id;
+    let send = ledger
+        .claim_next(&new)
+        .unwrap()
+        .expect("the new lease takes it");
+    assert_eq!(send.op_id, "op-away", "and the tab goes to conv-a for it");
+    // What the new lease would take over is still handed to the old one meanwhile.
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = ledger.lease(&tab("tab-1")).unwrap().lease_id;
+    ledger
+        .queue(&request("op-new", "a new chat"), "test")
+        .unwrap();
+    ledger.claim_next(&lease).unwrap().unwrap();
+    ledger.dispatch("op-new", &lease).unwrap();
+    ledger.accept("op-new", &created, "test").unwrap();
+    ledger
+        .complete("op-new", "answer-1", "the answer", "test")
+        .unwrap();
+    ledger
+        .queue(&for_conversation("op-there", "conv-created"), "test")
+        .unwrap();
+    let there = ledger
+        .claim_next(&lease)
+        .unwrap()
+        .expect("it fits the new chat");
+    assert_eq!(there.op_id, "op-there");
 }

@@ -134,6 +134,8 @@ struct MLease {
     tab: u8,
     conv: Option<String>,
     ended: bool,
+    /// A new-chat lease's first accepted send's conversation: where its tab is going.
+    new_chat: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -225,10 +227,13 @@ impl Model {
                         .iter()
                         .any(|l| !l.ended && l.conv.as_ref() == Some(c))
                 };
+                // A new-chat lease whose send got its conversation claims only what the
+                // tab's next lease takes over there.
+                let here = lease.conv.clone().or_else(|| lease.new_chat.clone());
                 let fits = s.conv.is_none()
-                    || s.conv == lease.conv
-                    || s.conv.as_ref().is_some_and(|c| !shown(c));
-                let conv = s.conv.clone().or_else(|| lease.conv.clone());
+                    || s.conv == here
+                    || (lease.new_chat.is_none() && s.conv.as_ref().is_some_and(|c| !shown(c)));
+                let conv = s.conv.clone().or_else(|| here.clone());
                 s.state == SendState::Queued
                     && fits
                     && conv.is_none_or(|c| !self.conv_busy(&c, None))
@@ -422,6 +427,7 @@ impl Run {
                         tab,
                         conv: shown(tab),
                         ended: false,
+                        new_chat: None,
                     });
                     let tab_leases: Vec<String> = m
                         .leases
@@ -599,6 +605,12 @@ impl Run {
                     s.go(SendState::Accepted);
                     s.receipt = Some(this);
                     s.observed_at = Some(now);
+                    let lease = s.lease.clone();
+                    if let Some(l) = m.leases.iter_mut().find(|l| Some(&l.id) == lease.as_ref()) {
+                        if l.conv.is_none() && l.new_chat.is_none() {
+                            l.new_chat = Some(conv);
+                        }
+                    }
                 }
             }
             Op::Complete { op } => {

@@ -86,25 +86,38 @@ pub(crate) fn in_conversation(
 /// stopped; whose conversation — the one it names, else the tab's — has no send in flight.
 /// A send for a conversation another live tab shows is left to that tab. `None` too while
 /// the tab has a send in flight or the cap's number of sends are in flight.
+///
+/// A new-chat lease whose send was accepted (its `new_chat_id`, migration 0026) is a tab
+/// on its way to that conversation: it claims only a send naming none or that one — what
+/// its next lease takes over — never one that would be rejected when the lease ends.
 pub(crate) fn next_for(tx: &Transaction, lease: &Lease) -> rusqlite::Result<Option<String>> {
     if count(tx)? >= cap(tx)? || in_tab(tx, &lease.binding.tab_id)?.is_some() {
         return Ok(None);
     }
+    let moving_to: Option<String> = cached_row(
+        tx,
+        "SELECT new_chat_id FROM leases WHERE lease_id = ?1",
+        [&lease.lease_id],
+        |r| r.get(0),
+    )
+    .optional()?
+    .flatten();
+    let shown = lease
+        .binding
+        .conversation_id
+        .as_deref()
+        .or(moving_to.as_deref());
     cached_row(
         tx,
         "SELECT s.op_id FROM sends s WHERE s.state = 'queued' AND s.site = ?3 \
              AND (s.conversation_id IS NULL OR s.conversation_id = ?1 \
-                  OR NOT EXISTS (SELECT 1 FROM leases l WHERE l.ended_at IS NULL AND l.site = ?3 \
-                                 AND l.generation = ?2 AND l.conversation_id = s.conversation_id)) \
+                  OR (NOT ?4 AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.ended_at IS NULL AND l.site = ?3 \
+                                 AND l.generation = ?2 AND l.conversation_id = s.conversation_id))) \
              AND s.epoch NOT IN (SELECT epoch FROM stopped_epochs) \
              AND NOT EXISTS (SELECT 1 FROM in_flight_places p WHERE p.site = ?3 \
                  AND p.conversation_id = COALESCE(s.conversation_id, ?1)) \
          ORDER BY s.seq LIMIT 1",
-        params![
-            lease.binding.conversation_id.as_deref(),
-            lease.generation,
-            lease.binding.site
-        ],
+        params![shown, lease.generation, lease.binding.site, moving_to.is_some()],
         |r| r.get(0),
     )
     .optional()

@@ -150,6 +150,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0025_send_counts.sql",
         sql: include_str!("../../migrations/0025_send_counts.sql"),
     },
+    Migration {
+        version: 26,
+        name: "0026_lease_new_chat.sql",
+        sql: include_str!("../../migrations/0026_lease_new_chat.sql"),
+    },
 ];
 
 /// The schema version this binary writes.

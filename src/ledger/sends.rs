@@ -688,6 +688,12 @@ pub(crate) fn accept(
         "INSERT INTO receipts(op_id, conversation_id, user_message_id, turn_id, observed_at) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![op_id, receipt.conversation_id, receipt.user_message_id, receipt.turn_id, now],
     )?;
+    // A new chat's lease now knows where its tab is going (migration 0026).
+    exec(
+        tx,
+        "UPDATE leases SET new_chat_id = ?1 WHERE lease_id = ?2 AND conversation_id IS NULL AND new_chat_id IS NULL",
+        params![receipt.conversation_id, send.lease_id],
+    )?;
     let evidence = format!(
         "native receipt: conversation {}, user message {}, turn {}",
         receipt.conversation_id, receipt.user_message_id, receipt.turn_id

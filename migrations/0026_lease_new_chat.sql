@@ -1,0 +1,11 @@
+-- 0026: the conversation a new-chat lease's send went into. Shipped migrations are never
+-- edited; add a new file.
+--
+-- A lease taken on a new-chat page binds no conversation. Once a send dispatched under it
+-- is accepted, the page has its conversation id and moves to it in place; the tab leases
+-- again for it as soon as the answer ends. Until then the old lease claims only what the
+-- new lease will take over (a send naming no conversation, or that one), so a send for
+-- another conversation is never claimed by a lease that is about to end and then rejected
+-- with it. Written by `sends::accept` (src/ledger/sends.rs) once, for a lease with no
+-- conversation; read by `in_flight::next_for`.
+ALTER TABLE leases ADD COLUMN new_chat_id TEXT;
