@@ -63,8 +63,10 @@ windows_build_pid=""
 free_gb=$(df --output=avail -BG . | tail -n 1 | tr -dc '0-9')
 if [[ ${free_gb:-0} -ge $windows_beside_gb ]]; then
   echo; echo "== windows build: started beside the other steps at idle priority (${free_gb} GB free; log: target/test-windows-build.log)"
+  rm -f target/test-windows-build.rc
   ( export CARGO_TARGET_DIR=$windows_dir; unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
-    exec nice -n 19 ionice -c 3 chrt --idle 0 scripts/test-windows.sh --build-only ) \
+    nice -n 19 ionice -c 3 chrt --idle 0 scripts/test-windows.sh --build-only
+    echo $? > target/test-windows-build.rc ) \
     > target/test-windows-build.log 2>&1 &
   windows_build_pid=$!
 else
@@ -97,54 +99,82 @@ cargo test --workspace --no-fail-fast 2>&1 | tee target/test-core.log
 count target/test-core.log
 export SENDLEDGER_APP_TESTS_RAN=1  # scripts/test-app.sh: the step above ran the app's cargo tests
 
+total() { # LOG NAME: counts the suite's own total, its last such line (the browser suite prints each run's too)
+  tail -n 5 "$1" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1 > "target/test-$2.count" || true
+  count "target/test-$2.count"
+}
 suite() { # NAME: scripts/test-NAME.sh, its output in target/test-NAME.log, its total counted
   scripts/test-$1.sh 2>&1 | tee "target/test-$1.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-  # The suite's own total is its last such line (the browser suite prints each run's too).
-  tail -n 5 "target/test-$1.log" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1 > "target/test-$1.count" || true
-  count "target/test-$1.count"
+  total "target/test-$1.log" "$1"
+}
+# A suite beside the others: `beside NAME COMMAND…` starts it in the background, its
+# output in target/test-NAME.log; `collect NAME` waits for it, prints that output and
+# counts its status and total.
+declare -A beside_pids
+beside() {
+  local name=$1 began=$SECONDS; shift
+  echo; echo "== $name end-to-end: started beside the next steps (output below, when collected)"
+  ( "$@" > "target/test-$name.log" 2>&1; echo $? > "target/test-$name.rc"
+    echo $((SECONDS - began)) > "target/test-$name.seconds" ) &
+  beside_pids[$name]=$!
+}
+collect() {
+  wait "${beside_pids[$1]}"
+  cat "target/test-$1.log"
+  [[ $(cat "target/test-$1.rc" 2>/dev/null) == 0 ]] || status=1
+  total "target/test-$1.log" "$1"
+  echo "(the $1 suite's own run: $(cat "target/test-$1.seconds" 2>/dev/null) s)"
 }
 
-# The OpenAI suite spends most of its ≈ 7 min waiting on a six-minute answer: it runs beside
-# the MCP and browser suites (its own owner copy, ports, profiles and logs), its output
-# printed when it is collected.
-echo; echo "== openai end-to-end: started beside the mcp and browser suites (output below, when collected)"
-openai_started=$SECONDS
-( scripts/test-openai.sh > target/test-openai.log 2>&1; echo $? > target/test-openai.rc
-  echo $((SECONDS - openai_started)) > target/test-openai.seconds ) &
-openai_pid=$!
-
-# The browser scenarios wait on pages and owners more than they compute (one run used half
-# of the two cores): two runs side by side take them from one queue (scripts/test-browser.sh).
+# The OpenAI suite spends most of its ≈ 7 min waiting on a six-minute answer, and the MCP
+# suite is short: both run beside the browser suite (each its own owner copy, ports,
+# profiles and logs). The browser scenarios wait on pages and owners more than they
+# compute (one run used half of the two cores): two runs side by side take them from one
+# queue (scripts/test-browser.sh).
+beside openai scripts/test-openai.sh
+beside mcp scripts/test-mcp.sh
 export SENDLEDGER_BROWSER_RUNS=${SENDLEDGER_BROWSER_RUNS:-2}
-for name in mcp browser; do
-  step "$name" "$name end-to-end"
-  suite "$name"
-done
-
+step browser "browser end-to-end"
+suite browser
+step mcp "mcp end-to-end: collected (the wait after the browser suite)"
+collect mcp
 step openai "openai end-to-end: collected (the wait after the browser suite)"
-wait "$openai_pid"
-cat target/test-openai.log
-[[ $(cat target/test-openai.rc 2>/dev/null) == 0 ]] || status=1
-tail -n 5 target/test-openai.log | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1 > target/test-openai.count || true
-count target/test-openai.count
-echo "(the openai suite's own run: $(cat target/test-openai.seconds 2>/dev/null) s)"
+collect openai
 
-for name in app windows; do
-  # In CI the Windows step needs none of the Linux build: its space goes to the Windows one.
-  [[ $name == windows && ${CI:-} == true ]] && rm -rf target/debug
-  step "$name" "$name end-to-end"
-  if [[ $name == windows ]]; then
-    export CARGO_TARGET_DIR=$windows_dir; unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
-    if [[ -n $windows_build_pid ]]; then
-      waited=$SECONDS
-      wait "$windows_build_pid"; rc=$?
-      echo "(the Windows build beside the suites: ended with status $rc, $((SECONDS - waited)) s waited for here; its last lines:)"
-      tail -n 3 target/test-windows-build.log
-    fi
+# The Windows step (its Wine rooms and the installer, one Windows process at a time for the
+# most part) and the app suite (which mostly waits on its window) run side by side when the
+# Windows build was made beside the suites: the Windows step starts now, in the background
+# (nice 10, so that the app's window keeps its pace), waits for that build to end, and is
+# collected after the app suite. Without that build (too little disk) it runs after the
+# app suite and builds there, as before.
+windows_step() { # scripts/test-windows.sh on the Windows build's target, after that build
+  export CARGO_TARGET_DIR=$windows_dir; unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
+  if [[ -n $windows_build_pid ]]; then
+    local waited=$SECONDS
+    while [[ ! -s target/test-windows-build.rc ]]; do sleep 1; done
+    echo "(the Windows build beside the suites: ended with status $(cat target/test-windows-build.rc), $((SECONDS - waited)) s waited for here; its last lines:)"
+    tail -n 3 target/test-windows-build.log
   fi
-  suite "$name"
-done
+  scripts/test-windows.sh
+}
+windows_step_niced() { renice -n 10 "$BASHPID" > /dev/null; windows_step; }
+[[ -n $windows_build_pid ]] && beside windows windows_step_niced
+
+step app "app end-to-end"
+suite app
+
+if [[ -n $windows_build_pid ]]; then
+  step windows "windows end-to-end: collected (the wait after the app suite)"
+  collect windows
+else
+  # In CI the Windows step needs none of the Linux build: its space goes to the Windows one.
+  [[ ${CI:-} == true ]] && rm -rf target/debug
+  step windows "windows end-to-end"
+  windows_step 2>&1 | tee target/test-windows.log
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  total target/test-windows.log windows
+fi
 
 record "$key" $((SECONDS - started)) "$current"
 printf 'whole\t%s\n' "$SECONDS" >> target/test-times.tsv
