@@ -48,31 +48,6 @@ scripts/lint-js.sh 2>&1 | tee target/test-lint-js.log
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 count target/test-lint-js.log
 
-# The Windows cross-build is CPU only (about a quarter of a cold run's time when it had the
-# machine to itself), and from the core step's tests on the suites mostly wait: it starts
-# now, at idle priority (`chrt --idle`: the kernel gives it a core only when nothing else
-# wants one, so the core's build and the suites keep their pace and timing), and the
-# Windows step waits for what is left of it. It builds into a directory of its own,
-# target/windows/ (cargo locks a build directory while it builds, and the core's and the
-# suites' own cargo commands would wait on that lock). Both builds on disk at once need
-# room: with less than $windows_beside_gb GB free here (the Linux build takes about 5 of
-# them) it is built in the Windows step, as before.
-windows_beside_gb=18
-windows_dir="$PWD/target/windows"
-windows_build_pid=""
-free_gb=$(df --output=avail -BG . | tail -n 1 | tr -dc '0-9')
-if [[ ${free_gb:-0} -ge $windows_beside_gb ]]; then
-  echo; echo "== windows build: started beside the other steps at idle priority (${free_gb} GB free; log: target/test-windows-build.log)"
-  rm -f target/test-windows-build.rc
-  ( export CARGO_TARGET_DIR=$windows_dir; unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
-    nice -n 19 ionice -c 3 chrt --idle 0 scripts/test-windows.sh --build-only
-    echo $? > target/test-windows-build.rc ) \
-    > target/test-windows-build.log 2>&1 &
-  windows_build_pid=$!
-else
-  echo; echo "== windows build: left for the Windows step (${free_gb:-?} GB free, under $windows_beside_gb)"
-fi
-
 step core "core: clippy and the build, then ledger, provider, bridge, CLI, the window's commands, the tray's tests"
 # Clippy lints the workspace's crates while they are built for the tests: clippy's driver
 # as cargo's wrapper for the workspace's own crates (what `cargo clippy` runs, with
@@ -98,6 +73,32 @@ cargo test --workspace --no-fail-fast 2>&1 | tee target/test-core.log
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 count target/test-core.log
 export SENDLEDGER_APP_TESTS_RAN=1  # scripts/test-app.sh: the step above ran the app's cargo tests
+
+# The Windows cross-build is CPU only (about a quarter of a cold run's time when it had the
+# machine to itself), and the suites after the core step mostly wait: it starts now, at
+# idle priority (`chrt --idle`: the kernel gives it a core only when nothing else wants
+# one, so the suites keep their pace and timing), and the Windows step waits for what is
+# left of it. Started before the core step instead, it slowed the core's build and was
+# further from done at the Windows step (docs/performance.md, "The suite's cost"). It builds
+# into a directory of its own, target/windows/ (cargo locks a build directory while it
+# builds, and the suites' own cargo commands would wait on that lock). Both builds on disk
+# at once need room: with less than $windows_beside_gb GB free here (the Linux build takes
+# about 5 of them) it is built in the Windows step, as before.
+windows_beside_gb=18
+windows_dir="$PWD/target/windows"
+windows_build_pid=""
+free_gb=$(df --output=avail -BG . | tail -n 1 | tr -dc '0-9')
+if [[ ${free_gb:-0} -ge $windows_beside_gb ]]; then
+  echo; echo "== windows build: started beside the suites at idle priority (${free_gb} GB free; log: target/test-windows-build.log)"
+  rm -f target/test-windows-build.rc
+  ( export CARGO_TARGET_DIR=$windows_dir; unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
+    nice -n 19 ionice -c 3 chrt --idle 0 scripts/test-windows.sh --build-only
+    echo $? > target/test-windows-build.rc ) \
+    > target/test-windows-build.log 2>&1 &
+  windows_build_pid=$!
+else
+  echo; echo "== windows build: left for the Windows step (${free_gb:-?} GB free, under $windows_beside_gb)"
+fi
 
 total() { # LOG NAME: counts the suite's own total, its last such line (the browser suite prints each run's too)
   tail -n 5 "$1" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1 > "target/test-$2.count" || true
@@ -127,54 +128,32 @@ collect() {
   echo "(the $1 suite's own run: $(cat "target/test-$1.seconds" 2>/dev/null) s)"
 }
 
-# The OpenAI suite spends most of its ≈ 7 min waiting on a six-minute answer, and the MCP
-# suite is short: both run beside the browser suite (each its own owner copy, ports,
-# profiles and logs). The browser scenarios wait on pages and owners more than they
-# compute (one run used half of the two cores): two runs side by side take them from one
-# queue (scripts/test-browser.sh).
+# The OpenAI suite spends most of its ≈ 7 min waiting on a six-minute answer: it runs beside
+# the MCP and browser suites (its own owner copy, ports, profiles and logs). The browser
+# scenarios wait on pages and owners more than they compute (one run used half of the two
+# cores): two runs side by side take them from one queue (scripts/test-browser.sh).
 beside openai scripts/test-openai.sh
-beside mcp scripts/test-mcp.sh
 export SENDLEDGER_BROWSER_RUNS=${SENDLEDGER_BROWSER_RUNS:-2}
-step browser "browser end-to-end"
-suite browser
-step mcp "mcp end-to-end: collected (the wait after the browser suite)"
-collect mcp
-step openai "openai end-to-end: collected (the wait after the browser suite)"
-collect openai
-
-# The Windows step (its Wine rooms and the installer, one Windows process at a time for the
-# most part) and the app suite (which mostly waits on its window) run side by side when the
-# Windows build was made beside the suites: the Windows step starts now, in the background
-# (nice 10, so that the app's window keeps its pace), waits for that build to end, and is
-# collected after the app suite. Without that build (too little disk) it runs after the
-# app suite and builds there, as before.
-windows_step() { # scripts/test-windows.sh on the Windows build's target, after that build
-  export CARGO_TARGET_DIR=$windows_dir; unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
-  if [[ -n $windows_build_pid ]]; then
-    local waited=$SECONDS
-    while [[ ! -s target/test-windows-build.rc ]]; do sleep 1; done
-    echo "(the Windows build beside the suites: ended with status $(cat target/test-windows-build.rc), $((SECONDS - waited)) s waited for here; its last lines:)"
-    tail -n 3 target/test-windows-build.log
+for name in mcp browser app; do
+  step "$name" "$name end-to-end"
+  suite "$name"
+  if [[ $name == browser ]]; then
+    step openai "openai end-to-end: collected (the wait after the browser suite)"
+    collect openai
   fi
-  scripts/test-windows.sh
-}
-windows_step_niced() { renice -n 10 "$BASHPID" > /dev/null; windows_step; }
-[[ -n $windows_build_pid ]] && beside windows windows_step_niced
+done
 
-step app "app end-to-end"
-suite app
-
+# In CI the Windows step needs none of the Linux build: its space goes to the Windows one.
+[[ ${CI:-} == true ]] && rm -rf target/debug
+step windows "windows end-to-end"
+export CARGO_TARGET_DIR=$windows_dir; unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
 if [[ -n $windows_build_pid ]]; then
-  step windows "windows end-to-end: collected (the wait after the app suite)"
-  collect windows
-else
-  # In CI the Windows step needs none of the Linux build: its space goes to the Windows one.
-  [[ ${CI:-} == true ]] && rm -rf target/debug
-  step windows "windows end-to-end"
-  windows_step 2>&1 | tee target/test-windows.log
-  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-  total target/test-windows.log windows
+  waited=$SECONDS
+  wait "$windows_build_pid"
+  echo "(the Windows build beside the suites: ended with status $(cat target/test-windows-build.rc 2>/dev/null), $((SECONDS - waited)) s waited for here; its last lines:)"
+  tail -n 3 target/test-windows-build.log
 fi
+suite windows
 
 record "$key" $((SECONDS - started)) "$current"
 printf 'whole\t%s\n' "$SECONDS" >> target/test-times.tsv
