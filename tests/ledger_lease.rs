@@ -402,14 +402,9 @@ fn a_long_release_reason_is_kept_to_256_bytes_cut_on_a_character_boundary() {
     );
 }
 
-#[test]
-fn a_new_chat_lease_whose_send_got_its_conversation_claims_no_send_for_another() {
-    // The browser race behind a rejected send: a tab on a new chat sent, the page moved to
-    // the new conversation in place, and before the tab leased again for it, its old lease's
-    // long-poll claimed a send for another conversation — which the new lease then rejected
-    // ("the tab leased again"). The old lease now waits; the new one takes the send.
-    let fx = Fixture::new();
-    let mut ledger = fx.open();
+/// A tab on a new chat (its lease binds no conversation) sends "op-new", which the page
+/// accepts into conversation `conv-created` and answers; returns the lease.
+fn new_chat_sent(ledger: &mut Ledger) -> String {
     let lease = ledger.lease(&tab("tab-1")).unwrap().lease_id;
     ledger
         .queue(&request("op-new", "the first words of a new chat"), "test")
@@ -425,12 +420,27 @@ fn a_new_chat_lease_whose_send_got_its_conversation_claims_no_send_for_another()
     ledger
         .complete("op-new", "answer-1", "the answer", "test")
         .unwrap();
-    let for_conversation = |op: &str, c: &str| QueueRequest {
+    lease
+}
+
+fn for_conversation(op: &str, c: &str) -> QueueRequest {
+    QueueRequest {
         op_id: Some(op.into()),
         text: format!("meant for {c}"),
         conversation_id: Some(c.into()),
         ..Default::default()
-    };
+    }
+}
+
+#[test]
+fn a_new_chat_lease_whose_send_got_its_conversation_claims_no_send_for_another() {
+    // The browser race behind a rejected send: a tab on a new chat sent, the page moved to
+    // the new conversation in place, and before the tab leased again for it, its old lease's
+    // long-poll claimed a send for another conversation — which the new lease then rejected
+    // ("the tab leased again"). The old lease now waits; the new one takes the send.
+    let fx = Fixture::new();
+    let mut ledger = fx.open();
+    let lease = new_chat_sent(&mut ledger);
     ledger
         .queue(&for_conversation("op-away", "conv-a"), "test")
         .unwrap();
@@ -449,19 +459,14 @@ fn a_new_chat_lease_whose_send_got_its_conversation_claims_no_send_for_another()
         .unwrap()
         .expect("the new lease takes it");
     assert_eq!(send.op_id, "op-away", "and the tab goes to conv-a for it");
-    // What the new lease would take over is still handed to the old one meanwhile.
+}
+
+#[test]
+fn a_new_chat_lease_whose_send_got_its_conversation_still_claims_a_send_for_it() {
+    // What the tab's next lease takes over is still handed to the old one meanwhile.
     let fx = Fixture::new();
     let mut ledger = fx.open();
-    let lease = ledger.lease(&tab("tab-1")).unwrap().lease_id;
-    ledger
-        .queue(&request("op-new", "a new chat"), "test")
-        .unwrap();
-    ledger.claim_next(&lease).unwrap().unwrap();
-    ledger.dispatch("op-new", &lease).unwrap();
-    ledger.accept("op-new", &created, "test").unwrap();
-    ledger
-        .complete("op-new", "answer-1", "the answer", "test")
-        .unwrap();
+    let lease = new_chat_sent(&mut ledger);
     ledger
         .queue(&for_conversation("op-there", "conv-created"), "test")
         .unwrap();
