@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lints the JavaScript that ships (extension/, ui/) with ESLint, pinned in
-# e2e/browser/package-lock.json (installed here with `npm ci` when missing): the
+# e2e/browser/package-lock.json (installed here by scripts/npm-ci-browser.sh): the
 # recommended rules and the project's 70-line bound on every function
 # (e2e/browser/eslint.config.mjs); then e2e/browser/contract-check.mjs (the page contract's
 # table in docs/extension.md and page-observer.js's routes). scripts/test-all.sh runs it with fmt and clippy.
@@ -8,10 +8,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 eslint=e2e/browser/node_modules/.bin/eslint
-if [[ ! -x $eslint ]]; then
-  (cd e2e/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) \
-    || { echo "lint-js: npm ci in e2e/browser failed (npm and the registry are needed)" >&2; echo "0 passed, 1 failed"; exit 1; }
-fi
+scripts/npm-ci-browser.sh \
+  || { echo "lint-js: npm ci in e2e/browser failed (npm and the registry are needed)" >&2; echo "0 passed, 1 failed"; exit 1; }
 # ESLint, then the page contract against docs/extension.md's table and page-observer.js's routes.
 if "$eslint" -c e2e/browser/eslint.config.mjs extension ui && node e2e/browser/contract-check.mjs; then
   echo "1 passed, 0 failed"

@@ -23,17 +23,22 @@ if [[ ! -x $cli_dir/node_modules/.bin/tauri ]]; then
 fi
 
 # The CLI and the tray process go into the package too (tauri.conf.json:
-# bundle.linux.deb.files names the release builds; --config points them at this profile's);
-# tauri build makes the window binary.
-# The debug ones as every suite builds them (scripts/build-debug.sh: one feature resolution).
+# bundle.linux.deb.files names the release builds; --config points them at this profile's).
+# Release: tauri build makes the window binary, then bundles.
+# Debug: the three programs as every suite builds them (scripts/build-debug.sh: one feature
+# resolution, the window with Tauri's `custom-protocol` as a release has it: src-tauri/
+# Cargo.toml), and `tauri bundle` packages that build as it is. `tauri build --debug` would
+# resolve the window's features alone and compile 36 crates again (about 2 minutes).
 if [[ $profile == debug ]]; then
   scripts/build-debug.sh
+  tauri_cmd=bundle
 else
   cargo build "${build[@]}" --bin sendledger
   cargo build "${build[@]}" -p sendledger-tray --bin sendledger-tray
+  tauri_cmd=build
 fi
 files="{\"/usr/bin/sendledger\": \"../target/$profile/sendledger\", \"/usr/bin/sendledger-tray\": \"../target/$profile/sendledger-tray\"}"
 rm -f "target/$profile/bundle/deb/"*.deb
-(cd src-tauri && "../$cli_dir/node_modules/.bin/tauri" build "${tauri_build[@]}" --bundles deb --ci \
+(cd src-tauri && "../$cli_dir/node_modules/.bin/tauri" "$tauri_cmd" "${tauri_build[@]}" --bundles deb --ci \
   --config "{\"bundle\": {\"linux\": {\"deb\": {\"files\": $files}}}}")
 ls -l "target/$profile/bundle/deb/"*.deb

@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 chromium_bin="${SENDLEDGER_CHROMIUM:-/usr/lib/chromium/chromium}"
 cargo build --bin sendledger
-(cd e2e/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+scripts/npm-ci-browser.sh
 mkdir -p target/e2e-screenshots/browser target/e2e-logs/browser tests/fixtures/page-reports
 SENDLEDGER_WRITE_PAGE_REPORTS=1 SENDLEDGER_CHROMIUM="$chromium_bin" node e2e/browser/run.mjs reports
 SENDLEDGER_CHROMIUM="$chromium_bin" node e2e/browser/replay-reports.mjs

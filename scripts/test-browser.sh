@@ -34,8 +34,8 @@ fi
 echo "== browser e2e: build the owner"
 scripts/build-debug.sh
 
-echo "== browser e2e: npm ci"
-(cd e2e/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+echo "== browser e2e: npm ci (scripts/npm-ci-browser.sh)"
+scripts/npm-ci-browser.sh
 
 echo "== browser e2e: replay of the page reports (tests/fixtures/page-reports/)"
 SENDLEDGER_CHROMIUM="$chromium_bin" node e2e/browser/replay-reports.mjs

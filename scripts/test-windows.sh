@@ -71,7 +71,7 @@ tests=(api_keys bridge_attachment_doors bridge_automatic bridge_claude bridge_de
        chatgpt_stream cli_offline cli_salvage cli_sites client_routes error_codes ledger_clock
        ledger_counts ledger_deadlines ledger_destination ledger_door ledger_kill ledger_lease
        ledger_lifecycle ledger_model ledger_owner ledger_page_error ledger_parallel
-       ledger_attachments ledger_artifacts chatgpt_artifacts ledger_retention ledger_sections ledger_site_holds ledger_stop ledger_titles
+       ledger_attachments ledger_artifacts chatgpt_artifacts ledger_retention ledger_schema ledger_sections ledger_site_holds ledger_stop ledger_titles
        ledger_tool_calls ledger_withdraw mcp_outcome verdict claude_request claude_stream
        claude_conversation ledger_page_gate settings_acts)
 # The files of the header's "Not run under Windows" list: every tests/*.rs is in one list or

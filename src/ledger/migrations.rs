@@ -169,7 +169,9 @@ pub fn version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.query_row("PRAGMA user_version", [], |r| r.get(0))
 }
 
-/// Checks the applied migrations and applies the missing ones up to `target`.
+/// Checks the applied migrations and applies the missing ones up to `target`. A new
+/// ledger (version 0) whose target is the schema script's version is made from that script
+/// in one transaction, every migration recorded as applied ([`super::schema`]).
 pub fn migrate(conn: &mut Connection, path: &Path, target: i64) -> Result<()> {
     let sql = |e| from_sqlite(e, path);
     let found = version(conn).map_err(sql)?;
@@ -201,6 +203,11 @@ pub fn migrate(conn: &mut Connection, path: &Path, target: i64) -> Result<()> {
             });
         }
     }
+    if found == 0 {
+        if let Some(script) = super::schema::at(target) {
+            return create(conn, script, target).map_err(sql);
+        }
+    }
     for m in MIGRATIONS
         .iter()
         .filter(|m| m.version > found && m.version <= target)
@@ -219,4 +226,20 @@ pub fn migrate(conn: &mut Connection, path: &Path, target: i64) -> Result<()> {
         tx.commit().map_err(sql)?;
     }
     Ok(())
+}
+
+/// Makes a new ledger at `version` from `script` (the schema of that version) in one
+/// immediate transaction: the script, every migration up to `version` recorded with its
+/// SHA-256, `user_version`. Nothing is left of it on an error.
+fn create(conn: &mut Connection, script: &str, version: i64) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute_batch(script)?;
+    for m in MIGRATIONS.iter().filter(|m| m.version <= version) {
+        tx.execute(
+            "INSERT INTO schema_migrations(version, name, sha256) VALUES (?1, ?2, ?3)",
+            rusqlite::params![m.version, m.name, checksum(m.sql)],
+        )?;
+    }
+    tx.pragma_update(None, "user_version", version)?;
+    tx.commit()
 }

@@ -10,7 +10,7 @@
 //! | The owner's acts | `acts` (sends and leases), `artifact_acts` (an answer's artifacts), `stop_resume` (Stop, Resume), `upkeep` (expiry, notifications, remote stops, tool calls), `rebuild` (salvage) |
 //! | Custody rules | `sends`, `leases`, `epochs`, `fence`, `limit_gate`, `page_gate`, `remote_stop`, `expiry`, `recovery`, `deadlines`, `door`, `tool_calls`, `tab_reports`, `page_checks`, `destinations`, `page_destination`, `attachments`, `page_attachments`, `artifacts`, `titles` |
 //! | Reading | `rows` (row queries), `row_parts` (what a page of rows shows, one query a part), `overview` ([`Status`], [`Glance`]), `sections` (shelves), `waiting`, `holds` (each site's hold, [`Holds`]), `notifications`, `local_time` |
-//! | The file | `store`, `migrations`, `trigger` (trigger messages, parsed here only), `error`, `placement`, `displacement`, `salvage`, `traces` |
+//! | The file | `store`, `migrations`, `schema` (a new ledger in one script), `trigger` (trigger messages, parsed here only), `error`, `placement`, `displacement`, `salvage`, `traces` |
 //! | Values | `record`, `state` |
 //! | Live | `writer` (the owner's serialised writer and change feed) |
 
@@ -51,6 +51,7 @@ mod retention;
 mod row_parts;
 mod rows;
 mod salvage;
+pub mod schema;
 mod sections;
 mod sends;
 mod state;

@@ -53,6 +53,8 @@ mod ledger_profile;
 mod ledger_reserve;
 #[path = "../ledger_retention.rs"]
 mod ledger_retention;
+#[path = "../ledger_schema.rs"]
+mod ledger_schema;
 #[path = "../ledger_sections.rs"]
 mod ledger_sections;
 #[path = "../ledger_site_holds.rs"]
