@@ -9,6 +9,7 @@ use super::error::{from_sqlite, LedgerError, Result};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use sha2::{Digest, Sha256};
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// One embedded migration.
 #[derive(Debug, Clone, Copy)]
@@ -160,8 +161,18 @@ pub const MIGRATIONS: &[Migration] = &[
 /// The schema version this binary writes.
 pub const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
 
-fn checksum(sql: &str) -> String {
-    format!("{:x}", Sha256::digest(sql.as_bytes()))
+/// The SHA-256 of a migration's SQL (hex), computed once per process: every open checks
+/// each applied migration against it.
+fn checksum(m: &Migration) -> &'static str {
+    static SUMS: OnceLock<Vec<String>> = OnceLock::new();
+    let sums = SUMS.get_or_init(|| {
+        MIGRATIONS
+            .iter()
+            .map(|m| format!("{:x}", Sha256::digest(m.sql.as_bytes())))
+            .collect()
+    });
+    let at = MIGRATIONS.iter().position(|x| x.version == m.version);
+    at.map_or("", |i| sums[i].as_str())
 }
 
 /// The ledger's schema version (`PRAGMA user_version`).
@@ -196,7 +207,7 @@ pub fn migrate(conn: &mut Connection, path: &Path, target: i64) -> Result<()> {
             )
             .optional()
             .map_err(sql)?;
-        if applied.as_deref() != Some(checksum(m.sql).as_str()) {
+        if applied.as_deref() != Some(checksum(m)) {
             return Err(LedgerError::MigrationEdited {
                 version: m.version,
                 name: m.name.into(),
@@ -218,7 +229,7 @@ pub fn migrate(conn: &mut Connection, path: &Path, target: i64) -> Result<()> {
         tx.execute_batch(m.sql).map_err(sql)?;
         tx.execute(
             "INSERT INTO schema_migrations(version, name, sha256) VALUES (?1, ?2, ?3)",
-            rusqlite::params![m.version, m.name, checksum(m.sql)],
+            rusqlite::params![m.version, m.name, checksum(m)],
         )
         .map_err(sql)?;
         tx.pragma_update(None, "user_version", m.version)
@@ -237,7 +248,7 @@ fn create(conn: &mut Connection, script: &str, version: i64) -> rusqlite::Result
     for m in MIGRATIONS.iter().filter(|m| m.version <= version) {
         tx.execute(
             "INSERT INTO schema_migrations(version, name, sha256) VALUES (?1, ?2, ?3)",
-            rusqlite::params![m.version, m.name, checksum(m.sql)],
+            rusqlite::params![m.version, m.name, checksum(m)],
         )?;
     }
     tx.pragma_update(None, "user_version", version)?;
