@@ -107,6 +107,9 @@ def test_an_answers_generated_image_shows_as_a_thumbnail_and_save_never_replaces
             app.click('[data-op="drawn-1"] .files button.save')
             saved = "(document.querySelector('[data-op=\"drawn-1\"] .files .saved') || {}).textContent || ''"
             app.wait_js(f"return {saved}.includes({json.dumps(expected)})", f"the row to say it saved {expected}")
+            said = app.js(f"return {saved}")
+            assert os.path.exists(os.path.join(downloads, expected)), \
+                f"the row says {said!r}, the folder holds {sorted(os.listdir(downloads))}"
             with open(os.path.join(downloads, expected), "rb") as f:
                 assert f.read() == png, f"{expected} is not the generated image"
         assert sorted(os.listdir(downloads)) == ["ledger-book (2).png", "ledger-book.png"]
