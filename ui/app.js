@@ -107,9 +107,20 @@ function renderStatus() {
   // Resume also opens the page gate (the page changed: issue 35), so it is offered then too.
   $("#resume").hidden = !(status.gate_closed || status.waiting_words === "page changed");
   // Queue again admits a new send: not while the gate is closed.
-  for (const b of document.querySelectorAll("button[data-requeue]")) {
-    b.disabled = status.gate_closed;
-    b.title = status.gate_closed ? "Resume first: nothing is queued while sends are stopped" : "";
+  for (const b of document.querySelectorAll("button[data-requeue]")) offerRequeue(b);
+}
+
+/** Queue again while sends are stopped: the button off, and why in words beside it (a
+ *  greyed button alone tells a person nothing). */
+function offerRequeue(button) {
+  const closed = Boolean(status && status.gate_closed);
+  const words = "Resume first: nothing is queued while sends are stopped.";
+  button.disabled = closed;
+  button.title = closed ? words : "";
+  const why = button.parentElement.querySelector(".why");
+  if (why) {
+    why.hidden = !closed;
+    why.textContent = closed ? words : "";
   }
 }
 
@@ -430,8 +441,7 @@ function fillActions(el, row) {
     const again = $(".again", el);
     again.hidden = false;
     // As renderStatus says for the rows already shown: nothing is queued while stopped.
-    $("button", again).disabled = Boolean(status && status.gate_closed);
-    if (status && status.gate_closed) $("button", again).title = "Resume first: nothing is queued while sends are stopped";
+    offerRequeue($("button", again));
     $("button", again).addEventListener("click", () => requeueRow(row.op_id, el));
   }
   if (row.actions.includes("withdraw")) {

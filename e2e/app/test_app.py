@@ -217,6 +217,12 @@ def test_stop_button_closes_the_gate_and_resume_is_a_persons_decision(desktop):
         app.wait_js("return !document.querySelector('#resume').hidden", "Resume to be offered")
         gate = app.js("return document.querySelector('#gate').textContent")
         assert gate.startswith(f"Sends are stopped by {os_user()}, "), f"who stopped, and when: {gate}"
+        # Queue again is off while stopped, and says why in words a person sees (not a tooltip).
+        again = "document.querySelector('article[data-op=\"q-1\"] .again')"
+        app.wait_js(f"return {again}.querySelector('button').disabled && !{again}.querySelector('.why').hidden"
+                    f" && {again}.querySelector('.why').textContent.startsWith('Resume first')",
+                    "Queue again off, with why beside it")
+        app.shot("04b-queue-again-while-stopped")
         code = subprocess.run([p_cli(), "--profile", p.dir, "send", "after stop", "--id", "late-1"],
                               capture_output=True, text=True, timeout=30)
         assert code.returncode == 1 and "epoch stopped" in code.stderr, code.stderr
@@ -232,6 +238,8 @@ def test_stop_button_closes_the_gate_and_resume_is_a_persons_decision(desktop):
         assert gate.startswith("Sending allowed (resumed by dana, "), f"who resumed, and when: {gate}"
         assert app.js("return document.querySelector('article[data-op=\"q-1\"]').closest('.rows').dataset.section") == "stopped", \
             "resuming queues nothing again by itself"
+        app.wait_js(f"return !{again}.querySelector('button').disabled && {again}.querySelector('.why').hidden",
+                    "Queue again offered again, its why gone")
     finally:
         app.close()
 
