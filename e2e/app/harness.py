@@ -409,10 +409,33 @@ class Driver:
         wait_until(lambda: up(self.port), "tauri-driver to listen")
         wait_until(lambda: up(native), "WebKitWebDriver to listen")
 
-    def close(self):
+    def apps(self):
+        """Pids of the processes WebKitWebDriver started (the app under test)."""
+        return [a for d in children(self.proc.pid) for a in children(d)]
+
+    def close(self, apps=()):
+        """Ends the driver, once the processes in `apps` (what `apps()` gave before the
+        session was deleted) have ended. WebKitWebDriver ends the app it started (SIGKILL)
+        after it answers the session's DELETE; a driver ended before that leaves the app
+        running, an orphan, still holding its profile's window name."""
+        try:
+            wait_until(lambda: not any(pid_alive(a) for a in apps), "WebKitWebDriver to end the app it started", bound=10)
+        except Timeout:
+            for a in apps:
+                print(f"        (ended app {a}: WebKitWebDriver left it running 10 s after the session ended)", flush=True)
+                kill(a)
         self.proc.terminate()
         self.proc.wait(10)
         self.log.close()
+
+
+def children(pid):
+    """Pids of `pid`'s child processes (Linux: /proc/PID/task/PID/children)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except (OSError, ValueError):
+        return []
 
 
 class App:
@@ -525,13 +548,14 @@ class App:
     def close(self, tray=True):
         """Ends the WebDriver session (and the window's process), then the tray unless
         `tray` is false."""
+        apps = self.driver.apps()
         try:
             self.request("DELETE", self.s(""))
         except Exception:
-            pass
+            pass  # the app or the driver is gone already; whatever still runs is ended below
         if tray:
             kill(self.pid)
-        self.driver.close()
+        self.driver.close(apps)
 
 
 def pid_alive(pid):
