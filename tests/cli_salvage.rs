@@ -464,16 +464,18 @@ fn a_damaged_first_page_is_said_once_with_what_can_still_be_done_and_salvage_cha
 
 /// Retention prunes the oldest sends, so a ledger it pruned starts with a gap of rowids
 /// wider than `MAX_MISSES` in every table it pruned. Salvage reads each table up to its
-/// largest rowid whatever the gaps: the sends after the gap come back.
+/// largest rowid whatever the gaps: the sends after the gap come back. The gap here is in
+/// `sends`: a history of 1,000 numbered from past `MAX_MISSES` (the rowids below, a history
+/// pruned before) and then pruned, not 12,000 sends written and pruned (a minute of the
+/// Windows run's, for the same file).
 #[test]
 fn salvage_reads_past_a_pruned_gap_wider_than_max_misses() {
     use sendledger::clock::SystemClock;
     use sendledger::ledger::{MAX_MISSES, PRUNE_BATCH};
     let fx = Fixture::new();
-    let n = MAX_MISSES + 2_000;
     {
         let (mut ledger, _) = Ledger::open(&fx.profile, std::sync::Arc::new(SystemClock)).unwrap();
-        old_history(&mut ledger, n, 400);
+        old_history_from(&mut ledger, MAX_MISSES + 1_000, 1_000, 400);
         ledger.set_retention(Some(30), "tester").unwrap();
         while ledger.prune_retention(PRUNE_BATCH).unwrap().more {}
         for i in 0..20 {

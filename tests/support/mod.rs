@@ -418,16 +418,30 @@ pub fn run_child(profile: &Path, steps: &[&str]) -> (Option<i32>, Vec<String>) {
 /// `n` completed sends created `age_days` ago, taken along the legal edges with every
 /// trigger in force (one transaction), each with its receipt and events.
 pub fn old_history(ledger: &mut Ledger, n: i64, age_days: i64) {
+    let next: i64 = ledger
+        .raw_connection()
+        .query_row("SELECT coalesce(max(seq), 0) + 1 FROM sends", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    old_history_from(ledger, next, n, age_days);
+}
+
+/// [`old_history`] numbered from `first_seq` (`sends.seq`, above every send's): the
+/// rowids below it that no send holds are a gap, the one retention leaves where an older
+/// history was pruned, without writing that history first.
+pub fn old_history_from(ledger: &mut Ledger, first_seq: i64, n: i64, age_days: i64) {
     let lease = ledger.lease(&tab("history-tab")).unwrap();
     let t0 = sendledger::clock::Clock::now_ms(&sendledger::clock::SystemClock)
         - age_days * 24 * 3600 * 1000;
     let conn = ledger.raw_connection();
     conn.execute_batch("BEGIN IMMEDIATE").unwrap();
     conn.execute(
-        "INSERT INTO sends(op_id, text, epoch, created_at, state, updated_at, actor) \
+        "INSERT INTO sends(seq, op_id, text, epoch, created_at, state, updated_at, actor) \
          WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < ?1 - 1) \
-         SELECT 'hist-' || i, 'old message ' || i, ?2, ?3 + i, 'queued', ?3 + i, 'test' FROM c",
-        rusqlite::params![n, lease.epoch, t0],
+         SELECT ?4 + i, 'hist-' || i, 'old message ' || i, ?2, ?3 + i, 'queued', ?3 + i, 'test' \
+         FROM c",
+        rusqlite::params![n, lease.epoch, t0, first_seq],
     )
     .unwrap();
     let edges = [
