@@ -911,11 +911,19 @@ fn assert_never_two_in_flight_in_one_conversation_or_tab_nor_past_the_cap(
 /// How many random runs: 128, or `SENDLEDGER_MODEL_CASES` when set. The Windows run
 /// (scripts/test-windows.sh) sets 32: under Wine one run costs about 3.5 times what it costs
 /// on Linux, the model's rules are the same SQL on both, and the Linux run keeps all 128.
+/// A value that is not a whole number from 1 fails the test, naming it (a typo never runs
+/// fewer or more runs than asked without a word).
 fn model_cases() -> u32 {
-    std::env::var("SENDLEDGER_MODEL_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(128)
+    match std::env::var("SENDLEDGER_MODEL_CASES") {
+        Err(_) => 128,
+        Ok(v) => match v.trim().parse::<u32>() {
+            Ok(n) if n >= 1 => n,
+            _ => panic!(
+                "SENDLEDGER_MODEL_CASES is {v:?}: give a whole number of random runs, 1 or \
+                 more (or unset it for 128)"
+            ),
+        },
+    }
 }
 
 proptest! {
